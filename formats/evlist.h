@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evlist.h - the events of a recording, rebuilt from its KP_REC_ATTR records, and which event
+ * a given record belongs to.
+ */
+#ifndef KP_EVLIST_H
+#define KP_EVLIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec.h"
+
+/**
+ * struct kp_evsel - one event; everything owned by the evlist
+ * @attr:     the attribute it was opened with (zero beyond the recorded size)
+ * @name:     the event really opened, e.g. "cpu-clock"
+ * @spec:     what the user asked for, e.g. "cycles:u"
+ * @fallback: @spec named an event this machine lacks and @name replaced it
+ */
+struct kp_evsel {
+	struct perf_event_attr attr;
+	char *name, *spec;
+	uint64_t *ids;
+	uint32_t nr_ids;
+	uint32_t index;
+	int fallback;
+};
+
+struct kp_evlist {
+	struct kp_evsel *ev;
+	size_t nr, cap;
+};
+
+void kp_evlist_init(struct kp_evlist *l);
+void kp_evlist_release(struct kp_evlist *l);
+
+/* kp_evlist_add - copy a validated KP_REC_ATTR into the list. */
+void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec);
+
+/*
+ * kp_evlist_find - the event a kernel record was written for (borrowed from @l), or NULL when
+ * it cannot be told: no events, or several events and no matching id. With several events
+ * the id is PERF_SAMPLE_IDENTIFIER, which kprof record sets whenever it opens more than one.
+ */
+const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp_rec_header *rec);
+
+#endif /* KP_EVLIST_H */

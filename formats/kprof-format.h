@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprof-format.h - the on-disk layout of a .kprof file.
+ *
+ * This header is the normative companion of formats/FORMAT.md. Every struct here is written to
+ * disk as is, in the byte order of the machine that recorded it (the file header says which),
+ * and every size is frozen by a _Static_assert: changing one is a format change.
+ *
+ * A file is a kp_file_header followed by chunks. A chunk is a kp_chunk_header followed by one
+ * independent zstd frame whose content is a run of whole records. A record starts with the
+ * same 8-byte header the kernel uses (struct perf_event_header), is 8-byte aligned and at most
+ * 65535 bytes long. Kernel records (types 1..63) are stored exactly as the kernel wrote them;
+ * kprof's own records use types from 64 up.
+ */
+#ifndef KPROF_FORMAT_H
+#define KPROF_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define KP_FILE_MAGIC		"KPROFDAT"	/* 8 bytes, no terminator on disk */
+#define KP_FORMAT_VERSION	1		/* bumped on any incompatible change */
+#define KP_ENDIAN_MARK		0x01020304u	/* written natively: tells the byte order */
+#define KP_CHUNK_MAGIC		0x4843504bu	/* "KPCH" in little-endian bytes */
+#define KP_CODEC_ZSTD		1
+
+/* A reader refuses chunks larger than these: they bound every allocation. */
+#define KP_CHUNK_MAX_USIZE	(256u << 20)	/* uncompressed bytes of one chunk */
+#define KP_CHUNK_MAX_CSIZE	(256u << 20)	/* compressed bytes of one chunk */
+#define KP_REC_MAX_SIZE		65528u		/* largest 8-aligned u16 */
+
+/* Feature bits in kp_file_header.incompat: a reader must know every bit that is set. */
+#define KP_INCOMPAT_KNOWN	0ull
+
+/**
+ * struct kp_file_header - first 64 bytes of every .kprof file
+ * @magic:       KP_FILE_MAGIC
+ * @version:     KP_FORMAT_VERSION of the writer
+ * @header_size: sizeof(struct kp_file_header) of the writer; chunks start at this offset
+ * @endian:      KP_ENDIAN_MARK in the writer's byte order
+ * @flags:       reserved, 0
+ * @incompat:    feature bits a reader must understand (see KP_INCOMPAT_KNOWN)
+ * @compat:      feature bits a reader may ignore
+ * @reserved:    zero
+ */
+struct kp_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint32_t endian;
+	uint32_t flags;
+	uint64_t incompat;
+	uint64_t compat;
+	uint8_t reserved[24];
+};
+_Static_assert(sizeof(struct kp_file_header) == 64, "kp_file_header changed size");
+
+/**
+ * struct kp_chunk_header - frames one zstd frame of whole records
+ * @magic: KP_CHUNK_MAGIC
+ * @codec: KP_CODEC_ZSTD
+ * @csize: bytes of the compressed frame that follows this header
+ * @usize: bytes of records once decompressed (multiple of 8)
+ * @nrec:  number of records in the frame
+ * @crc:   CRC-32C of this header (with @crc = 0) followed by the @csize payload bytes
+ */
+struct kp_chunk_header {
+	uint32_t magic;
+	uint32_t codec;
+	uint64_t csize;
+	uint64_t usize;
+	uint32_t nrec;
+	uint32_t crc;
+};
+_Static_assert(sizeof(struct kp_chunk_header) == 32, "kp_chunk_header changed size");
+
+/* The common record header: layout-identical to the kernel's struct perf_event_header. */
+struct kp_rec_header {
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;	/* bytes of the whole record, header included; multiple of 8 */
+};
+_Static_assert(sizeof(struct kp_rec_header) == sizeof(struct perf_event_header),
+	       "kp_rec_header must match perf_event_header");
+_Static_assert(offsetof(struct kp_rec_header, size) == offsetof(struct perf_event_header, size),
+	       "kp_rec_header must match perf_event_header");
+
+/* kprof's own record types, above any kernel type (perf's user types start at 64 too). */
+enum kp_rec_type {
+	KP_REC_USER_START = 64,
+	KP_REC_ATTR = 64,	/* one event: perf_event_attr, name, the ids of its fds */
+	KP_REC_META = 65,	/* one key=value fact about the recording */
+	KP_REC_KALLSYMS = 66,	/* a slice of /proc/kallsyms text, whole lines */
+	KP_REC_ROUND = 67,	/* every ring was drained: records before it are ordered */
+	KP_REC_STATS = 68,	/* final statistics, once at the end */
+	KP_REC_RING_STATS = 69,	/* final statistics of one ring, after KP_REC_STATS */
+	KP_REC_TYPE_MAX
+};
+
+/* KP_REC_ATTR misc bits */
+#define KP_ATTR_MISC_FALLBACK	0x1	/* the requested event was replaced (e.g. cycles) */
+
+/**
+ * struct kp_rec_attr - an event of the recording (type KP_REC_ATTR)
+ * @attr_size: bytes of struct perf_event_attr that follow (multiple of 8, >= 64)
+ * @nr_ids:    number of u64 sample ids after the attr (PERF_EVENT_IOC_ID of each fd)
+ * @name_len:  bytes of the two strings after the ids, including both NULs (unpadded)
+ * @index:     position of this event in the recording, from 0
+ *
+ * Followed by: attr bytes [attr_size], u64 ids[nr_ids], then "name\0spec\0" where name is
+ * the event really opened ("cpu-clock") and spec what the user asked for ("cycles:u"),
+ * padded with zeros to a multiple of 8.
+ */
+struct kp_rec_attr {
+	struct kp_rec_header h;
+	uint32_t attr_size;
+	uint32_t nr_ids;
+	uint32_t name_len;
+	uint32_t index;
+};
+_Static_assert(sizeof(struct kp_rec_attr) == 24, "kp_rec_attr changed size");
+
+/**
+ * struct kp_rec_meta - one fact (type KP_REC_META)
+ * @key_len:   bytes of the key including its NUL
+ * @value_len: bytes of the value including its NUL
+ *
+ * Followed by "key\0value\0", zero-padded to a multiple of 8. Keys are listed in FORMAT.md;
+ * readers show unknown keys as they are.
+ */
+struct kp_rec_meta {
+	struct kp_rec_header h;
+	uint32_t key_len;
+	uint32_t value_len;
+};
+_Static_assert(sizeof(struct kp_rec_meta) == 16, "kp_rec_meta changed size");
+
+/**
+ * struct kp_rec_kallsyms - part of the /proc/kallsyms snapshot (type KP_REC_KALLSYMS)
+ * @len: bytes of text that follow (whole lines, not NUL-terminated), zero-padded to 8
+ * @seq: position of this slice, from 0; the snapshot is the slices concatenated in order
+ */
+struct kp_rec_kallsyms {
+	struct kp_rec_header h;
+	uint32_t len;
+	uint32_t seq;
+};
+_Static_assert(sizeof(struct kp_rec_kallsyms) == 16, "kp_rec_kallsyms changed size");
+
+/**
+ * struct kp_rec_stats - end-of-recording statistics (type KP_REC_STATS)
+ * @samples:       PERF_RECORD_SAMPLE records read from the rings
+ * @records:       kernel records of every type read from the rings
+ * @lost:          samples lost: the larger of the LOST records' sum and read()'s
+ *                 PERF_FORMAT_LOST, per ring, summed over the rings
+ * @lost_records:  sum of PERF_RECORD_LOST counts
+ * @lost_read:     sum of read() PERF_FORMAT_LOST counts (catches losses after the last LOST)
+ * @throttles:     PERF_RECORD_THROTTLE records
+ * @ring_bytes:    bytes copied out of the rings
+ * @raw_bytes:     uncompressed bytes in chunks written before this record
+ * @file_bytes:    bytes in the file before the chunk holding this record
+ * @wakeups:       drain rounds
+ * @nr_rings:      number of KP_REC_RING_STATS records that follow
+ */
+struct kp_rec_stats {
+	struct kp_rec_header h;
+	uint64_t samples;
+	uint64_t records;
+	uint64_t lost;
+	uint64_t lost_records;
+	uint64_t lost_read;
+	uint64_t throttles;
+	uint64_t ring_bytes;
+	uint64_t raw_bytes;
+	uint64_t file_bytes;
+	uint64_t wakeups;
+	uint32_t nr_rings;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct kp_rec_stats) == 96, "kp_rec_stats changed size");
+
+/**
+ * struct kp_rec_ring_stats - statistics of one ring (type KP_REC_RING_STATS)
+ * @cpu:          the CPU the ring belongs to, -1 for a per-thread ring
+ * @samples, @lost_records, @lost_read, @bytes: as in kp_rec_stats, for this ring
+ */
+struct kp_rec_ring_stats {
+	struct kp_rec_header h;
+	int32_t cpu;
+	uint32_t reserved;
+	uint64_t samples;
+	uint64_t lost_records;
+	uint64_t lost_read;
+	uint64_t bytes;
+};
+_Static_assert(sizeof(struct kp_rec_ring_stats) == 48, "kp_rec_ring_stats changed size");
+
+#endif /* KPROF_FORMAT_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.h - reads a .kprof file back as validated records.
+ *
+ * The reader treats the file as hostile. It checks the header (magic, byte order, version,
+ * feature bits), bounds each chunk's sizes against KP_CHUNK_MAX_* and the file's size before
+ * allocating, verifies the chunk's CRC, decompresses it, and checks every record in it (size,
+ * alignment, per-type minimum and variable part, record count) before handing any out. A chunk
+ * either reads whole or not at all, so a file cut anywhere reads back all its complete chunks
+ * and then reports where it stopped.
+ */
+#ifndef KP_READER_H
+#define KP_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kprof-format.h"
+
+struct kp_reader {
+	int fd;
+	bool own_fd;
+	struct kp_file_header hdr;
+	uint64_t file_size;
+	uint64_t off;		/* offset of the next chunk */
+	void *dc;		/* ZSTD_DCtx */
+	uint8_t *cbuf, *ubuf;
+	size_t ccap, ucap;
+	size_t pos, len;	/* next record within ubuf, end of the chunk's records */
+	uint64_t nrec;		/* records handed out, unknown types included */
+	uint64_t nr_unknown;	/* records of unknown type, skipped */
+	uint64_t chunks;	/* chunks read */
+	uint64_t raw_bytes;	/* uncompressed bytes of the chunks read */
+	uint64_t err_off;	/* where the error was found (file offset of the chunk) */
+	int err;		/* sticky */
+};
+
+/*
+ * kp_reader_open - open @path and check its header. Returns 0, -errno, -KP_EBADMAGIC,
+ * -KP_EVERSION (see @r->hdr.version), -KP_EENDIAN, -KP_EFEATURE or -KP_ETRUNCATED.
+ * Call kp_reader_release() in every case.
+ */
+int kp_reader_open(struct kp_reader *r, const char *path);
+
+/* kp_reader_open_fd - the same on an open, seekable @fd; the reader does not close it. */
+int kp_reader_open_fd(struct kp_reader *r, int fd);
+
+/*
+ * kp_reader_next - the next record of a known type. Returns 1 and sets *@rec (borrowed: valid
+ * until the next call), 0 at a clean end of file, or a negative error: -KP_ETRUNCATED (the file
+ * ends inside a chunk), -KP_ECHUNK, -KP_ECHECKSUM, -KP_EDECOMPRESS, -KP_ERECORD or -errno.
+ * On error, @r->err_off is the chunk's offset and @r->nrec the records read before it; the
+ * error is sticky.
+ */
+int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec);
+
+/* kp_reader_release - free everything; closes the fd if kp_reader_open() opened it. */
+void kp_reader_release(struct kp_reader *r);
+
+#endif /* KP_READER_H */

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+#include "rec.h"
+
+#include <string.h>
+
+#include "util.h"
+
+/* A NUL must occur in [from, size) of the record: the kernel's strings are NUL-padded. */
+static int check_str_at(const struct kp_rec_header *rec, size_t from)
+{
+	const char *p = (const char *)rec;
+
+	if (from >= rec->size || !memchr(p + from, 0, rec->size - from))
+		return -KP_ERECORD;
+	return 0;
+}
+
+static int check_comm(const struct kp_rec_header *rec)
+{
+	return check_str_at(rec, 16);
+}
+
+static int check_mmap(const struct kp_rec_header *rec)
+{
+	return check_str_at(rec, 40);
+}
+
+static int check_mmap2(const struct kp_rec_header *rec)
+{
+	return check_str_at(rec, 72);
+}
+
+static int check_ksymbol(const struct kp_rec_header *rec)
+{
+	return check_str_at(rec, 24);
+}
+
+static int check_attr(const struct kp_rec_header *rec)
+{
+	const struct kp_rec_attr *a = (const void *)rec;
+	const char *names;
+	uint64_t need;
+
+	if (a->attr_size < PERF_ATTR_SIZE_VER0 || a->attr_size % 8)
+		return -KP_ERECORD;
+	need = sizeof(*a) + (uint64_t)a->attr_size + 8ull * a->nr_ids + a->name_len;
+	if (need > rec->size || a->name_len < 2)
+		return -KP_ERECORD;
+	/* two NUL-terminated strings, the second ending exactly at name_len */
+	names = (const char *)rec + sizeof(*a) + a->attr_size + 8ull * a->nr_ids;
+	if (names[a->name_len - 1] || !memchr(names, 0, a->name_len - 1))
+		return -KP_ERECORD;
+	return 0;
+}
+
+static int check_meta(const struct kp_rec_header *rec)
+{
+	const struct kp_rec_meta *m = (const void *)rec;
+	const char *key = (const char *)(m + 1);
+
+	if (!m->key_len || !m->value_len ||
+	    sizeof(*m) + (uint64_t)m->key_len + m->value_len > rec->size)
+		return -KP_ERECORD;
+	if (key[m->key_len - 1] || key[m->key_len + m->value_len - 1] ||
+	    memchr(key, 0, m->key_len - 1) || memchr(key + m->key_len, 0, m->value_len - 1))
+		return -KP_ERECORD;
+	return 0;
+}
+
+static int check_kallsyms(const struct kp_rec_header *rec)
+{
+	const struct kp_rec_kallsyms *k = (const void *)rec;
+
+	return sizeof(*k) + (uint64_t)k->len > rec->size ? -KP_ERECORD : 0;
+}
+
+static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
+	[PERF_RECORD_MMAP] = { "mmap", 48, check_mmap },
+	[PERF_RECORD_LOST] = { "lost", 24, NULL },
+	[PERF_RECORD_COMM] = { "comm", 24, check_comm },
+	[PERF_RECORD_EXIT] = { "exit", 32, NULL },
+	[PERF_RECORD_THROTTLE] = { "throttle", 32, NULL },
+	[PERF_RECORD_UNTHROTTLE] = { "unthrottle", 32, NULL },
+	[PERF_RECORD_FORK] = { "fork", 32, NULL },
+	[PERF_RECORD_READ] = { "read", 24, NULL },
+	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL },
+	[PERF_RECORD_MMAP2] = { "mmap2", 80, check_mmap2 },
+	[PERF_RECORD_AUX] = { "aux", 32, NULL },
+	[PERF_RECORD_ITRACE_START] = { "itrace_start", 16, NULL },
+	[PERF_RECORD_LOST_SAMPLES] = { "lost_samples", 16, NULL },
+	[PERF_RECORD_SWITCH] = { "switch", 8, NULL },
+	[PERF_RECORD_SWITCH_CPU_WIDE] = { "switch_cpu_wide", 16, NULL },
+	[PERF_RECORD_NAMESPACES] = { "namespaces", 24, NULL },
+	[PERF_RECORD_KSYMBOL] = { "ksymbol", 32, check_ksymbol },
+	[PERF_RECORD_BPF_EVENT] = { "bpf_event", 24, NULL },
+	[PERF_RECORD_CGROUP] = { "cgroup", 24, NULL },
+	[PERF_RECORD_TEXT_POKE] = { "text_poke", 24, NULL },
+	[PERF_RECORD_AUX_OUTPUT_HW_ID] = { "aux_output_hw_id", 16, NULL },
+	[KP_REC_ATTR] = { "attr", sizeof(struct kp_rec_attr), check_attr },
+	[KP_REC_META] = { "meta", sizeof(struct kp_rec_meta), check_meta },
+	[KP_REC_KALLSYMS] = { "kallsyms", sizeof(struct kp_rec_kallsyms), check_kallsyms },
+	[KP_REC_ROUND] = { "round", sizeof(struct kp_rec_header), NULL },
+	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL },
+	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL },
+};
+
+const struct kp_rec_info *kp_rec_info_of(uint32_t type)
+{
+	if (type >= ARRAY_SIZE(rec_info) || !rec_info[type].name)
+		return NULL;
+	return &rec_info[type];
+}
+
+int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
+{
+	const struct kp_rec_info *info;
+
+	if (avail < sizeof(*rec) || rec->size < sizeof(*rec) || rec->size % 8 ||
+	    rec->size > avail)
+		return -KP_ERECORD;
+	info = kp_rec_info_of(rec->type);
+	if (!info)
+		return 0;
+	if (rec->size < info->min_size)
+		return -KP_ERECORD;
+	return info->check ? info->check(rec) : 0;
+}
+
+/* A bounds-checked reader of u64 words; the first failed take makes every later one fail. */
+struct cursor {
+	const uint64_t *p, *end;
+	bool bad;
+};
+
+static const uint64_t *take(struct cursor *c, uint64_t n)
+{
+	const uint64_t *p = c->p;
+
+	if (c->bad || n > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+static uint64_t take1(struct cursor *c)
+{
+	const uint64_t *p = take(c, 1);
+
+	return p ? *p : 0;
+}
+
+static void take_pid_tid(struct cursor *c, struct kp_sample *s)
+{
+	uint64_t v = take1(c);
+
+	memcpy(&s->pid, &v, 4);
+	memcpy(&s->tid, (const char *)&v + 4, 4);
+}
+
+static uint64_t read_format_words(uint64_t fmt, struct cursor *c)
+{
+	uint64_t per = 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
+	uint64_t times = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t nr;
+
+	if (!(fmt & PERF_FORMAT_GROUP))
+		return per + times;
+	nr = take1(c); /* group: nr, times, then nr entries */
+	if (nr > 4096) {
+		c->bad = true;
+		return 0;
+	}
+	return times + nr * per;
+}
+
+/* REGS_USER and REGS_INTR: abi, then one u64 per mask bit unless abi is NONE. */
+static void take_regs(struct cursor *c, uint64_t mask, uint64_t *abi, uint32_t *nr,
+		      const uint64_t **regs)
+{
+	*abi = take1(c);
+	if (*abi) {
+		*nr = __builtin_popcountll(mask);
+		*regs = take(c, *nr);
+	}
+}
+
+/* The fields that come after the call chain. */
+static void parse_tail(const struct perf_event_attr *attr, struct cursor *c, struct kp_sample *s)
+{
+	uint64_t st = attr->sample_type, intr_abi;
+	uint32_t intr_nr;
+	const uint64_t *intr;
+
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		s->nr_branches = take1(c);
+		if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			take1(c);
+		if (s->nr_branches > (uint64_t)(c->end - c->p) / 3)
+			c->bad = true;
+		s->branches = take(c, s->nr_branches * 3);
+	}
+	if (st & PERF_SAMPLE_REGS_USER)
+		take_regs(c, attr->sample_regs_user, &s->regs_user_abi, &s->nr_regs_user,
+			  &s->regs_user);
+	if (st & PERF_SAMPLE_STACK_USER) {
+		s->stack_size = take1(c);
+		if (s->stack_size % 8 || s->stack_size / 8 > (uint64_t)(c->end - c->p))
+			c->bad = true;
+		s->stack_data = take(c, s->stack_size / 8);
+		if (s->stack_size) {
+			s->stack_dyn_size = take1(c);
+			if (s->stack_dyn_size > s->stack_size)
+				c->bad = true;
+		}
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		s->weight = take1(c);
+	if (st & PERF_SAMPLE_DATA_SRC)
+		s->data_src = take1(c);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		s->transaction = take1(c);
+	if (st & PERF_SAMPLE_REGS_INTR)
+		take_regs(c, attr->sample_regs_intr, &intr_abi, &intr_nr, &intr);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		s->phys_addr = take1(c);
+	if (st & PERF_SAMPLE_CGROUP)
+		s->cgroup = take1(c);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		take1(c);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		take1(c);
+	if (st & PERF_SAMPLE_AUX) {
+		uint64_t n = take1(c);
+		take(c, (n + 7) / 8);
+	}
+}
+
+int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+			struct kp_sample *s)
+{
+	uint64_t st = attr->sample_type;
+	struct cursor c = { (const uint64_t *)(rec + 1),
+			    (const uint64_t *)((const char *)rec + rec->size), false };
+
+	memset(s, 0, sizeof(*s));
+	if (st & ~KP_SAMPLE_KNOWN)
+		return -KP_ESAMPLE_TYPE;
+	s->sample_type = st;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		s->id = take1(&c);
+	if (st & PERF_SAMPLE_IP)
+		s->ip = take1(&c);
+	if (st & PERF_SAMPLE_TID)
+		take_pid_tid(&c, s);
+	if (st & PERF_SAMPLE_TIME)
+		s->time = take1(&c);
+	if (st & PERF_SAMPLE_ADDR)
+		s->addr = take1(&c);
+	if (st & PERF_SAMPLE_ID)
+		s->id = take1(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		s->stream_id = take1(&c);
+	if (st & PERF_SAMPLE_CPU)
+		s->cpu = (uint32_t)take1(&c);
+	if (st & PERF_SAMPLE_PERIOD)
+		s->period = take1(&c);
+	if (st & PERF_SAMPLE_READ)
+		take(&c, read_format_words(attr->read_format, &c));
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		s->nr_callchain = take1(&c);
+		s->callchain = take(&c, s->nr_callchain);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		/* u32 size, then size bytes, padded so that the whole is u64-aligned */
+		const uint8_t *p = (const uint8_t *)c.p;
+		if (!c.bad && c.p < c.end) {
+			memcpy(&s->raw_size, p, 4);
+			s->raw = p + 4;
+			take(&c, (4 + (uint64_t)s->raw_size + 7) / 8);
+		} else {
+			c.bad = true;
+		}
+	}
+	parse_tail(attr, &c, s);
+	if (c.bad) {
+		memset(s, 0, sizeof(*s));
+		return -KP_ESAMPLE;
+	}
+	return 0;
+}
+
+int kp_rec_parse_id(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+		    struct kp_sample *s)
+{
+	uint64_t st = attr->sample_type;
+	const uint64_t *body = (const uint64_t *)(rec + 1);
+	const uint64_t *p = (const uint64_t *)((const char *)rec + rec->size);
+
+	memset(s, 0, sizeof(*s));
+	if (!attr->sample_id_all)
+		return 0;
+	/* walk backwards: the trailer's fields are in TID, TIME, ID, STREAM_ID, CPU, IDENT order */
+#define BACK(field)                         \
+	do {                                \
+		if (p <= body)              \
+			goto bad;           \
+		field = *--p;               \
+	} while (0)
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		BACK(s->id);
+	if (st & PERF_SAMPLE_CPU) {
+		uint64_t v;
+		BACK(v);
+		s->cpu = (uint32_t)v;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		BACK(s->stream_id);
+	if (st & PERF_SAMPLE_ID)
+		BACK(s->id);
+	if (st & PERF_SAMPLE_TIME)
+		BACK(s->time);
+	if (st & PERF_SAMPLE_TID) {
+		uint64_t v;
+		BACK(v);
+		memcpy(&s->pid, &v, 4);
+		memcpy(&s->tid, (const char *)&v + 4, 4);
+	}
+#undef BACK
+	s->sample_type = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID |
+			       PERF_SAMPLE_ID | PERF_SAMPLE_TIME | PERF_SAMPLE_TID);
+	return 0;
+bad:
+	memset(s, 0, sizeof(*s));
+	return -KP_ESAMPLE;
+}
+
+void kp_rec_attr_view(const struct kp_rec_header *rec, struct kp_attr_view *v)
+{
+	const struct kp_rec_attr *a = (const void *)rec;
+	const char *p = (const char *)(a + 1);
+	size_t n = a->attr_size < sizeof(v->attr) ? a->attr_size : sizeof(v->attr);
+
+	memset(v, 0, sizeof(*v));
+	memcpy(&v->attr, p, n);
+	v->attr_size = a->attr_size;
+	v->nr_ids = a->nr_ids;
+	v->ids = (const uint64_t *)(p + a->attr_size);
+	v->name = p + a->attr_size + 8ull * a->nr_ids;
+	v->spec = v->name + strlen(v->name) + 1;
+	v->index = a->index;
+	v->fallback = rec->misc & KP_ATTR_MISC_FALLBACK;
+}
+
+void kp_rec_meta_view(const struct kp_rec_header *rec, const char **key, const char **value)
+{
+	const struct kp_rec_meta *m = (const void *)rec;
+
+	*key = (const char *)(m + 1);
+	*value = *key + m->key_len;
+}

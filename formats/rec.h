@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rec.h - what a record may look like: the per-type table, validation, and the parsers of the
+ * kernel's variable-layout records (samples and the sample_id_all trailer).
+ *
+ * Every function here is pure: it reads only the bytes it is given, checks every length
+ * against the record's size first, and returns pointers borrowed from the record.
+ */
+#ifndef KP_REC_H
+#define KP_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kprof-format.h"
+
+/**
+ * struct kp_rec_info - what kprof knows of one record type
+ * @name:     short name, as `kprof script` prints it ("mmap2", "sample", "meta")
+ * @min_size: smallest valid record, header included
+ * @check:    optional check of the variable part (strings terminated, counts in bounds);
+ *            returns 0 or -KP_ERECORD
+ */
+struct kp_rec_info {
+	const char *name;
+	uint16_t min_size;
+	int (*check)(const struct kp_rec_header *rec);
+};
+
+/* kp_rec_info_of - the table row of @type, or NULL for a type kprof does not know. */
+const struct kp_rec_info *kp_rec_info_of(uint32_t type);
+
+/*
+ * kp_rec_validate - check a record found at @avail bytes before the end of its buffer:
+ * size >= 8, 8-byte multiple, within @avail, and for a known type its minimum size and
+ * variable part. Returns 0, or -KP_ERECORD. An unknown type passes (callers skip it).
+ */
+int kp_rec_validate(const struct kp_rec_header *rec, size_t avail);
+
+/**
+ * struct kp_sample - the fields of a PERF_RECORD_SAMPLE, as far as its attr's sample_type has
+ * them. Pointers are borrowed from the record. Fields absent from sample_type are zero.
+ */
+struct kp_sample {
+	uint64_t sample_type;	/* which fields below are valid (PERF_SAMPLE_* bits) */
+	uint64_t id;		/* IDENTIFIER, else ID */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;	/* raw entries, PERF_CONTEXT_* markers included */
+	uint32_t raw_size;
+	const void *raw;
+	uint64_t nr_branches;
+	const uint64_t *branches;	/* nr_branches × {from, to, flags} */
+	uint64_t regs_user_abi;
+	uint32_t nr_regs_user;
+	const uint64_t *regs_user;
+	uint64_t stack_size, stack_dyn_size;
+	const void *stack_data;
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+};
+
+/* The sample_type bits kp_rec_parse_sample() understands. */
+#define KP_SAMPLE_KNOWN ((uint64_t)PERF_SAMPLE_WEIGHT_STRUCT * 2 - 1)
+
+/*
+ * kp_rec_parse_sample - decode @rec (a PERF_RECORD_SAMPLE) written for @attr into @out.
+ * Returns 0, -KP_ESAMPLE if the record is shorter than its fields, or -KP_ESAMPLE_TYPE if
+ * @attr has a sample_type bit kprof cannot parse.
+ */
+int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+			struct kp_sample *out);
+
+/*
+ * kp_rec_parse_id - decode the sample_id_all trailer of a non-sample record written for
+ * @attr: pid/tid, time, id, stream_id, cpu into the same fields of @out (others zeroed).
+ * Returns 0 (also when @attr has no sample_id_all: nothing is set) or -KP_ESAMPLE.
+ */
+int kp_rec_parse_id(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+		    struct kp_sample *out);
+
+/* kp_rec_attr_view - view of a validated KP_REC_ATTR; ids, name and spec are borrowed. */
+struct kp_attr_view {
+	struct perf_event_attr attr;	/* copy; zero beyond the recorded attr_size */
+	uint32_t attr_size;		/* as recorded */
+	uint32_t nr_ids;
+	const uint64_t *ids;
+	const char *name, *spec;
+	uint32_t index;
+	bool fallback;
+};
+void kp_rec_attr_view(const struct kp_rec_header *rec, struct kp_attr_view *out);
+
+/* kp_rec_meta_view - key and value of a validated KP_REC_META (borrowed). */
+void kp_rec_meta_view(const struct kp_rec_header *rec, const char **key, const char **value);
+
+#endif /* KP_REC_H */

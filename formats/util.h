@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small helpers shared by every layer: allocation that cannot fail, error codes.
+ *
+ * Error convention: a fallible function returns 0 on success, -errno for a system failure,
+ * or -KP_E* (all <= -4096) for a kprof failure. kp_strerror() names either kind.
+ * Running out of memory is not an error path: kp_x*alloc() print a message and abort.
+ */
+#ifndef KP_UTIL_H
+#define KP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define kp_align8(n) (((n) + 7) & ~(size_t)7)
+
+#define KP_ERRORS                                                                       \
+	_E(BADMAGIC, "not a kprof file (bad magic)")                                    \
+	_E(VERSION, "file format version is newer than this kprof supports")            \
+	_E(ENDIAN, "file was written on a machine of the other byte order")             \
+	_E(FEATURE, "file uses a feature this kprof does not know")                     \
+	_E(TRUNCATED, "file is truncated")                                              \
+	_E(CHUNK, "corrupt chunk header")                                               \
+	_E(CHECKSUM, "chunk checksum mismatch")                                         \
+	_E(DECOMPRESS, "chunk does not decompress")                                     \
+	_E(RECORD, "corrupt record")                                                    \
+	_E(COMPRESS, "compression failed")                                              \
+	_E(SAMPLE, "sample is shorter than its fields")                                 \
+	_E(SAMPLE_TYPE, "sample has a field kprof cannot parse")
+
+enum {
+	KP_ERROR_BASE = 4096,
+#define _E(name, msg) KP_E##name,
+	KP_ERRORS
+#undef _E
+	KP_ERROR_END
+};
+
+/* kp_strerror - message for 0, -errno or -KP_E*; a static string. */
+const char *kp_strerror(int err);
+
+void *kp_xmalloc(size_t size);
+void *kp_xcalloc(size_t nmemb, size_t size);
+void *kp_xrealloc(void *ptr, size_t size);
+char *kp_xstrdup(const char *s);
+
+/*
+ * KP_GROW - make room for @need elements in the array @arr of capacity @cap (both lvalues);
+ * grows by doubling. Aborts on overflow or OOM.
+ */
+#define KP_GROW(arr, cap, need)                                                          \
+	do {                                                                              \
+		if ((size_t)(need) > (cap)) {                                            \
+			size_t kp_new_cap_ = (cap) ? (cap) : 16;                          \
+			while (kp_new_cap_ < (size_t)(need))                              \
+				kp_new_cap_ *= 2;                                         \
+			(arr) = kp_xrealloc((arr), kp_new_cap_ * sizeof(*(arr)));          \
+			(cap) = kp_new_cap_;                                              \
+		}                                                                         \
+	} while (0)
+
+/* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
+uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);
+
+#endif /* KP_UTIL_H */

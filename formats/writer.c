@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+#include "writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "util.h"
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
+{
+	struct kp_file_header h;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->level = level;
+	w->zc = ZSTD_createCCtx();
+	if (!w->zc) {
+		w->err = -ENOMEM;
+		return w->err;
+	}
+	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
+	w->cap = reserve > KP_WRITER_CHUNK ? reserve : KP_WRITER_CHUNK;
+	w->buf = kp_xmalloc(w->cap);
+	/* pre-fault: first-touch page faults cost ~11 us per page on this kind of VM */
+	memset(w->buf, 0, w->cap);
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, KP_FILE_MAGIC, sizeof(h.magic));
+	h.version = KP_FORMAT_VERSION;
+	h.header_size = sizeof(h);
+	h.endian = KP_ENDIAN_MARK;
+	w->err = write_all(fd, &h, sizeof(h));
+	if (!w->err)
+		w->off = sizeof(h);
+	return w->err;
+}
+
+void *kp_writer_reserve(struct kp_writer *w, size_t size)
+{
+	if (w->len + size > KP_WRITER_HARD && w->len)
+		kp_writer_flush(w);
+	if (w->len + size > w->cap) {
+		size_t cap = w->cap;
+		KP_GROW(w->buf, cap, w->len + size);
+		w->cap = cap;
+	}
+	return w->buf + w->len;
+}
+
+void kp_writer_commit(struct kp_writer *w, size_t size, uint32_t nrec)
+{
+	w->len += size;
+	w->nrec += nrec;
+}
+
+void kp_writer_add(struct kp_writer *w, const void *rec)
+{
+	size_t size = ((const struct kp_rec_header *)rec)->size;
+
+	memcpy(kp_writer_reserve(w, size), rec, size);
+	kp_writer_commit(w, size, 1);
+}
+
+int kp_writer_round(struct kp_writer *w)
+{
+	struct kp_rec_header r = { KP_REC_ROUND, 0, sizeof(r) };
+
+	kp_writer_add(w, &r);
+	if (w->len >= KP_WRITER_CHUNK)
+		kp_writer_flush(w);
+	return w->err;
+}
+
+int kp_writer_flush(struct kp_writer *w)
+{
+	struct kp_chunk_header h;
+	size_t bound, csize;
+	int err;
+
+	if (!w->len || w->err) {
+		w->len = 0;
+		w->nrec = 0;
+		return w->err;
+	}
+	bound = sizeof(h) + ZSTD_compressBound(w->len);
+	if (bound > w->ccap) {
+		free(w->cbuf);
+		w->ccap = bound;
+		w->cbuf = kp_xmalloc(bound);
+	}
+	csize = ZSTD_compress2(w->zc, w->cbuf + sizeof(h), w->ccap - sizeof(h), w->buf, w->len);
+	if (ZSTD_isError(csize)) {
+		w->err = -KP_ECOMPRESS;
+		return w->err;
+	}
+	h = (struct kp_chunk_header){ KP_CHUNK_MAGIC, KP_CODEC_ZSTD, csize, w->len, w->nrec, 0 };
+	h.crc = kp_crc32c(kp_crc32c(0, &h, sizeof(h)), w->cbuf + sizeof(h), csize);
+	memcpy(w->cbuf, &h, sizeof(h));
+	err = write_all(w->fd, w->cbuf, sizeof(h) + csize);
+	if (err) {
+		/* leave the file ending at its last complete chunk */
+		if (ftruncate(w->fd, w->off) == 0)
+			lseek(w->fd, w->off, SEEK_SET);
+		w->err = err;
+		return err;
+	}
+	w->off += sizeof(h) + csize;
+	w->raw_bytes += w->len;
+	w->records += w->nrec;
+	w->chunks++;
+	w->len = 0;
+	w->nrec = 0;
+	return 0;
+}
+
+int kp_writer_close(struct kp_writer *w)
+{
+	int err = kp_writer_flush(w);
+
+	ZSTD_freeCCtx(w->zc);
+	free(w->buf);
+	free(w->cbuf);
+	w->zc = NULL;
+	w->buf = w->cbuf = NULL;
+	w->cap = w->ccap = 0;
+	return err;
+}
+
+/* Append a record of @fixed header bytes followed by @nparts pieces, zero-padded to 8. */
+struct part {
+	const void *p;
+	size_t len;
+};
+
+static void add_parts(struct kp_writer *w, const void *fixed, size_t fixed_len,
+		      const struct part *parts, size_t nparts)
+{
+	size_t size = fixed_len;
+	uint8_t *dst, *p;
+
+	for (size_t i = 0; i < nparts; i++)
+		size += parts[i].len;
+	size = kp_align8(size);
+	if (size > KP_REC_MAX_SIZE) {
+		w->err = w->err ? w->err : -EMSGSIZE;
+		return;
+	}
+	dst = p = kp_writer_reserve(w, size);
+	memcpy(p, fixed, fixed_len);
+	p += fixed_len;
+	for (size_t i = 0; i < nparts; i++) {
+		memcpy(p, parts[i].p, parts[i].len);
+		p += parts[i].len;
+	}
+	memset(p, 0, dst + size - p);
+	((struct kp_rec_header *)dst)->size = (uint16_t)size;
+	kp_writer_commit(w, size, 1);
+}
+
+void kp_writer_add_meta(struct kp_writer *w, const char *key, const char *value)
+{
+	struct kp_rec_meta m = { { KP_REC_META, 0, 0 }, strlen(key) + 1, strlen(value) + 1 };
+	struct part parts[] = { { key, m.key_len }, { value, m.value_len } };
+
+	add_parts(w, &m, sizeof(m), parts, ARRAY_SIZE(parts));
+}
+
+void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr, uint32_t index,
+			const uint64_t *ids, uint32_t nr_ids, const char *name, const char *spec,
+			int fallback)
+{
+	size_t nl = strlen(name) + 1, sl = strlen(spec) + 1;
+	struct kp_rec_attr a = { { KP_REC_ATTR, fallback ? KP_ATTR_MISC_FALLBACK : 0, 0 },
+				 kp_align8(sizeof(*attr)), nr_ids, nl + sl, index };
+	struct part parts[] = { { attr, sizeof(*attr) },
+				{ ids, nr_ids * sizeof(*ids) },
+				{ name, nl },
+				{ spec, sl } };
+
+	_Static_assert(sizeof(*attr) % 8 == 0, "perf_event_attr is u64-sized");
+	add_parts(w, &a, sizeof(a), parts, ARRAY_SIZE(parts));
+}
+
+void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)
+{
+	const size_t max = KP_REC_MAX_SIZE - sizeof(struct kp_rec_kallsyms);
+	uint32_t seq = 0;
+
+	while (len) {
+		size_t n = len;
+		if (n > max) {
+			/* end the slice after the last newline that fits, else cut hard */
+			const char *nl = memrchr(text, '\n', max);
+			n = nl ? (size_t)(nl - text) + 1 : max;
+		}
+		struct kp_rec_kallsyms k = { { KP_REC_KALLSYMS, 0, 0 }, n, seq++ };
+		struct part part = { text, n };
+		add_parts(w, &k, sizeof(k), &part, 1);
+		text += n;
+		len -= n;
+	}
+}

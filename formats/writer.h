@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.h - buffers records and writes them to a .kprof file as checksummed zstd chunks.
+ *
+ * Records accumulate in one uncompressed buffer. kp_writer_round() marks a point where every
+ * ring was drained and closes the chunk there once about KP_WRITER_CHUNK bytes are buffered;
+ * a chunk is written with one write() of header + frame, so a writer killed at any moment
+ * leaves whole chunks followed by at most one partial chunk, which readers report as a
+ * truncated tail.
+ *
+ * Errors are sticky: the first failure (a write error, a full disk) is kept in @err, later
+ * calls do nothing, and kp_writer_close() returns it. After a failed chunk write the file is
+ * cut back to its last complete chunk.
+ */
+#ifndef KP_WRITER_H
+#define KP_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kprof-format.h"
+
+#define KP_WRITER_CHUNK (1u << 20)	/* close a chunk at a round once this much is buffered */
+#define KP_WRITER_HARD (64u << 20)	/* close it even between rounds beyond this */
+#define KP_WRITER_DEFAULT_LEVEL 1	/* zstd level: fast, ~1 GB/s here, ~16x on samples */
+
+struct kp_writer {
+	int fd;
+	int level;
+	void *zc;		/* ZSTD_CCtx */
+	uint8_t *buf;		/* records of the open chunk */
+	size_t len, cap;
+	uint32_t nrec;
+	uint8_t *cbuf;		/* chunk header + compressed frame */
+	size_t ccap;
+	uint64_t off;		/* file size: header + complete chunks */
+	uint64_t raw_bytes;	/* uncompressed bytes of the chunks written */
+	uint64_t chunks;
+	uint64_t records;	/* records in the chunks written */
+	int err;		/* sticky: 0, -errno or -KP_E* */
+};
+
+/*
+ * kp_writer_init - start a file on @fd (empty, positioned at 0; the writer does not own it)
+ * with zstd @level, and write the file header. @reserve pre-sizes the buffer so a recording
+ * loop need not allocate. Returns 0 or an error (also kept in @w->err).
+ */
+int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve);
+
+/*
+ * kp_writer_reserve - room for @size bytes of records at the end of the buffer; fill them, then
+ * kp_writer_commit(). The pointer is valid until the next call on @w. Never fails (aborts on
+ * OOM); may first close the open chunk if it holds more than KP_WRITER_HARD bytes.
+ */
+void *kp_writer_reserve(struct kp_writer *w, size_t size);
+
+/* kp_writer_commit - @size bytes holding @nrec whole records were written at reserve()'s pointer. */
+void kp_writer_commit(struct kp_writer *w, size_t size, uint32_t nrec);
+
+/* kp_writer_add - append one record (rec->size bytes). */
+void kp_writer_add(struct kp_writer *w, const void *rec);
+
+/*
+ * kp_writer_round - append a KP_REC_ROUND, and close the chunk if it holds KP_WRITER_CHUNK
+ * bytes or more. Returns the sticky error.
+ */
+int kp_writer_round(struct kp_writer *w);
+
+/* kp_writer_flush - close the open chunk now (no-op when empty). Returns the sticky error. */
+int kp_writer_flush(struct kp_writer *w);
+
+/* kp_writer_close - flush and free the buffers; the fd stays open. Returns the sticky error. */
+int kp_writer_close(struct kp_writer *w);
+
+/*
+ * Helpers that build kprof's own records and append them. Strings are copied.
+ */
+void kp_writer_add_meta(struct kp_writer *w, const char *key, const char *value);
+void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr, uint32_t index,
+			const uint64_t *ids, uint32_t nr_ids, const char *name, const char *spec,
+			int fallback);
+/* kp_writer_add_text - split @len bytes of line-oriented text into KP_REC_KALLSYMS records. */
+void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len);
+
+#endif /* KP_WRITER_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hash.h - an open-addressing map from u64 keys to u64 values (linear probing, power-of-two
+ * table, at most half full). The one hash table of the report side.
+ */
+#ifndef KP_HASH_H
+#define KP_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_hash {
+	uint64_t *keys, *vals;
+	bool *used;
+	size_t nr, cap;
+};
+
+void kp_hash_init(struct kp_hash *h);
+void kp_hash_release(struct kp_hash *h);
+
+/* kp_hash_get - pointer to the value of @key (borrowed until the next put), or NULL. */
+uint64_t *kp_hash_get(const struct kp_hash *h, uint64_t key);
+
+/* kp_hash_put - set @key to @val, adding it if absent. */
+void kp_hash_put(struct kp_hash *h, uint64_t key, uint64_t val);
+
+#endif /* KP_HASH_H */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-record.c - `kprof record`: options in, a kp_record_opts out, then the recorder.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "evspec.h"
+#include "formats/util.h"
+#include "formats/writer.h"
+#include "recorder.h"
+
+static const char record_usage[] =
+	"usage: kprof record [options] [--] COMMAND [ARGS...]\n"
+	"\n"
+	"Runs COMMAND and samples it, its threads and its children on every CPU.\n"
+	"\n"
+	"  -e, --event EVENT[,EVENT]  events to sample (default cpu-clock); modifiers :u :k\n"
+	"  -c, --count PERIOD         one sample every PERIOD events (ns for cpu-clock)\n"
+	"  -F, --freq HZ              samples per second (default 4000)\n"
+	"  -g                         record frame-pointer call chains, kernel frames included\n"
+	"      --call-graph fp        the same as -g\n"
+	"      --sample FIELDS        sample fields, comma-separated, instead of the default\n"
+	"                             ip,tid,time,cpu,period (see below)\n"
+	"  -o, --output FILE          output file (default kprof.data; an old one becomes\n"
+	"                             FILE.old)\n"
+	"  -m, --mmap-pages PAGES     data pages per CPU ring, a power of two (default 128)\n"
+	"  -z, --compression-level N  zstd level (default 1)\n"
+	"  -h, --help                 this text\n"
+	"\n"
+	"Events a CPU without a hardware PMU lacks (cycles, instructions, ...) fall back to\n"
+	"cpu-clock with a notice; the recording names the event really used.\n"
+	"\n";
+
+struct sample_field {
+	const char *name;
+	uint64_t bit;
+};
+
+static const struct sample_field sample_fields[] = {
+	{ "ip", PERF_SAMPLE_IP },
+	{ "tid", PERF_SAMPLE_TID },
+	{ "time", PERF_SAMPLE_TIME },
+	{ "addr", PERF_SAMPLE_ADDR },
+	{ "id", PERF_SAMPLE_ID },
+	{ "stream_id", PERF_SAMPLE_STREAM_ID },
+	{ "cpu", PERF_SAMPLE_CPU },
+	{ "period", PERF_SAMPLE_PERIOD },
+	{ "callchain", PERF_SAMPLE_CALLCHAIN },
+	{ "raw", PERF_SAMPLE_RAW },
+	{ "identifier", PERF_SAMPLE_IDENTIFIER },
+	{ "weight", PERF_SAMPLE_WEIGHT },
+	{ "data_src", PERF_SAMPLE_DATA_SRC },
+	{ "transaction", PERF_SAMPLE_TRANSACTION },
+	{ "phys_addr", PERF_SAMPLE_PHYS_ADDR },
+	{ "cgroup", PERF_SAMPLE_CGROUP },
+	{ "data_page_size", PERF_SAMPLE_DATA_PAGE_SIZE },
+	{ "code_page_size", PERF_SAMPLE_CODE_PAGE_SIZE },
+};
+
+static int help(void)
+{
+	kp_cmd_help(record_usage);
+	printf("Sample fields for --sample:");
+	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++)
+		printf("%s%s", i ? "," : " ", sample_fields[i].name);
+	printf("\n\nEvents:\n");
+	kp_evspec_list();
+	return 0;
+}
+
+static int parse_sample(const char *list, uint64_t *bits)
+{
+	char *copy = kp_xstrdup(list), *save = NULL, *tok;
+	int rc = 0;
+
+	*bits = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+		for (i = 0; i < ARRAY_SIZE(sample_fields); i++)
+			if (!strcmp(tok, sample_fields[i].name))
+				break;
+		if (i == ARRAY_SIZE(sample_fields))
+			rc = kp_usage_error("record", "unknown sample field '%s'", tok);
+		else
+			*bits |= sample_fields[i].bit;
+	}
+	free(copy);
+	if (!rc && !*bits)
+		rc = kp_usage_error("record", "--sample needs at least one field");
+	return rc;
+}
+
+/* Parse an unsigned number in [min, max]; "what" names it in the error. */
+static int parse_num(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		return kp_usage_error("record", "%s must be a number from %llu to %llu, not '%s'",
+				      what, (unsigned long long)min, (unsigned long long)max, s);
+	*out = v;
+	return 0;
+}
+
+static int parse_level(const char *s, int *level)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < ZSTD_minCLevel() || v > ZSTD_maxCLevel())
+		return kp_usage_error("record", "-z must be a zstd level from %d to %d, not '%s'",
+				      ZSTD_minCLevel(), ZSTD_maxCLevel(), s);
+	*level = (int)v;
+	return 0;
+}
+
+enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE };
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "sample", required_argument, NULL, OPT_SAMPLE },
+	{ "output", required_argument, NULL, 'o' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "compression-level", required_argument, NULL, 'z' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_opt(int c, struct kp_record_opts *o)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'e':
+		return kp_evspec_parse(optarg, &o->evs, &o->nr_evs) ? 2 : 0;
+	case 'c':
+		o->freq = 0;
+		return parse_num(optarg, "-c", 1, UINT64_MAX >> 1, &o->period);
+	case 'F':
+		o->period = 0;
+		return parse_num(optarg, "-F", 1, 1000000, &o->freq);
+	case 'g':
+		o->callchain = true;
+		return 0;
+	case OPT_CALL_GRAPH:
+		if (strcmp(optarg, "fp"))
+			return kp_usage_error("record", "unknown call-graph mode '%s' (known: fp)",
+					      optarg);
+		o->callchain = true;
+		return 0;
+	case OPT_SAMPLE:
+		return parse_sample(optarg, &o->sample_type);
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'm':
+		if (parse_num(optarg, "-m", 1, 1u << 20, &v))
+			return 2;
+		if (v & (v - 1))
+			return kp_usage_error("record", "-m must be a power of two, not %llu",
+					      (unsigned long long)v);
+		o->pages = v;
+		return 0;
+	case 'z':
+		return parse_level(optarg, &o->level);
+	default:
+		return 2;
+	}
+}
+
+static int parse_options(int argc, char **argv, struct kp_record_opts *o)
+{
+	int c, rc;
+
+	o->freq = 4000;
+	o->output = "kprof.data";
+	o->pages = 128;
+	o->level = KP_WRITER_DEFAULT_LEVEL;
+	optind = 1;
+	/* '+': stop at the command, so its own options are left alone */
+	while ((c = getopt_long(argc, argv, "+e:c:F:go:m:z:h", long_opts, NULL)) != -1) {
+		if (c == 'h')
+			return help() - 1; /* -1: done, exit 0 */
+		rc = parse_opt(c, o);
+		if (rc)
+			return rc;
+	}
+	if (optind >= argc)
+		return kp_usage_error("record", "no command to record");
+	o->argv = argv + optind;
+	if (!o->nr_evs && kp_evspec_parse("cpu-clock", &o->evs, &o->nr_evs))
+		return 1;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct kp_record_opts o;
+	struct kp_recorder rec;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.argc_all = argc;
+	o.argv_all = argv;
+	rc = parse_options(argc, argv, &o);
+	if (rc == 0)
+		rc = kp_recorder_run(&rec, &o);
+	else if (rc < 0)
+		rc = 0;
+	kp_evspec_free(o.evs, o.nr_evs);
+	return rc;
+}

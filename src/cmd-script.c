@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-script.c - `kprof script`: every record of a recording, in time order, one line each.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "formats/evlist.h"
+#include "formats/reader.h"
+#include "formats/rec.h"
+#include "formats/util.h"
+#include "input.h"
+#include "report/hash.h"
+#include "report/order.h"
+
+static const char script_usage[] =
+	"usage: kprof script [-i FILE] [--header] [--stats]\n"
+	"\n"
+	"Prints every record of a recording in time order, one line each: comm, tid, cpu,\n"
+	"time (seconds of CLOCK_MONOTONIC), then the record. Samples show period, event, ip and\n"
+	"their call chain, whose kernel and user parts start with [kernel] and [user].\n"
+	"\n"
+	"  -i, --input FILE   recording to read (default kprof.data)\n"
+	"      --header       print the recording's events and metadata instead of the records\n"
+	"      --stats        print the recording's final statistics instead of the records\n"
+	"  -h, --help         this text\n";
+
+struct script {
+	struct kp_evlist evl;
+	struct kp_hash comms;	/* tid -> index into comm */
+	char (*comm)[16];
+	size_t nr_comm, comm_cap;
+	struct kp_order order;
+	uint64_t last_time;
+	uint64_t bad_samples, unknown_event;
+	uint64_t kallsyms_bytes;
+	struct kp_rec_stats stats;
+	bool have_stats;
+	struct kp_rec_ring_stats *rings;
+	size_t nr_rings, rings_cap;
+	bool header, show_stats;
+	FILE *out;
+};
+
+static const char *comm_of(const struct script *s, uint32_t tid)
+{
+	uint64_t *i = kp_hash_get(&s->comms, tid);
+
+	return i ? s->comm[*i] : "-";
+}
+
+static void set_comm(struct script *s, uint32_t tid, const char *comm)
+{
+	uint64_t *i = kp_hash_get(&s->comms, tid);
+
+	if (!i) {
+		KP_GROW(s->comm, s->comm_cap, s->nr_comm + 1);
+		kp_hash_put(&s->comms, tid, s->nr_comm);
+		i = kp_hash_get(&s->comms, tid);
+		s->nr_comm++;
+	}
+	snprintf(s->comm[*i], sizeof(s->comm[*i]), "%s", comm);
+}
+
+static void print_prefix(struct script *s, const struct kp_sample *id, uint64_t time)
+{
+	if (id->sample_type & PERF_SAMPLE_TID)
+		fprintf(s->out, "%16s %7u", comm_of(s, id->tid), id->tid);
+	else
+		fprintf(s->out, "%16s %7s", "-", "-");
+	if (id->sample_type & PERF_SAMPLE_CPU)
+		fprintf(s->out, " [%03u]", id->cpu);
+	if (id->sample_type & PERF_SAMPLE_TIME)
+		fprintf(s->out, " %" PRIu64 ".%06" PRIu64 ":", time / 1000000000,
+			time % 1000000000 / 1000);
+}
+
+static void print_callchain(struct script *s, const struct kp_sample *smp)
+{
+	for (uint64_t i = 0; i < smp->nr_callchain; i++) {
+		uint64_t ip = smp->callchain[i];
+		if (ip == PERF_CONTEXT_KERNEL)
+			fputs(" [kernel]", s->out);
+		else if (ip == PERF_CONTEXT_USER)
+			fputs(" [user]", s->out);
+		else if (ip >= PERF_CONTEXT_MAX)
+			fprintf(s->out, " [context %" PRIx64 "]", ip);
+		else
+			fprintf(s->out, " %" PRIx64, ip);
+	}
+}
+
+static void print_sample(struct script *s, const struct kp_evsel *ev,
+			 const struct kp_rec_header *rec, uint64_t time)
+{
+	struct kp_sample smp;
+
+	if (kp_rec_parse_sample(&ev->attr, rec, &smp)) {
+		s->bad_samples++;
+		return;
+	}
+	print_prefix(s, &smp, time);
+	if (smp.sample_type & PERF_SAMPLE_PERIOD)
+		fprintf(s->out, " %10" PRIu64, smp.period);
+	fprintf(s->out, " %s:", ev->name);
+	if (smp.sample_type & PERF_SAMPLE_IP)
+		fprintf(s->out, " %" PRIx64, smp.ip);
+	if (smp.sample_type & PERF_SAMPLE_ADDR)
+		fprintf(s->out, " addr %" PRIx64, smp.addr);
+	if (smp.sample_type & PERF_SAMPLE_RAW)
+		fprintf(s->out, " raw %u bytes", smp.raw_size);
+	if (smp.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		fputs(" callchain:", s->out);
+		print_callchain(s, &smp);
+	}
+	fputc('\n', s->out);
+}
+
+/* The body of a non-sample record, after the comm/tid/cpu/time prefix. */
+static void print_side(struct script *s, const struct kp_rec_header *rec)
+{
+	const uint32_t *u32 = (const uint32_t *)(rec + 1);
+	const uint64_t *u64 = (const uint64_t *)(rec + 1);
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		fprintf(s->out, " COMM%s %u/%u: %s", rec->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
+			u32[0], u32[1], (const char *)(u32 + 2));
+		break;
+	case PERF_RECORD_MMAP2: {
+		const uint8_t *b = (const uint8_t *)(u64 + 4);
+		fprintf(s->out, " MMAP2 %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64, u32[0], u32[1],
+			u64[1], u64[2], u64[3]);
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			fputs(" build-id ", s->out);
+			for (unsigned i = 0; i < b[0] && i < 20; i++)
+				fprintf(s->out, "%02x", b[4 + i]);
+		} else {
+			fprintf(s->out, " %02x:%02x %" PRIu64, u32[8], u32[9], u64[5]);
+		}
+		fprintf(s->out, "]: prot %x %s", u32[14], (const char *)(u32 + 16));
+		break;
+	}
+	case PERF_RECORD_MMAP:
+		fprintf(s->out, " MMAP %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64 "]: %s", u32[0],
+			u32[1], u64[1], u64[2], u64[3], (const char *)(u64 + 4));
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		fprintf(s->out, " %s(%u:%u):(%u:%u)",
+			rec->type == PERF_RECORD_FORK ? "FORK" : "EXIT", u32[0], u32[2], u32[1],
+			u32[3]);
+		break;
+	case PERF_RECORD_LOST:
+		fprintf(s->out, " LOST %" PRIu64 " samples", u64[1]);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		fprintf(s->out, " %s", rec->type == PERF_RECORD_THROTTLE ? "THROTTLE" : "UNTHROTTLE");
+		break;
+	default:
+		fprintf(s->out, " %s (%u bytes)", kp_rec_info_of(rec->type)->name, rec->size);
+		break;
+	}
+	fputc('\n', s->out);
+}
+
+/* Keep comm names current, in time order: COMM renames, FORK inherits the parent's. */
+static void track_comm(struct script *s, const struct kp_rec_header *rec)
+{
+	const uint32_t *u32 = (const uint32_t *)(rec + 1);
+
+	if (rec->type == PERF_RECORD_COMM)
+		set_comm(s, u32[1], (const char *)(u32 + 2));
+	else if (rec->type == PERF_RECORD_FORK && kp_hash_get(&s->comms, u32[3]))
+		set_comm(s, u32[2], comm_of(s, u32[3]));
+}
+
+static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
+{
+	struct script *s = ctx;
+	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
+	struct kp_sample id;
+
+	track_comm(s, rec);
+	if (!ev) {
+		s->unknown_event++;
+		return 0;
+	}
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		print_sample(s, ev, rec, time);
+		return 0;
+	}
+	kp_rec_parse_id(&ev->attr, rec, &id);
+	print_prefix(s, &id, time);
+	print_side(s, rec);
+	return 0;
+}
+
+/* The time of a kernel record, or the last one seen when it has none. */
+static uint64_t time_of(struct script *s, const struct kp_rec_header *rec)
+{
+	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
+	struct kp_sample x;
+	int err;
+
+	if (!ev)
+		return s->last_time;
+	if (rec->type == PERF_RECORD_SAMPLE)
+		err = kp_rec_parse_sample(&ev->attr, rec, &x);
+	else
+		err = kp_rec_parse_id(&ev->attr, rec, &x);
+	if (!err && (x.sample_type & PERF_SAMPLE_TIME))
+		s->last_time = x.time;
+	return s->last_time;
+}
+
+static void keep_stats(struct script *s, const struct kp_rec_header *rec)
+{
+	if (rec->type == KP_REC_STATS) {
+		memcpy(&s->stats, rec, sizeof(s->stats));
+		s->have_stats = true;
+		return;
+	}
+	KP_GROW(s->rings, s->rings_cap, s->nr_rings + 1);
+	memcpy(&s->rings[s->nr_rings++], rec, sizeof(*s->rings));
+}
+
+static void print_attr(struct script *s, const struct kp_rec_header *rec)
+{
+	struct kp_attr_view v;
+
+	kp_rec_attr_view(rec, &v);
+	fprintf(s->out, "# event %u: %s", v.index, v.name);
+	if (strcmp(v.name, v.spec))
+		fprintf(s->out, " (asked for '%s'%s)", v.spec,
+			v.fallback ? ", not supported here" : "");
+	fprintf(s->out, ", type %u config %#llx, %s %llu, sample_type %#llx%s%s, %u ids\n",
+		v.attr.type, (unsigned long long)v.attr.config, v.attr.freq ? "freq" : "period",
+		(unsigned long long)v.attr.sample_period, (unsigned long long)v.attr.sample_type,
+		v.attr.exclude_user ? ", kernel only" : "", v.attr.exclude_kernel ? ", user only" : "",
+		v.nr_ids);
+}
+
+static int handle(struct script *s, const struct kp_rec_header *rec)
+{
+	const char *key, *value;
+
+	switch (rec->type) {
+	case KP_REC_ATTR:
+		kp_evlist_add(&s->evl, rec);
+		if (s->header)
+			print_attr(s, rec);
+		return 0;
+	case KP_REC_META:
+		kp_rec_meta_view(rec, &key, &value);
+		if (s->header)
+			fprintf(s->out, "# %s: %s\n", key, value);
+		return 0;
+	case KP_REC_KALLSYMS:
+		s->kallsyms_bytes += ((const struct kp_rec_kallsyms *)rec)->len;
+		return 0;
+	case KP_REC_STATS:
+	case KP_REC_RING_STATS:
+		keep_stats(s, rec);
+		return 0;
+	case KP_REC_ROUND:
+		return s->header || s->show_stats ? 0 : kp_order_round(&s->order, emit, s);
+	default:
+		if (rec->type < KP_REC_USER_START && !s->header && !s->show_stats)
+			kp_order_push(&s->order, rec, time_of(s, rec));
+		return 0;
+	}
+}
+
+static void print_stats(struct script *s, const struct kp_reader *r)
+{
+	const struct kp_rec_stats *st = &s->stats;
+
+	fprintf(s->out, "# file: %llu bytes in %llu chunks, %llu bytes of records (%.1fx)\n",
+		(unsigned long long)r->off, (unsigned long long)r->chunks,
+		(unsigned long long)r->raw_bytes, r->off ? (double)r->raw_bytes / r->off : 0.0);
+	if (!s->have_stats) {
+		fprintf(s->out, "# no final statistics: the recording did not finish "
+				"(killed, or still running)\n");
+		return;
+	}
+	fprintf(s->out,
+		"# samples: %llu\n# lost: %llu (LOST records %llu, read() at the end %llu)\n"
+		"# kernel records: %llu\n# throttles: %llu\n# ring bytes: %llu\n# drain rounds: %llu\n",
+		(unsigned long long)st->samples, (unsigned long long)st->lost,
+		(unsigned long long)st->lost_records, (unsigned long long)st->lost_read,
+		(unsigned long long)st->records, (unsigned long long)st->throttles,
+		(unsigned long long)st->ring_bytes, (unsigned long long)st->wakeups);
+	for (size_t i = 0; i < s->nr_rings; i++)
+		fprintf(s->out, "# ring cpu %d: %llu samples, %llu lost, %llu bytes\n",
+			s->rings[i].cpu, (unsigned long long)s->rings[i].samples,
+			(unsigned long long)(s->rings[i].lost_records > s->rings[i].lost_read
+						     ? s->rings[i].lost_records
+						     : s->rings[i].lost_read),
+			(unsigned long long)s->rings[i].bytes);
+	fprintf(s->out, "# kallsyms snapshot: %llu bytes\n", (unsigned long long)s->kallsyms_bytes);
+}
+
+static void script_release(struct script *s)
+{
+	kp_evlist_release(&s->evl);
+	kp_hash_release(&s->comms);
+	kp_order_release(&s->order);
+	free(s->comm);
+	free(s->rings);
+}
+
+static int run(struct script *s, const char *path)
+{
+	struct kp_reader r;
+	const struct kp_rec_header *rec;
+	int rc;
+
+	if (kp_input_open(&r, path)) {
+		kp_reader_release(&r);
+		return 1;
+	}
+	while ((rc = kp_reader_next(&r, &rec)) > 0)
+		handle(s, rec);
+	if (!s->header && !s->show_stats)
+		kp_order_flush(&s->order, emit, s);
+	if (s->show_stats)
+		print_stats(s, &r);
+	if (r.nr_unknown)
+		kp_warn("skipped %llu records of types this kprof does not know",
+			(unsigned long long)r.nr_unknown);
+	if (s->bad_samples)
+		kp_warn("%llu samples were shorter than their fields and were skipped",
+			(unsigned long long)s->bad_samples);
+	if (s->unknown_event)
+		kp_warn("%llu records belong to no recorded event and were skipped",
+			(unsigned long long)s->unknown_event);
+	rc = kp_input_error(&r, path);
+	kp_reader_release(&r);
+	return rc;
+}
+
+static const struct option long_opts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "header", no_argument, NULL, 'H' },
+	{ "stats", no_argument, NULL, 'S' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_script(int argc, char **argv)
+{
+	const char *path = "kprof.data";
+	struct script s;
+	int c, rc;
+
+	memset(&s, 0, sizeof(s));
+	s.out = stdout;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'H':
+			s.header = true;
+			break;
+		case 'S':
+			s.show_stats = true;
+			break;
+		case 'h':
+			return kp_cmd_help(script_usage);
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return kp_usage_error("script", "unexpected argument '%s'", argv[optind]);
+	kp_hash_init(&s.comms);
+	kp_order_init(&s.order);
+	kp_evlist_init(&s.evl);
+	rc = run(&s, path);
+	script_release(&s);
+	return rc;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd.h - one entry point per subcommand. Each gets the arguments after its name
+ * (argv[0] is the subcommand) and returns the process exit code: 0 ok, 1 failure, 2 usage.
+ */
+#ifndef KP_CMD_H
+#define KP_CMD_H
+
+struct kp_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_script(int argc, char **argv);
+
+/* kp_cmd_help - print a command's usage text to stdout; returns 0. */
+int kp_cmd_help(const char *text);
+
+#endif /* KP_CMD_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#include "input.h"
+
+#include "diag.h"
+#include "formats/util.h"
+
+int kp_input_open(struct kp_reader *r, const char *path)
+{
+	int err = kp_reader_open(r, path);
+
+	if (!err)
+		return 0;
+	if (err == -KP_EVERSION) {
+		kp_error("'%s' is format version %u, newer than this kprof reads (%u)", path,
+			 r->hdr.version, KP_FORMAT_VERSION);
+		kp_hint("upgrade kprof to read it");
+	} else {
+		kp_error("cannot read '%s': %s", path, kp_strerror(err));
+	}
+	return 1;
+}
+
+int kp_input_error(const struct kp_reader *r, const char *path)
+{
+	if (!r->err)
+		return 0;
+	if (r->err == -KP_ETRUNCATED)
+		kp_error("'%s': truncated at offset %llu after %llu records", path,
+			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
+	else
+		kp_error("'%s': %s at offset %llu after %llu records", path, kp_strerror(r->err),
+			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
+	return 1;
+}

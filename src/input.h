@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * input.h - opening a recording for a command, with the messages a user needs when it is not
+ * a recording, is too new, or is cut short.
+ */
+#ifndef KP_INPUT_H
+#define KP_INPUT_H
+
+#include "formats/reader.h"
+
+/* kp_input_open - kp_reader_open() that explains a failure; returns 0 or 1 (exit code). */
+int kp_input_open(struct kp_reader *r, const char *path);
+
+/*
+ * kp_input_error - explain the reader's sticky error (e.g. "'kprof.data': truncated at offset
+ * 1234 after 567 records"); returns 1, or 0 when there is no error.
+ */
+int kp_input_error(const struct kp_reader *r, const char *path);
+
+#endif /* KP_INPUT_H */

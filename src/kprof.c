@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kprof.c - main(): the subcommand table and the one loop that dispatches through it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "formats/util.h"
+
+static const struct kp_cmd commands[] = {
+	{ "record", cmd_record, "run a command and record its samples into kprof.data" },
+	{ "script", cmd_script, "print every record of a recording in time order" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kprof [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nsee 'kprof <command> --help' for a command's options\n");
+}
+
+int kp_cmd_help(const char *text)
+{
+	fputs(text, stdout);
+	return 0;
+}
+
+/* Like git and perf: a failed write to stdout (a full disk, a closed pipe) is a failure. */
+static int finish_stdout(int rc)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		if (errno == EPIPE)
+			return rc;
+		kp_error("write failure on standard output: %s", strerror(errno));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		usage(stdout);
+		return finish_stdout(0);
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("kprof %s\n", PACKAGE_VERSION);
+		return finish_stdout(0);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+	kp_error("'%s' is not a kprof command", name);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.c - the record path: child held before exec, one event per CPU following it
+ * (inherit + enable_on_exec, the layout this kernel can mmap), one ring per CPU, a poll loop
+ * that drains every ring and then closes a round, and the final statistics.
+ */
+#include "config.h"
+
+#include "recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "formats/util.h"
+#include "perf.h"
+
+#define KP_MAX_CPUS 4096
+#define POLL_MS 100
+
+/* Signal state: the only globals, as signal handlers need them. */
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t nr_signals;
+static volatile pid_t signal_child;
+
+/*
+ * SIGINT from the terminal reaches the whole foreground process group, the command included;
+ * a signal sent to kprof alone (kill, SIGTERM from a supervisor) is forwarded to the command.
+ */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	got_signal = sig;
+	nr_signals++;
+	if (signal_child > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
+		kill(signal_child, sig);
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig; /* only interrupts poll() */
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_flags = 0;
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
+static void run_child(int go_rd, int exec_wr, char **argv)
+{
+	char c;
+	int err;
+
+	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
+		;
+	if (c != 'g')
+		_exit(127);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(exec_wr, &err, sizeof(err)) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+static int start_child(struct kp_recorder *rec)
+{
+	int go[2], ex[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
+		return kp_error("cannot create a pipe: %s", strerror(errno));
+	rec->child = fork();
+	if (rec->child < 0)
+		return kp_error("cannot fork: %s", strerror(errno));
+	if (rec->child == 0) {
+		close(go[1]);
+		close(ex[0]);
+		run_child(go[0], ex[1], rec->o->argv);
+	}
+	close(go[0]);
+	close(ex[1]);
+	rec->go_fd = go[1];
+	rec->exec_fd = ex[0];
+	signal_child = rec->child;
+	return 0;
+}
+
+static uint64_t default_sample_type(const struct kp_record_opts *o)
+{
+	uint64_t st = o->sample_type ? o->sample_type
+				     : PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+	if (o->callchain)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	/* several events: every record must say which one it belongs to */
+	if (o->nr_evs > 1)
+		st |= PERF_SAMPLE_IDENTIFIER;
+	return st;
+}
+
+/* Fill the sampling side of @e->attr; the first event also carries the side-band records. */
+static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool first)
+{
+	const struct kp_record_opts *o = rec->o;
+	struct perf_event_attr *a = &e->attr;
+
+	a->size = sizeof(*a);
+	if (o->period) {
+		a->sample_period = o->period;
+		a->freq = 0;
+	} else {
+		a->sample_freq = o->freq;
+		a->freq = 1;
+	}
+	a->sample_type = default_sample_type(o);
+	a->read_format = PERF_FORMAT_LOST;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	if (first) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = 1;
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(o->pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	}
+}
+
+/* Open event @ev on CPU index @ci, falling back from a missing hardware event to cpu-clock. */
+static int open_one(struct kp_recorder *rec, size_t ev, int ci)
+{
+	struct kp_evspec *e = &rec->o->evs[ev];
+	int fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
+
+	if (fd < 0 && kp_perf_is_unsupported(fd) && kp_evspec_fallback(e)) {
+		kp_notice("event '%s' is not supported here (no hardware PMU): using 'cpu-clock'",
+			  e->spec);
+		build_attr(rec, e, ev == 0);
+		fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
+	}
+	if (fd < 0) {
+		kp_perf_explain(e->spec, &e->attr, fd);
+		return 1;
+	}
+	rec->fds[ev * rec->nr_cpus + ci] = fd;
+	if (kp_perf_id(fd, &rec->ids[ev * rec->nr_cpus + ci]) < 0)
+		return kp_error("cannot read the id of event '%s': %s", e->spec, strerror(errno));
+	return 0;
+}
+
+static int map_ring(struct kp_recorder *rec, int ci)
+{
+	int fd = rec->fds[ci];
+	int err = kp_ring_map(&rec->rings[ci], fd, rec->cpus[ci], rec->o->pages);
+
+	if (err) {
+		kp_error("cannot mmap the ring of CPU %d (%zu pages): %s", rec->cpus[ci],
+			 rec->o->pages, strerror(-err));
+		if (err == -EPERM || err == -ENOMEM)
+			kp_hint("consider increasing /proc/sys/kernel/perf_event_mlock_kb, or try "
+				"again with a smaller -m");
+		return 1;
+	}
+	rec->pfds[ci] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	for (size_t ev = 1; ev < rec->o->nr_evs; ev++)
+		if (ioctl(rec->fds[ev * rec->nr_cpus + ci], PERF_EVENT_IOC_SET_OUTPUT, fd) < 0)
+			return kp_error("cannot share the ring of CPU %d: %s", rec->cpus[ci],
+					strerror(errno));
+	return 0;
+}
+
+static int open_events(struct kp_recorder *rec)
+{
+	const struct kp_record_opts *o = rec->o;
+	int cpus[KP_MAX_CPUS];
+	size_t n;
+
+	rec->nr_cpus = kp_cpus_online(cpus, KP_MAX_CPUS);
+	if (rec->nr_cpus <= 0)
+		return kp_error("cannot read the online CPUs: %s", strerror(-rec->nr_cpus));
+	rec->cpus = kp_xcalloc(rec->nr_cpus, sizeof(*rec->cpus));
+	memcpy(rec->cpus, cpus, rec->nr_cpus * sizeof(*cpus));
+	n = o->nr_evs * rec->nr_cpus;
+	rec->fds = kp_xcalloc(n, sizeof(*rec->fds));
+	rec->ids = kp_xcalloc(n, sizeof(*rec->ids));
+	for (size_t i = 0; i < n; i++)
+		rec->fds[i] = -1;
+	rec->rings = kp_xcalloc(rec->nr_cpus, sizeof(*rec->rings));
+	rec->pfds = kp_xcalloc(rec->nr_cpus, sizeof(*rec->pfds));
+	for (size_t ev = 0; ev < o->nr_evs; ev++)
+		build_attr(rec, &o->evs[ev], ev == 0);
+	for (size_t ev = 0; ev < o->nr_evs; ev++)
+		for (int ci = 0; ci < rec->nr_cpus; ci++)
+			if (open_one(rec, ev, ci))
+				return 1;
+	for (int ci = 0; ci < rec->nr_cpus; ci++)
+		if (map_ring(rec, ci))
+			return 1;
+	return 0;
+}
+
+/* perf's convention: an existing output is kept as FILE.old. */
+static int open_output(struct kp_recorder *rec)
+{
+	const char *path = rec->o->output;
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		size_t n = strlen(path) + 5;
+		rec->old_path = kp_xmalloc(n);
+		snprintf(rec->old_path, n, "%s.old", path);
+		if (rename(path, rec->old_path) < 0)
+			return kp_error("cannot rename '%s' to '%s': %s", path, rec->old_path,
+					strerror(errno));
+		rec->old_kept = true;
+	}
+	rec->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (rec->out_fd < 0)
+		return kp_error("cannot create '%s': %s", path, strerror(errno));
+	rec->out_created = true;
+	return 0;
+}
+
+/* Undo open_output(): no file is left pretending to be a recording. */
+static void discard_output(struct kp_recorder *rec)
+{
+	if (!rec->out_created)
+		return;
+	unlink(rec->o->output);
+	if (rec->old_kept)
+		rename(rec->old_path, rec->o->output);
+	rec->out_created = false;
+}
+
+static void read_kallsyms(struct kp_recorder *rec)
+{
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	size_t cap = 0;
+	ssize_t n;
+
+	rec->kallsyms_state = "unreadable";
+	if (fd < 0)
+		return;
+	do {
+		KP_GROW(rec->kallsyms, cap, rec->kallsyms_len + 65536);
+		n = read(fd, rec->kallsyms + rec->kallsyms_len, cap - rec->kallsyms_len);
+		if (n > 0)
+			rec->kallsyms_len += n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+	/* without privileges every address reads as zero: such a snapshot names nothing */
+	if (rec->kallsyms_len < 17 || !strncmp(rec->kallsyms, "0000000000000000", 16)) {
+		rec->kallsyms_len = 0;
+		rec->kallsyms_state = "addresses hidden (kptr_restrict or perf_event_paranoid)";
+		return;
+	}
+	rec->kallsyms_state = n < 0 ? "partial" : "snapshot";
+}
+
+static void add_meta_u64(struct kp_writer *w, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	kp_writer_add_meta(w, key, buf);
+}
+
+static char *join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = kp_xcalloc(1, len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static void write_meta(struct kp_recorder *rec)
+{
+	const struct kp_record_opts *o = rec->o;
+	struct kp_writer *w = &rec->w;
+	struct utsname u;
+	struct timespec rt, mono;
+	char buf[64], *s;
+	int argc = 0;
+
+	uname(&u);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	kp_writer_add_meta(w, "kprof-version", PACKAGE_VERSION);
+	kp_writer_add_meta(w, "hostname", u.nodename);
+	kp_writer_add_meta(w, "kernel", u.release);
+	kp_writer_add_meta(w, "arch", u.machine);
+	add_meta_u64(w, "nr-cpus-online", rec->nr_cpus);
+	add_meta_u64(w, "page-size", (uint64_t)sysconf(_SC_PAGESIZE));
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&rt.tv_sec));
+	kp_writer_add_meta(w, "start-time", buf);
+	add_meta_u64(w, "start-monotonic-ns", mono.tv_sec * 1000000000ull + mono.tv_nsec);
+	kp_writer_add_meta(w, "clock", "monotonic");
+	s = join_argv(o->argc_all, o->argv_all);
+	kp_writer_add_meta(w, "cmdline", s);
+	free(s);
+	while (o->argv[argc])
+		argc++;
+	s = join_argv(argc, o->argv);
+	kp_writer_add_meta(w, "command", s);
+	free(s);
+	kp_writer_add_meta(w, "kallsyms", rec->kallsyms_state);
+}
+
+static int write_header(struct kp_recorder *rec)
+{
+	const struct kp_record_opts *o = rec->o;
+	size_t reserve = KP_WRITER_CHUNK + rec->nr_cpus * rec->rings[0].size;
+	uint64_t *ids = kp_xcalloc(rec->nr_cpus, sizeof(*ids));
+
+	if (kp_writer_init(&rec->w, rec->out_fd, o->level, reserve))
+		return kp_error("cannot write '%s': %s", o->output, kp_strerror(rec->w.err));
+	for (size_t ev = 0; ev < o->nr_evs; ev++) {
+		const struct kp_evspec *e = &o->evs[ev];
+		memcpy(ids, &rec->ids[ev * rec->nr_cpus], rec->nr_cpus * sizeof(*ids));
+		kp_writer_add_attr(&rec->w, &e->attr, ev, ids, rec->nr_cpus, e->name, e->spec,
+				   e->fallback);
+	}
+	free(ids);
+	write_meta(rec);
+	kp_writer_add_kallsyms(&rec->w, rec->kallsyms, rec->kallsyms_len);
+	/* the metadata chunk goes out now, so even a recording killed at once has it */
+	if (kp_writer_flush(&rec->w))
+		return kp_error("cannot write '%s': %s", o->output, kp_strerror(rec->w.err));
+	return 0;
+}
+
+/* Let the child exec; returns 0 once it did, else explains why it could not. */
+static int release_child(struct kp_recorder *rec)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (write(rec->go_fd, "g", 1) != 1)
+		return kp_error("cannot start '%s': %s", rec->o->argv[0], strerror(errno));
+	close(rec->go_fd);
+	rec->go_fd = -1;
+	do
+		n = read(rec->exec_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(rec->exec_fd);
+	rec->exec_fd = -1;
+	if (n == sizeof(err)) {
+		waitpid(rec->child, &rec->status, 0);
+		rec->child_done = true;
+		return kp_error("cannot run '%s': %s", rec->o->argv[0], strerror(err));
+	}
+	return 0;
+}
+
+static void drain_all(struct kp_recorder *rec)
+{
+	for (int ci = 0; ci < rec->nr_cpus; ci++)
+		kp_ring_drain(&rec->rings[ci], &rec->w);
+	kp_writer_round(&rec->w);
+	rec->wakeups++;
+}
+
+static void reap_child(struct kp_recorder *rec)
+{
+	if (!rec->child_done && waitpid(rec->child, &rec->status, WNOHANG) == rec->child)
+		rec->child_done = true;
+}
+
+static void record_loop(struct kp_recorder *rec)
+{
+	bool killed = false;
+
+	while (!rec->child_done && !rec->w.err) {
+		poll(rec->pfds, rec->nr_cpus, POLL_MS);
+		drain_all(rec);
+		reap_child(rec);
+		if (nr_signals > 1 && !killed) {
+			kp_notice("interrupted again: stopping '%s'", rec->o->argv[0]);
+			kill(rec->child, SIGKILL);
+			killed = true;
+		}
+	}
+	if (rec->w.err) {
+		/* the disk is full or failing: stop sampling, keep what is on disk */
+		for (size_t i = 0; i < rec->o->nr_evs * rec->nr_cpus; i++)
+			ioctl(rec->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		while (!rec->child_done) {
+			if (waitpid(rec->child, &rec->status, 0) == rec->child || errno == ECHILD)
+				rec->child_done = true;
+		}
+		return;
+	}
+	drain_all(rec);
+}
+
+/* PERF_FORMAT_LOST through read(): losses after the last LOST record show only here. */
+static void read_lost(struct kp_recorder *rec)
+{
+	for (size_t ev = 0; ev < rec->o->nr_evs; ev++) {
+		for (int ci = 0; ci < rec->nr_cpus; ci++) {
+			uint64_t v[2];
+			if (read(rec->fds[ev * rec->nr_cpus + ci], v, sizeof(v)) == sizeof(v))
+				rec->rings[ci].lost_read += v[1];
+		}
+	}
+}
+
+static void write_stats(struct kp_recorder *rec, struct kp_rec_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->h = (struct kp_rec_header){ KP_REC_STATS, 0, sizeof(*s) };
+	for (int ci = 0; ci < rec->nr_cpus; ci++) {
+		const struct kp_ring *r = &rec->rings[ci];
+		struct kp_rec_ring_stats rs = {
+			{ KP_REC_RING_STATS, 0, sizeof(rs) }, r->cpu, 0, r->samples,
+			r->lost_records, r->lost_read, r->bytes,
+		};
+		s->samples += r->samples;
+		s->records += r->records;
+		s->lost_records += r->lost_records;
+		s->lost_read += r->lost_read;
+		s->lost += r->lost_records > r->lost_read ? r->lost_records : r->lost_read;
+		s->throttles += r->throttles;
+		s->ring_bytes += r->bytes;
+		kp_writer_add(&rec->w, &rs);
+	}
+	s->raw_bytes = rec->w.raw_bytes;
+	s->file_bytes = rec->w.off;
+	s->wakeups = rec->wakeups;
+	s->nr_rings = rec->nr_cpus;
+	kp_writer_add(&rec->w, s);
+}
+
+static void summary(const struct kp_recorder *rec, const struct kp_rec_stats *s)
+{
+	double file_mib = rec->w.off / 1048576.0, raw_mib = rec->w.raw_bytes / 1048576.0;
+
+	kp_notice("recorded %llu samples, %llu lost, into '%s': %.3f MiB (%.3f MiB raw, %.1fx)",
+		  (unsigned long long)s->samples, (unsigned long long)s->lost, rec->o->output,
+		  file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
+	if (s->lost)
+		kp_warn("%llu samples were lost: the rings overflowed; try a larger -m or a "
+			"lower -F", (unsigned long long)s->lost);
+	if (s->throttles)
+		kp_warn("the kernel throttled sampling %llu times: lower -F or raise -c",
+			(unsigned long long)s->throttles);
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static int finish(struct kp_recorder *rec)
+{
+	struct kp_rec_stats s;
+	int werr = rec->w.err;
+
+	read_lost(rec);
+	if (!werr) {
+		write_stats(rec, &s);
+		werr = kp_writer_close(&rec->w);
+	} else {
+		kp_writer_close(&rec->w);
+	}
+	if (werr) {
+		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(werr));
+		kp_notice("'%s' keeps the %llu complete chunks written before the failure",
+			  rec->o->output, (unsigned long long)rec->w.chunks);
+		return 1;
+	}
+	if (close(rec->out_fd) < 0)
+		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));
+	rec->out_fd = -1;
+	summary(rec, &s);
+	return exit_code(rec->status);
+}
+
+static void cleanup(struct kp_recorder *rec)
+{
+	if (rec->child > 0 && !rec->child_done) {
+		kill(rec->child, SIGKILL);
+		waitpid(rec->child, NULL, 0);
+	}
+	for (int ci = 0; ci < rec->nr_cpus && rec->rings; ci++)
+		kp_ring_unmap(&rec->rings[ci]);
+	for (size_t i = 0; rec->fds && i < rec->o->nr_evs * rec->nr_cpus; i++)
+		if (rec->fds[i] >= 0)
+			close(rec->fds[i]);
+	if (rec->out_fd >= 0)
+		close(rec->out_fd);
+	if (rec->go_fd >= 0)
+		close(rec->go_fd);
+	if (rec->exec_fd >= 0)
+		close(rec->exec_fd);
+	if (rec->w.buf)
+		kp_writer_close(&rec->w);
+	free(rec->cpus);
+	free(rec->fds);
+	free(rec->ids);
+	free(rec->rings);
+	free(rec->pfds);
+	free(rec->old_path);
+	free(rec->kallsyms);
+}
+
+int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
+{
+	int rc;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->o = o;
+	rec->out_fd = rec->go_fd = rec->exec_fd = -1;
+	read_kallsyms(rec);
+	install_signals();
+	rc = start_child(rec);
+	if (!rc)
+		rc = open_events(rec);
+	if (!rc)
+		rc = open_output(rec);
+	if (!rc)
+		rc = write_header(rec);
+	if (!rc)
+		rc = release_child(rec);
+	if (rc) {
+		discard_output(rec);
+		cleanup(rec);
+		return rc;
+	}
+	record_loop(rec);
+	rc = finish(rec);
+	cleanup(rec);
+	return rc;
+}

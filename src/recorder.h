@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.h - records a command: its events per CPU, their rings, the drain loop and the
+ * .kprof file. Uses formats/ only.
+ */
+#ifndef KP_RECORDER_H
+#define KP_RECORDER_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "evspec.h"
+#include "formats/writer.h"
+#include "ring.h"
+
+/* What `kprof record` was asked to do; filled by the command's option parser. */
+struct kp_record_opts {
+	struct kp_evspec *evs;
+	size_t nr_evs;
+	uint64_t period;	/* -c; 0 = use freq */
+	uint64_t freq;		/* -F, default 4000 */
+	bool callchain;		/* -g */
+	uint64_t sample_type;	/* --sample, 0 = the default set */
+	const char *output;	/* -o, default "kprof.data" */
+	size_t pages;		/* -m, data pages per ring */
+	int level;		/* -z */
+	char **argv;		/* the command, NULL-terminated */
+	int argc_all;		/* kprof's own command line, for the metadata */
+	char **argv_all;
+};
+
+struct kp_recorder {
+	const struct kp_record_opts *o;
+	int *cpus;
+	int nr_cpus;
+	int *fds;		/* [ev * nr_cpus + cpu index] */
+	uint64_t *ids;		/* same layout */
+	struct kp_ring *rings;	/* one per CPU, owned by the first event's fd */
+	struct pollfd *pfds;
+	struct kp_writer w;
+	int out_fd;
+	bool out_created, old_kept;
+	char *old_path;
+	pid_t child;
+	int go_fd, exec_fd;	/* pipes to the waiting child */
+	int status;		/* the child's wait status */
+	bool child_done;
+	uint64_t wakeups;
+	char *kallsyms;		/* snapshot read before the command starts */
+	size_t kallsyms_len;
+	const char *kallsyms_state;
+};
+
+/* kp_recorder_run - the whole recording; returns the exit code for kprof (the child's). */
+int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o);
+
+#endif /* KP_RECORDER_H */

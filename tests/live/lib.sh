@@ -1,0 +1,33 @@
+# lib.sh - TAP helpers for the shell tests, and the live tests' common set-up.
+# Sourced; expects KPROF, top_builddir and top_srcdir from the test environment.
+
+tap_n=0
+tap_failed=0
+
+# pass DESCRIPTION / fail DESCRIPTION [DIAGNOSTIC...]
+pass() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
+fail() {
+	tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $1"; shift
+	for line in "$@"; do echo "#   $line"; done
+}
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds
+check() { d=$1; shift; if "$@"; then pass "$d"; else fail "$d" "command: $*"; fi; }
+# within PCT GOT WANT: GOT is within PCT percent of WANT
+within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d * 100 <= p * w) }'; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kprof-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+SPLIT="$top_builddir/tests/workloads/split"
+
+# Live tests need perf_event_open on a child with kernel samples: skip, saying why, if denied.
+require_perf_events() {
+	if ! "$KPROF" record -o "$WORK/probe.kprof" -- true >"$WORK/probe.out" 2>&1; then
+		if grep -q "cannot open event" "$WORK/probe.out"; then
+			skip_all "perf_event_open is not permitted here: $(head -1 "$WORK/probe.out")"
+		fi
+	fi
+	rm -f "$WORK/probe.kprof"
+}

@@ -1,0 +1,131 @@
+#!/bin/sh
+# Live: kprof record on the split workload, against its own CPU time and its own symbols.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+
+# --- a -g recording: samples, side-band records, call chains through the workload ------------
+out="$WORK/g.kprof"
+"$KPROF" record -g -o "$out" -- "$SPLIT" 0.5 >"$WORK/g.stdout" 2>"$WORK/g.stderr"
+check "record -g exits with the command's status 0" [ $? -eq 0 ]
+check "the file is private (mode 600)" [ "$(stat -c %a "$out")" = 600 ]
+check "the summary goes to stderr" grep -q "recorded [0-9]* samples, 0 lost" "$WORK/g.stderr"
+"$KPROF" script -i "$out" >"$WORK/g.txt"
+check "script reads the whole file" [ $? -eq 0 ]
+nsamples=$(grep -c " cpu-clock: " "$WORK/g.txt")
+check "samples were recorded ($nsamples)" [ "$nsamples" -gt 1000 ]
+check "a COMM exec record names the workload" grep -q "COMM exec [0-9/]*: split" "$WORK/g.txt"
+check "an MMAP2 record maps the workload with its build-id" \
+	grep -q "MMAP2 .* build-id [0-9a-f]*\]: prot 5 .*tests/workloads/split\$" "$WORK/g.txt"
+"$KPROF" script -i "$out" --stats >"$WORK/g.stats"
+check "the statistics count the same samples as script prints" \
+	grep -q "^# samples: $nsamples\$" "$WORK/g.stats"
+check "lost samples are counted (0 here)" grep -q "^# lost: 0 (LOST records 0, read() at the end 0)" "$WORK/g.stats"
+
+# Resolve the chain addresses against the binary's own symbol table: the load base is the
+# exec mapping's start minus its file offset (PIE text has vaddr == file offset).
+nm -S --defined-only "$SPLIT" | awk '$3 ~ /^[tT]$/ { print $1, $2, $4 }' >"$WORK/syms"
+awk -v syms="$WORK/syms" '
+	function hex(s,   i, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	BEGIN { while ((getline l < syms) > 0) { split(l, f, " "); n++; lo[n] = hex(f[1]); hi[n] = lo[n] + hex(f[2]); nm[n] = f[3] } }
+	function sym(a,   i) { a -= base; for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) return nm[i]; return "" }
+	/MMAP2 .*tests\/workloads\/split$/ && /prot 5/ {
+		match($0, /\[[0-9a-f]+\(/); s = hex(substr($0, RSTART + 1, RLENGTH - 2))
+		match($0, /@ [0-9a-f]+/); base = s - hex(substr($0, RSTART + 2, RLENGTH - 2))
+	}
+	/ cpu-clock: / && base {
+		total++; leaf = ""; chain = ""
+		for (i = 1; i <= NF; i++) if ($i == "[user]") { u = i; break }
+		if (!u) next
+		leaf = sym(hex($(u + 1)))
+		for (i = u + 1; i <= NF; i++) chain = chain " " sym(hex($i))
+		if (leaf ~ /^work_[abc]$/) hot++
+		if (leaf == "work_a" && chain ~ / via_left/) left++
+		if (leaf == "work_a" && chain ~ / via_right/) right++
+		if (chain ~ / main/) main_++
+		u = 0
+	}
+	END { printf "%d %d %d %d %d\n", total, hot, left, right, main_ }
+' "$WORK/g.txt" >"$WORK/g.res"
+read total hot left right reach_main <"$WORK/g.res"
+check "most samples are in work_a/b/c ($hot of $total)" [ "$hot" -gt $((total * 9 / 10)) ]
+check "work_a is reached through via_left ($left) and via_right ($right)" \
+	[ "$left" -gt $((total / 10)) -a "$right" -gt $((total / 10)) ]
+check "call chains reach main ($reach_main of $total)" [ "$reach_main" -gt $((total * 9 / 10)) ]
+
+# --- sample counts follow the workload's CPU time (cpu-clock is exact here) -----------------
+count_case() { # DESCRIPTION EXPECTED_PER_NS... : record with the remaining options
+	desc=$1; per_sec=$2; shift 2
+	"$KPROF" record -o "$WORK/c.kprof" "$@" -- "$SPLIT" 0.5 >"$WORK/c.stdout" 2>"$WORK/c.stderr"
+	cpu_ns=$(sed -n 's/^cpu_ns=//p' "$WORK/c.stdout")
+	got=$("$KPROF" script -i "$WORK/c.kprof" | grep -c " cpu-clock: ")
+	want=$(awk -v c="$cpu_ns" -v r="$per_sec" 'BEGIN { printf "%d", c * r / 1e9 }')
+	if within 5 "$got" "$want"; then pass "$desc: $got samples for $want expected"; else
+		fail "$desc: $got samples for $want expected" "$(cat "$WORK/c.stderr")"; fi
+}
+count_case "-c 100000" 10000 -c 100000
+count_case "-F 999" 999 -F 999
+count_case "-e cycles -c 100000 -g (falls back to cpu-clock)" 10000 -e cycles -c 100000 -g
+check "the fallback is announced on one line" \
+	grep -q "event 'cycles' is not supported here (no hardware PMU): using 'cpu-clock'" "$WORK/c.stderr"
+"$KPROF" script -i "$WORK/c.kprof" --header >"$WORK/c.header"
+check "the file records the event really used" \
+	grep -q "^# event 0: cpu-clock (asked for 'cycles', not supported here)" "$WORK/c.header"
+
+# --- options and events ----------------------------------------------------------------------
+"$KPROF" record -o "$WORK/m.kprof" -e cpu-clock,page-faults -- "$SPLIT" 0.2 >/dev/null 2>&1
+"$KPROF" script -i "$WORK/m.kprof" >"$WORK/m.txt"
+check "two events: cpu-clock samples" grep -q " cpu-clock: " "$WORK/m.txt"
+check "two events: page-faults samples, told apart by their id" grep -q " page-faults: " "$WORK/m.txt"
+"$KPROF" record -o "$WORK/s.kprof" --sample ip,tid -- "$SPLIT" 0.1 >/dev/null 2>&1
+"$KPROF" script -i "$WORK/s.kprof" | grep " cpu-clock: " | head -1 >"$WORK/s.txt"
+check "--sample ip,tid records no cpu or time" grep -Eq "^ +split +[0-9]+ cpu-clock: [0-9a-f]+\$" "$WORK/s.txt"
+"$KPROF" record -o "$WORK/u.kprof" -e cpu-clock:u -- "$SPLIT" 0.1 >/dev/null 2>&1
+"$KPROF" script -i "$WORK/u.kprof" --header >"$WORK/u.header"
+check ":u excludes the kernel" grep -q "user only" "$WORK/u.header"
+
+"$KPROF" record -o "$WORK/x.kprof" -e cpu-clok -- true >/dev/null 2>"$WORK/x.err"
+check "an unknown event is a usage error" [ $? -eq 2 ]
+check "an unknown event suggests the closest name" grep -q "did you mean 'cpu-clock'" "$WORK/x.err"
+"$KPROF" record -o "$WORK/x.kprof" -c 0 -- true >/dev/null 2>"$WORK/x.err"
+check "-c 0 is a usage error" [ $? -eq 2 ]
+
+# --- exit status, missing commands, FILE.old --------------------------------------------------
+"$KPROF" record -o "$WORK/e.kprof" -- sh -c 'exit 3' >/dev/null 2>&1
+check "kprof exits with the command's status" [ $? -eq 3 ]
+cp "$WORK/e.kprof" "$WORK/e.copy"
+"$KPROF" record -o "$WORK/e.kprof" -- /nonexistent/command >/dev/null 2>"$WORK/e.err"
+check "a missing command fails with status 1" [ $? -eq 1 ]
+check "a missing command is named in the error" grep -q "cannot run '/nonexistent/command': No such file" "$WORK/e.err"
+check "a missing command leaves the previous recording in place" cmp -s "$WORK/e.kprof" "$WORK/e.copy"
+check "a missing command leaves no .old behind" [ ! -e "$WORK/e.kprof.old" ]
+"$KPROF" record -o "$WORK/e.kprof" -- true >/dev/null 2>&1
+check "an existing recording is kept as FILE.old" cmp -s "$WORK/e.kprof.old" "$WORK/e.copy"
+
+# --- signals: SIGTERM is forwarded and the file is finished -----------------------------------
+"$KPROF" record -o "$WORK/t.kprof" -- sleep 30 >/dev/null 2>&1 &
+kpid=$!
+sleep 1
+kill -TERM $kpid
+wait $kpid
+check "SIGTERM ends the command and kprof exits 128+15" [ $? -eq 143 ]
+"$KPROF" script -i "$WORK/t.kprof" --stats >"$WORK/t.stats"
+check "the interrupted recording is complete (it has its statistics)" grep -q "^# samples: " "$WORK/t.stats"
+
+# --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
+"$KPROF" record -F 10000 -g -o "$WORK/k.kprof" -- "$SPLIT" 30 >/dev/null 2>&1 &
+kpid=$!
+sleep 4
+child=$(pgrep -P $kpid)
+kill -KILL $kpid
+wait $kpid 2>/dev/null
+[ -n "$child" ] && kill -KILL $child 2>/dev/null
+"$KPROF" script -i "$WORK/k.kprof" >"$WORK/k.txt" 2>"$WORK/k.err"
+rc=$?
+n=$(grep -c " cpu-clock: " "$WORK/k.txt")
+check "a SIGKILLed recording still reads back its samples ($n)" [ "$n" -gt 10000 ]
+check "...and script exits 0 (cut between chunks) or names the truncation" \
+	sh -c "[ $rc -eq 0 ] || grep -q 'truncated at offset [0-9]* after [0-9]* records' '$WORK/k.err'"
+"$KPROF" script -i "$WORK/k.kprof" --stats >"$WORK/k.stats" 2>/dev/null
+check "...and says it has no final statistics" grep -q "did not finish" "$WORK/k.stats"
+
+done_testing

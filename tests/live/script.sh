@@ -1,0 +1,40 @@
+#!/bin/sh
+# kprof script on damaged and foreign input: clear errors with offsets, and what is intact.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+
+# 3 s at 10 kHz with call chains: about 3 MiB of records, so several chunks
+"$KPROF" record -F 10000 -g -o "$WORK/a.kprof" -- "$SPLIT" 3 >/dev/null 2>&1
+full=$("$KPROF" script -i "$WORK/a.kprof" | wc -l)
+size=$(stat -c %s "$WORK/a.kprof")
+check "a 3 s recording at 10 kHz prints records ($full)" [ "$full" -gt 20000 ]
+
+head -c $((size - 100)) "$WORK/a.kprof" >"$WORK/cut.kprof"
+"$KPROF" script -i "$WORK/cut.kprof" >"$WORK/cut.txt" 2>"$WORK/cut.err"
+check "a cut file fails with status 1" [ $? -eq 1 ]
+check "a cut file names the offset and records read" \
+	grep -q "'$WORK/cut.kprof': truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
+cut=$(wc -l <"$WORK/cut.txt")
+check "a cut file still prints its complete chunks ($cut of $full lines)" [ "$cut" -gt 0 -a "$cut" -lt "$full" ]
+
+cp "$WORK/a.kprof" "$WORK/bad.kprof"
+printf 'X' | dd of="$WORK/bad.kprof" bs=1 seek=$((size - 50)) conv=notrunc 2>/dev/null
+"$KPROF" script -i "$WORK/bad.kprof" >/dev/null 2>"$WORK/bad.err"
+check "a corrupted byte is a checksum error with its offset" \
+	grep -q "chunk checksum mismatch at offset [0-9]* after [0-9]* records" "$WORK/bad.err"
+
+printf 'hello, world\n' >"$WORK/text"
+"$KPROF" script -i "$WORK/text" >/dev/null 2>"$WORK/text.err"
+check "a text file is not a kprof file" grep -q "cannot read '$WORK/text': not a kprof file" "$WORK/text.err"
+"$KPROF" script -i "$WORK/missing" >/dev/null 2>"$WORK/missing.err"
+check "a missing file says so" grep -q "cannot read '$WORK/missing': No such file or directory" "$WORK/missing.err"
+
+# kprof --help and friends
+"$KPROF" --help | grep -q "^   record " && "$KPROF" --help | grep -q "^   script "
+check "kprof --help lists the commands from the table" [ $? -eq 0 ]
+check "kprof --version" sh -c "'$KPROF' --version | grep -q '^kprof [0-9]'"
+check "kprof record --help lists the events" sh -c "'$KPROF' record --help | grep -q '^cache-misses '"
+"$KPROF" frobnicate 2>/dev/null
+check "an unknown command is a usage error" [ $? -eq 2 ]
+
+done_testing

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* Record validation, sample and trailer parsing, and event lookup by id. */
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "formats/evlist.h"
+#include "formats/rec.h"
+#include "formats/util.h"
+#include "formats/writer.h"
+#include "synth.h"
+#include "tests/tap.h"
+
+static void test_validate(void)
+{
+	uint64_t buf[64];
+	struct kp_rec_header *h = (void *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	*h = (struct kp_rec_header){ PERF_RECORD_SAMPLE, 0, 8 };
+	ok(kp_rec_validate(h, 8) == 0, "an empty sample header is a valid record");
+	ok(kp_rec_validate(h, 4) == -KP_ERECORD, "a header cut short is rejected");
+	h->size = 12;
+	ok(kp_rec_validate(h, 64) == -KP_ERECORD, "a size that is not a multiple of 8 is rejected");
+	h->size = 0;
+	ok(kp_rec_validate(h, 64) == -KP_ERECORD, "a zero size is rejected");
+	h->size = 72;
+	ok(kp_rec_validate(h, 64) == -KP_ERECORD, "a size past the buffer is rejected");
+
+	*h = (struct kp_rec_header){ PERF_RECORD_MMAP2, 0, 72 };
+	ok(kp_rec_validate(h, sizeof(buf)) == -KP_ERECORD, "an mmap2 below its minimum is rejected");
+	h->size = 88;
+	memset((char *)buf + 72, 'x', 16);
+	ok(kp_rec_validate(h, sizeof(buf)) == -KP_ERECORD,
+	   "an mmap2 whose file name has no NUL is rejected");
+	((char *)buf)[87] = 0;
+	ok(kp_rec_validate(h, sizeof(buf)) == 0, "an mmap2 with a terminated file name passes");
+
+	*h = (struct kp_rec_header){ 50, 0, 16 };
+	ok(kp_rec_validate(h, sizeof(buf)) == 0 && !kp_rec_info_of(50),
+	   "an unknown type passes validation and has no table row");
+	*h = (struct kp_rec_header){ KP_REC_STATS, 0, 88 };
+	ok(kp_rec_validate(h, sizeof(buf)) == -KP_ERECORD, "a short stats record is rejected");
+}
+
+static void test_own_records(void)
+{
+	struct kp_writer w;
+	struct perf_event_attr a;
+	uint64_t ids[3] = { 7, 8, 9 };
+	struct kp_attr_view v;
+	const char *key, *value;
+	struct kp_rec_header *h;
+	struct kp_rec_meta *m;
+	int fd = memfd_create("rec", 0);
+
+	kp_writer_init(&w, fd, 1, 0);
+	synth_attr(&a);
+	kp_writer_add_attr(&w, &a, 3, ids, 3, "cpu-clock", "cycles:u", 1);
+	h = (void *)w.buf;
+	ok(kp_rec_validate(h, w.len) == 0, "an attr record validates");
+	kp_rec_attr_view(h, &v);
+	ok(!memcmp(&v.attr, &a, sizeof(a)) && v.nr_ids == 3 && v.ids[2] == 9 && v.index == 3,
+	   "the attr record gives back the attr, ids and index");
+	ok(!strcmp(v.name, "cpu-clock") && !strcmp(v.spec, "cycles:u") && v.fallback,
+	   "the attr record gives back name, spec and the fallback flag");
+	((struct kp_rec_attr *)h)->nr_ids = 1000;
+	ok(kp_rec_validate(h, w.len) == -KP_ERECORD, "an attr whose ids overrun it is rejected");
+
+	w.len = 0;
+	kp_writer_add_meta(&w, "kernel", "6.18");
+	m = (void *)w.buf;
+	kp_rec_meta_view(&m->h, &key, &value);
+	ok(kp_rec_validate(&m->h, w.len) == 0 && !strcmp(key, "kernel") && !strcmp(value, "6.18"),
+	   "a meta record round-trips its key and value");
+	m->value_len = 100;
+	ok(kp_rec_validate(&m->h, w.len) == -KP_ERECORD, "a meta whose value overruns is rejected");
+	w.len = 0;
+	kp_writer_close(&w);
+	close(fd);
+}
+
+static void test_sample(void)
+{
+	uint64_t buf[64];
+	struct kp_rec_header *h = (void *)buf;
+	struct perf_event_attr a;
+	struct kp_sample s;
+
+	synth_attr(&a);
+	synth_sample(buf, 42, 5000, 1, 0x401000, 3);
+	ok(kp_rec_parse_sample(&a, h, &s) == 0, "a synthetic sample parses");
+	ok(s.id == 1001 && s.ip == 0x401000 && s.pid == 42 && s.tid == 42 && s.time == 5000 &&
+		   s.cpu == 1 && s.period == 250000,
+	   "its fixed fields come back");
+	ok(s.nr_callchain == 4 && s.callchain[0] == PERF_CONTEXT_USER &&
+		   s.callchain[3] == 0x401300,
+	   "its call chain comes back, context marker included");
+	h->size -= 8;
+	ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE, "a sample shorter than its chain fails");
+	buf[7] = 1ull << 40;
+	h->size += 8;
+	ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE, "a huge chain count fails, no overrun");
+	a.sample_type |= 1ull << 40;
+	ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE_TYPE, "an unknown sample field fails");
+
+	/* RAW and STACK_USER bounds */
+	synth_attr(&a);
+	a.sample_type = PERF_SAMPLE_RAW;
+	buf[1] = 0xffffu; /* raw size 65535 in a 16-byte record */
+	*h = (struct kp_rec_header){ PERF_RECORD_SAMPLE, 0, 16 };
+	ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE, "a raw size past the record fails");
+	a.sample_type = PERF_SAMPLE_STACK_USER;
+	buf[1] = 1ull << 62;
+	ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE, "a stack size past the record fails");
+}
+
+static void test_trailer_and_evlist(void)
+{
+	uint64_t buf[32] = { 0 };
+	struct kp_rec_header *h = (void *)buf;
+	struct perf_event_attr a, b;
+	struct kp_sample s;
+	struct kp_evlist l;
+	struct kp_writer w;
+	uint64_t ida = 1000, idb = 2000;
+	int fd = memfd_create("rec", 0);
+
+	synth_attr(&a);
+	*h = (struct kp_rec_header){ PERF_RECORD_EXIT, 0, 64 };
+	buf[4] = (43ull << 32) | 42; /* pid 42, tid 43 */
+	buf[5] = 777;
+	buf[6] = 1;
+	buf[7] = 2000;
+	ok(kp_rec_parse_id(&a, h, &s) == 0 && s.pid == 42 && s.tid == 43 && s.time == 777 &&
+		   s.cpu == 1 && s.id == 2000,
+	   "the sample_id_all trailer is read from the end");
+	h->size = 16;
+	ok(kp_rec_parse_id(&a, h, &s) == -KP_ESAMPLE, "a trailer longer than the record fails");
+	h->size = 64;
+
+	kp_evlist_init(&l);
+	kp_writer_init(&w, fd, 1, 0);
+	b = a;
+	b.config = PERF_COUNT_SW_PAGE_FAULTS;
+	kp_writer_add_attr(&w, &a, 0, &ida, 1, "cpu-clock", "cpu-clock", 0);
+	kp_evlist_add(&l, (void *)w.buf);
+	w.len = 0;
+	kp_writer_add_attr(&w, &b, 1, &idb, 1, "page-faults", "page-faults", 0);
+	kp_evlist_add(&l, (void *)w.buf);
+	w.len = 0;
+	ok(kp_evlist_find(&l, h) == &l.ev[1], "a trailer's identifier selects its event");
+	synth_sample(buf, 1, 1, 0, 0x1000, 0);
+	buf[1] = 1000;
+	ok(kp_evlist_find(&l, h) == &l.ev[0], "a sample's identifier selects its event");
+	buf[1] = 5;
+	ok(kp_evlist_find(&l, h) == NULL, "an unknown id selects nothing");
+	kp_evlist_release(&l);
+	kp_writer_close(&w);
+	close(fd);
+}
+
+int main(void)
+{
+	test_validate();
+	test_own_records();
+	test_sample();
+	test_trailer_and_evlist();
+	return tap_done();
+}
