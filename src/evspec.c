@@ -104,6 +104,7 @@ static int apply_modifiers(struct kp_evspec *e, const char *mods)
 			return -EINVAL;
 	}
 	if (u || k) {
+		e->modifiers = true;
 		e->attr.exclude_user = !u;
 		e->attr.exclude_kernel = !k;
 		e->attr.exclude_hv = 1;
@@ -166,6 +167,15 @@ bool kp_evspec_fallback(struct kp_evspec *e)
 	e->attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	e->name = "cpu-clock";
 	e->fallback = true;
+	return true;
+}
+
+bool kp_evspec_user_only(struct kp_evspec *e)
+{
+	if (e->modifiers || e->attr.exclude_kernel)
+		return false;
+	e->attr.exclude_kernel = 1;
+	e->attr.exclude_hv = 1;
 	return true;
 }
 

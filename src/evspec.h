@@ -15,12 +15,14 @@
  * @name:     the canonical event name, e.g. "cycles" (static)
  * @attr:     type, config and the :u/:k exclusions; the caller adds the sampling fields
  * @fallback: set by kp_evspec_fallback() once the event was replaced by cpu-clock
+ * @modifiers: the user gave :u or :k, so kprof must not narrow the event itself
  */
 struct kp_evspec {
 	char *spec;
 	const char *name;
 	struct perf_event_attr attr;
 	bool fallback;
+	bool modifiers;
 };
 
 /*
@@ -35,6 +37,13 @@ int kp_evspec_parse(const char *list, struct kp_evspec **specs, size_t *nr);
  * modifiers) and return true; perf does the same where the CPU has no PMU.
  */
 bool kp_evspec_fallback(struct kp_evspec *e);
+
+/*
+ * kp_evspec_user_only - if @e counts the kernel only because the user did not say otherwise,
+ * make it user space only (perf does the same when perf_event_paranoid forbids kernel
+ * samples) and return true.
+ */
+bool kp_evspec_user_only(struct kp_evspec *e);
 
 void kp_evspec_free(struct kp_evspec *specs, size_t nr);
 

@@ -166,6 +166,12 @@ static int open_one(struct kp_recorder *rec, size_t ev, int ci)
 		build_attr(rec, e, ev == 0);
 		fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
 	}
+	if ((fd == -EACCES || fd == -EPERM) && kp_evspec_user_only(e)) {
+		kp_notice("kernel samples are not permitted: recording '%s' in user space only",
+			  e->spec);
+		kp_hint("'sysctl kernel.perf_event_paranoid=1' or CAP_PERFMON allows kernel samples");
+		fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
+	}
 	if (fd < 0) {
 		kp_perf_explain(e->spec, &e->attr, fd);
 		return 1;
