@@ -9,8 +9,8 @@
  * A file is a kp_file_header followed by chunks. A chunk is a kp_chunk_header followed by one
  * independent zstd frame whose content is a run of whole records. A record starts with the
  * same 8-byte header the kernel uses (struct perf_event_header), is 8-byte aligned and at most
- * 65535 bytes long. Kernel records (types 1..63) are stored exactly as the kernel wrote them;
- * kprof's own records use types from 64 up.
+ * KP_REC_MAX_SIZE (65528) bytes long. Kernel records (types 1..63) are stored exactly as the
+ * kernel wrote them; kprof's own records use types from 64 up.
  */
 #ifndef KPROF_FORMAT_H
 #define KPROF_FORMAT_H
@@ -94,7 +94,7 @@ enum kp_rec_type {
 	KP_REC_KALLSYMS = 66,	/* a slice of /proc/kallsyms text, whole lines */
 	KP_REC_ROUND = 67,	/* every ring was drained: records before it are ordered */
 	KP_REC_STATS = 68,	/* final statistics, once at the end */
-	KP_REC_RING_STATS = 69,	/* final statistics of one ring, after KP_REC_STATS */
+	KP_REC_RING_STATS = 69,	/* final statistics of one ring, just before KP_REC_STATS */
 	KP_REC_TYPE_MAX
 };
 
@@ -137,9 +137,9 @@ struct kp_rec_meta {
 _Static_assert(sizeof(struct kp_rec_meta) == 16, "kp_rec_meta changed size");
 
 /**
- * struct kp_rec_kallsyms - part of the /proc/kallsyms snapshot (type KP_REC_KALLSYMS)
+ * struct kp_rec_kallsyms - lines of /proc/kallsyms (type KP_REC_KALLSYMS)
  * @len: bytes of text that follow (whole lines, not NUL-terminated), zero-padded to 8
- * @seq: position of this slice, from 0; the snapshot is the slices concatenated in order
+ * @seq: sequence number, from 0; the stored table is the union of all records' lines
  */
 struct kp_rec_kallsyms {
 	struct kp_rec_header h;
@@ -161,7 +161,7 @@ _Static_assert(sizeof(struct kp_rec_kallsyms) == 16, "kp_rec_kallsyms changed si
  * @raw_bytes:     uncompressed bytes in chunks written before this record
  * @file_bytes:    bytes in the file before the chunk holding this record
  * @wakeups:       drain rounds
- * @nr_rings:      number of KP_REC_RING_STATS records that follow
+ * @nr_rings:      number of KP_REC_RING_STATS records written just before this one
  */
 struct kp_rec_stats {
 	struct kp_rec_header h;

@@ -205,7 +205,6 @@ void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr,
 void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)
 {
 	const size_t max = KP_REC_MAX_SIZE - sizeof(struct kp_rec_kallsyms);
-	uint32_t seq = 0;
 
 	while (len) {
 		size_t n = len;
@@ -214,7 +213,7 @@ void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)
 			const char *nl = memrchr(text, '\n', max);
 			n = nl ? (size_t)(nl - text) + 1 : max;
 		}
-		struct kp_rec_kallsyms k = { { KP_REC_KALLSYMS, 0, 0 }, n, seq++ };
+		struct kp_rec_kallsyms k = { { KP_REC_KALLSYMS, 0, 0 }, n, w->kallsyms_seq++ };
 		struct part part = { text, n };
 		add_parts(w, &k, sizeof(k), &part, 1);
 		text += n;

@@ -37,6 +37,7 @@ struct kp_writer {
 	uint64_t raw_bytes;	/* uncompressed bytes of the chunks written */
 	uint64_t chunks;
 	uint64_t records;	/* records in the chunks written */
+	uint32_t kallsyms_seq;	/* next KP_REC_KALLSYMS sequence number */
 	int err;		/* sticky: 0, -errno or -KP_E* */
 };
 
@@ -79,7 +80,10 @@ void kp_writer_add_meta(struct kp_writer *w, const char *key, const char *value)
 void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr, uint32_t index,
 			const uint64_t *ids, uint32_t nr_ids, const char *name, const char *spec,
 			int fallback);
-/* kp_writer_add_text - split @len bytes of line-oriented text into KP_REC_KALLSYMS records. */
+/*
+ * kp_writer_add_kallsyms - append @len bytes of whole /proc/kallsyms lines as KP_REC_KALLSYMS
+ * records, split at line ends; their seq numbers continue across calls.
+ */
 void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len);
 
 #endif /* KP_WRITER_H */

@@ -34,6 +34,8 @@ static const char record_usage[] =
 	"                             FILE.old)\n"
 	"  -m, --mmap-pages PAGES     data pages per CPU ring, a power of two (default 128)\n"
 	"  -z, --compression-level N  zstd level (default 1)\n"
+	"      --all-kallsyms         store all of /proc/kallsyms, not only the symbols that\n"
+	"                             samples hit\n"
 	"  -h, --help                 this text\n"
 	"\n"
 	"Events a CPU without a hardware PMU lacks (cycles, instructions, ...) fall back to\n"
@@ -128,7 +130,7 @@ static int parse_level(const char *s, int *level)
 	return 0;
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE };
+enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -139,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "compression-level", required_argument, NULL, 'z' },
+	{ "all-kallsyms", no_argument, NULL, OPT_ALL_KALLSYMS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -180,6 +183,9 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		return 0;
 	case 'z':
 		return parse_level(optarg, &o->level);
+	case OPT_ALL_KALLSYMS:
+		o->all_kallsyms = true;
+		return 0;
 	default:
 		return 2;
 	}

@@ -22,7 +22,7 @@
 #include "report/order.h"
 
 static const char script_usage[] =
-	"usage: kprof script [-i FILE] [--header] [--stats]\n"
+	"usage: kprof script [-i FILE] [--header] [--stats] [--kallsyms]\n"
 	"\n"
 	"Prints every record of a recording in time order, one line each: comm, tid, cpu,\n"
 	"time (seconds of CLOCK_MONOTONIC), then the record. Samples show period, event, ip and\n"
@@ -31,6 +31,7 @@ static const char script_usage[] =
 	"  -i, --input FILE   recording to read (default kprof.data)\n"
 	"      --header       print the recording's events and metadata instead of the records\n"
 	"      --stats        print the recording's final statistics instead of the records\n"
+	"      --kallsyms     print the kernel symbols stored in the recording, by address\n"
 	"  -h, --help         this text\n";
 
 struct script {
@@ -46,7 +47,9 @@ struct script {
 	bool have_stats;
 	struct kp_rec_ring_stats *rings;
 	size_t nr_rings, rings_cap;
-	bool header, show_stats;
+	bool header, show_stats, show_kallsyms;
+	char *kallsyms;		/* --kallsyms: the stored lines, concatenated */
+	size_t kallsyms_cap;
 	FILE *out;
 };
 
@@ -250,6 +253,39 @@ static void print_attr(struct script *s, const struct kp_rec_header *rec)
 		v.nr_ids);
 }
 
+static bool records_wanted(const struct script *s)
+{
+	return !s->header && !s->show_stats && !s->show_kallsyms;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The stored lines sorted by address: all addresses have 16 hex digits, so text order works. */
+static void print_kallsyms(struct script *s)
+{
+	char **lines = NULL, *p = s->kallsyms, *end = s->kallsyms + s->kallsyms_bytes;
+	size_t nr = 0, cap = 0;
+
+	if (!p)
+		return;
+	*end = '\0';
+	for (char *nl; p < end; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		KP_GROW(lines, cap, nr + 1);
+		lines[nr++] = p;
+	}
+	qsort(lines, nr, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < nr; i++)
+		fprintf(s->out, "%s\n", lines[i]);
+	free(lines);
+}
+
 static int handle(struct script *s, const struct kp_rec_header *rec)
 {
 	const char *key, *value;
@@ -265,17 +301,23 @@ static int handle(struct script *s, const struct kp_rec_header *rec)
 		if (s->header)
 			fprintf(s->out, "# %s: %s\n", key, value);
 		return 0;
-	case KP_REC_KALLSYMS:
-		s->kallsyms_bytes += ((const struct kp_rec_kallsyms *)rec)->len;
+	case KP_REC_KALLSYMS: {
+		const struct kp_rec_kallsyms *k = (const void *)rec;
+		if (s->show_kallsyms) {
+			KP_GROW(s->kallsyms, s->kallsyms_cap, s->kallsyms_bytes + k->len + 1);
+			memcpy(s->kallsyms + s->kallsyms_bytes, k + 1, k->len);
+		}
+		s->kallsyms_bytes += k->len;
 		return 0;
+	}
 	case KP_REC_STATS:
 	case KP_REC_RING_STATS:
 		keep_stats(s, rec);
 		return 0;
 	case KP_REC_ROUND:
-		return s->header || s->show_stats ? 0 : kp_order_round(&s->order, emit, s);
+		return records_wanted(s) ? kp_order_round(&s->order, emit, s) : 0;
 	default:
-		if (rec->type < KP_REC_USER_START && !s->header && !s->show_stats)
+		if (rec->type < KP_REC_USER_START && records_wanted(s))
 			kp_order_push(&s->order, rec, time_of(s, rec));
 		return 0;
 	}
@@ -317,6 +359,7 @@ static void script_release(struct script *s)
 	kp_order_release(&s->order);
 	free(s->comm);
 	free(s->rings);
+	free(s->kallsyms);
 }
 
 static int run(struct script *s, const char *path)
@@ -331,8 +374,10 @@ static int run(struct script *s, const char *path)
 	}
 	while ((rc = kp_reader_next(&r, &rec)) > 0)
 		handle(s, rec);
-	if (!s->header && !s->show_stats)
+	if (records_wanted(s))
 		kp_order_flush(&s->order, emit, s);
+	if (s->show_kallsyms)
+		print_kallsyms(s);
 	if (s->show_stats)
 		print_stats(s, &r);
 	if (r.nr_unknown)
@@ -353,6 +398,7 @@ static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "header", no_argument, NULL, 'H' },
 	{ "stats", no_argument, NULL, 'S' },
+	{ "kallsyms", no_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -376,6 +422,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'S':
 			s.show_stats = true;
+			break;
+		case 'K':
+			s.show_kallsyms = true;
 			break;
 		case 'h':
 			return kp_cmd_help(script_usage);

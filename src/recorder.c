@@ -266,31 +266,6 @@ static void discard_output(struct kp_recorder *rec)
 	rec->out_created = false;
 }
 
-static void read_kallsyms(struct kp_recorder *rec)
-{
-	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	size_t cap = 0;
-	ssize_t n;
-
-	rec->kallsyms_state = "unreadable";
-	if (fd < 0)
-		return;
-	do {
-		KP_GROW(rec->kallsyms, cap, rec->kallsyms_len + 65536);
-		n = read(fd, rec->kallsyms + rec->kallsyms_len, cap - rec->kallsyms_len);
-		if (n > 0)
-			rec->kallsyms_len += n;
-	} while (n > 0 || (n < 0 && errno == EINTR));
-	close(fd);
-	/* without privileges every address reads as zero: such a snapshot names nothing */
-	if (rec->kallsyms_len < 17 || !strncmp(rec->kallsyms, "0000000000000000", 16)) {
-		rec->kallsyms_len = 0;
-		rec->kallsyms_state = "addresses hidden (kptr_restrict or perf_event_paranoid)";
-		return;
-	}
-	rec->kallsyms_state = n < 0 ? "partial" : "snapshot";
-}
-
 static void add_meta_u64(struct kp_writer *w, const char *key, uint64_t v)
 {
 	char buf[32];
@@ -345,7 +320,8 @@ static void write_meta(struct kp_recorder *rec)
 	s = join_argv(argc, o->argv);
 	kp_writer_add_meta(w, "command", s);
 	free(s);
-	kp_writer_add_meta(w, "kallsyms", rec->kallsyms_state);
+	kp_writer_add_meta(w, "kallsyms", rec->o->all_kallsyms && rec->ks.nr ? "full snapshot"
+									   : rec->ks.state);
 }
 
 static int write_header(struct kp_recorder *rec)
@@ -364,7 +340,8 @@ static int write_header(struct kp_recorder *rec)
 	}
 	free(ids);
 	write_meta(rec);
-	kp_writer_add_kallsyms(&rec->w, rec->kallsyms, rec->kallsyms_len);
+	if (o->all_kallsyms && rec->ks.nr)
+		kp_kallsyms_write_all(&rec->ks, &rec->w);
 	/* the metadata chunk goes out now, so even a recording killed at once has it */
 	if (kp_writer_flush(&rec->w))
 		return kp_error("cannot write '%s': %s", o->output, kp_strerror(rec->w.err));
@@ -396,8 +373,15 @@ static int release_child(struct kp_recorder *rec)
 
 static void drain_all(struct kp_recorder *rec)
 {
-	for (int ci = 0; ci < rec->nr_cpus; ci++)
-		kp_ring_drain(&rec->rings[ci], &rec->w);
+	for (int ci = 0; ci < rec->nr_cpus; ci++) {
+		size_t n = kp_ring_drain(&rec->rings[ci], &rec->w);
+		/* the copy is the last n bytes of the writer's buffer */
+		if (n)
+			kp_kallsyms_scan(&rec->ks, &rec->o->evs[0].attr, rec->w.buf + rec->w.len - n,
+					 n);
+	}
+	/* before the round ends: a sample and its symbols share a chunk */
+	kp_kallsyms_flush(&rec->ks, &rec->w);
 	kp_writer_round(&rec->w);
 	rec->wakeups++;
 }
@@ -547,7 +531,7 @@ static void cleanup(struct kp_recorder *rec)
 	free(rec->rings);
 	free(rec->pfds);
 	free(rec->old_path);
-	free(rec->kallsyms);
+	kp_kallsyms_release(&rec->ks);
 }
 
 int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
@@ -557,7 +541,7 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	memset(rec, 0, sizeof(*rec));
 	rec->o = o;
 	rec->out_fd = rec->go_fd = rec->exec_fd = -1;
-	read_kallsyms(rec);
+	kp_kallsyms_read(&rec->ks);
 	install_signals();
 	rc = start_child(rec);
 	if (!rc)

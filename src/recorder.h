@@ -14,6 +14,7 @@
 
 #include "evspec.h"
 #include "formats/writer.h"
+#include "kallsyms.h"
 #include "ring.h"
 
 /* What `kprof record` was asked to do; filled by the command's option parser. */
@@ -27,6 +28,7 @@ struct kp_record_opts {
 	const char *output;	/* -o, default "kprof.data" */
 	size_t pages;		/* -m, data pages per ring */
 	int level;		/* -z */
+	bool all_kallsyms;	/* --all-kallsyms: the whole table, not the symbols hit */
 	char **argv;		/* the command, NULL-terminated */
 	int argc_all;		/* kprof's own command line, for the metadata */
 	char **argv_all;
@@ -49,9 +51,7 @@ struct kp_recorder {
 	int status;		/* the child's wait status */
 	bool child_done;
 	uint64_t wakeups;
-	char *kallsyms;		/* snapshot read before the command starts */
-	size_t kallsyms_len;
-	const char *kallsyms_state;
+	struct kp_kallsyms ks;	/* read before the command starts */
 };
 
 /* kp_recorder_run - the whole recording; returns the exit code for kprof (the child's). */

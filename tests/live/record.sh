@@ -52,6 +52,37 @@ check "work_a is reached through via_left ($left) and via_right ($right)" \
 	[ "$left" -gt $((total / 10)) -a "$right" -gt $((total / 10)) ]
 check "call chains reach main ($reach_main of $total)" [ "$reach_main" -gt $((total * 9 / 10)) ]
 
+# --- kernel frames: the file stores the kallsyms lines of every kernel address its samples hold --
+if [ -r /proc/kallsyms ] && ! head -1 /proc/kallsyms | grep -q '^0000000000000000'; then
+	"$KPROF" record -g -o "$WORK/k.kprof" -- sh -c \
+		'i=0; while [ $i -lt 300 ]; do cat /proc/self/maps >/dev/null; i=$((i+1)); done' \
+		>/dev/null 2>&1
+	"$KPROF" script -i "$WORK/k.kprof" --kallsyms >"$WORK/k.stored"
+	"$KPROF" script -i "$WORK/k.kprof" | tr ' ' '\n' | grep -E '^ffff[0-9a-f]{12}$' | sort -u >"$WORK/k.addrs"
+	cut -d' ' -f1 /proc/kallsyms | grep -v '^0*$' | sort -u >"$WORK/k.all"
+	# all addresses have 16 hex digits, so string order is address order
+	awk -v all="$WORK/k.all" -v stored="$WORK/k.stored" '
+		BEGIN { while ((getline l < all) > 0) a[++n] = l
+			while ((getline l < stored) > 0) { split(l, f, " "); have[f[1]] = 1 } }
+		{ lo = 1; hi = n; if ($1 < a[1]) next
+		  while (lo < hi) { mid = int((lo + hi + 1) / 2); if (a[mid] <= $1) lo = mid; else hi = mid - 1 }
+		  total++; if (a[lo] in have) ok++ }
+		END { printf "%d %d\n", total, ok }' "$WORK/k.addrs" >"$WORK/k.res"
+	read ktotal kok <"$WORK/k.res"
+	check "kernel call chains were recorded ($ktotal distinct kernel addresses)" [ "$ktotal" -gt 20 ]
+	check "the file stores the symbol of each of them ($kok of $ktotal)" [ "$kok" -eq "$ktotal" ]
+	nstored=$(wc -l <"$WORK/k.stored")
+	check "...and not the whole table ($nstored lines)" [ "$nstored" -lt 20000 ]
+	"$KPROF" record --all-kallsyms -o "$WORK/ka.kprof" -- true >/dev/null 2>&1
+	nall=$("$KPROF" script -i "$WORK/ka.kprof" --kallsyms | wc -l)
+	check "--all-kallsyms stores the whole table ($nall lines)" [ "$nall" -eq "$(wc -l </proc/kallsyms)" ]
+else
+	skip "kernel symbols: /proc/kallsyms hides addresses from this user"
+	skip "kernel symbols stored"
+	skip "kernel symbols not all stored"
+	skip "--all-kallsyms"
+fi
+
 # --- sample counts follow the workload's CPU time (cpu-clock is exact here) -----------------
 count_case() { # DESCRIPTION EXPECTED_PER_NS... : record with the remaining options
 	desc=$1; per_sec=$2; shift 2

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+#include "kallsyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/rec.h"
+#include "formats/util.h"
+
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 0;
+	ssize_t n;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	do {
+		KP_GROW(*buf, cap, *len + 65536);
+		n = read(fd, *buf + *len, cap - *len);
+		if (n > 0)
+			*len += n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct kp_ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Index every line "ADDR TYPE NAME[\t[MODULE]]\n" by address. */
+static void index_lines(struct kp_kallsyms *k)
+{
+	size_t cap = 0, pos = 0;
+
+	while (pos < k->len) {
+		char *nl = memchr(k->text + pos, '\n', k->len - pos), *end;
+		size_t line_end = nl ? (size_t)(nl - k->text) + 1 : k->len;
+		uint64_t addr = strtoull(k->text + pos, &end, 16);
+		if (end != k->text + pos && addr) {
+			KP_GROW(k->syms, cap, k->nr + 1);
+			k->syms[k->nr++] = (struct kp_ksym){ addr, pos, line_end - pos };
+		}
+		pos = line_end;
+	}
+	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_sym);
+	k->lo = k->nr ? k->syms[0].addr : UINT64_MAX;
+	k->marked = kp_xcalloc(k->nr + 1, 1);
+	k->pending = kp_xcalloc(k->nr + 1, sizeof(*k->pending));
+	memset(k->cache_addr, 0, sizeof(k->cache_addr));
+}
+
+bool kp_kallsyms_read(struct kp_kallsyms *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (read_file("/proc/kallsyms", &k->text, &k->len) < 0 || !k->len) {
+		k->state = "unreadable";
+		return false;
+	}
+	/* without privileges every address reads as zero: such a table names nothing */
+	if (k->len < 17 || !strncmp(k->text, "0000000000000000", 16)) {
+		k->state = "addresses hidden (kptr_restrict or perf_event_paranoid)";
+		free(k->text);
+		k->text = NULL;
+		k->len = 0;
+		return false;
+	}
+	index_lines(k);
+	k->state = "symbols hit by samples";
+	return true;
+}
+
+static void mark(struct kp_kallsyms *k, size_t i)
+{
+	if (i < k->nr && !k->marked[i]) {
+		k->marked[i] = 1;
+		k->pending[k->nr_pending++] = i;
+	}
+}
+
+static void hit(struct kp_kallsyms *k, uint64_t addr)
+{
+	size_t slot = (addr >> 2) & (ARRAY_SIZE(k->cache_addr) - 1), lo = 0, hi = k->nr;
+
+	if (addr < k->lo || addr >= PERF_CONTEXT_MAX || k->cache_addr[slot] == addr)
+		return;
+	while (hi - lo > 1) { /* the last symbol at or below addr */
+		size_t mid = (lo + hi) / 2;
+		if (k->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	mark(k, lo);
+	mark(k, lo + 1);
+	k->cache_addr[slot] = addr;
+	k->cache_idx[slot] = lo;
+}
+
+void kp_kallsyms_scan(struct kp_kallsyms *k, const struct perf_event_attr *attr,
+		      const void *recs, size_t len)
+{
+	const uint8_t *p = recs;
+	struct kp_sample s;
+
+	if (!k->nr)
+		return;
+	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len;) {
+		const struct kp_rec_header *h = (const void *)(p + pos);
+		if (h->size < sizeof(*h))
+			break;
+		pos += h->size;
+		if (h->type != PERF_RECORD_SAMPLE || kp_rec_parse_sample(attr, h, &s))
+			continue;
+		hit(k, s.ip);
+		for (uint64_t i = 0; i < s.nr_callchain; i++)
+			hit(k, s.callchain[i]);
+	}
+}
+
+void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w)
+{
+	const size_t max = KP_REC_MAX_SIZE - sizeof(struct kp_rec_kallsyms);
+	char buf[KP_REC_MAX_SIZE];
+	size_t n = 0;
+
+	for (size_t j = 0; j < k->nr_pending; j++) {
+		const struct kp_ksym *s = &k->syms[k->pending[j]];
+		if (n + s->len > max) {
+			kp_writer_add_kallsyms(w, buf, n);
+			n = 0;
+		}
+		memcpy(buf + n, k->text + s->off, s->len);
+		n += s->len;
+		k->marked[k->pending[j]] = 2;
+		k->written++;
+	}
+	if (n)
+		kp_writer_add_kallsyms(w, buf, n);
+	k->nr_pending = 0;
+}
+
+void kp_kallsyms_write_all(struct kp_kallsyms *k, struct kp_writer *w)
+{
+	kp_writer_add_kallsyms(w, k->text, k->len);
+	k->written = k->nr;
+	k->nr = 0; /* nothing left to mark */
+	k->state = "full snapshot";
+}
+
+void kp_kallsyms_release(struct kp_kallsyms *k)
+{
+	free(k->text);
+	free(k->syms);
+	free(k->marked);
+	free(k->pending);
+	memset(k, 0, sizeof(*k));
+}
