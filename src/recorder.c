@@ -65,6 +65,8 @@ static void install_signals(void)
 	sa.sa_flags = 0;
 	sa.sa_handler = on_sigchld;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* a file size limit is a write error (EFBIG) to report, not a reason to die */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
@@ -77,6 +79,7 @@ static void run_child(int go_rd, int exec_wr, char **argv)
 		;
 	if (c != 'g')
 		_exit(127);
+	signal(SIGXFSZ, SIG_DFL); /* ignored dispositions survive exec: give the command its own */
 	execvp(argv[0], argv);
 	err = errno;
 	if (write(exec_wr, &err, sizeof(err)) < 0)
@@ -410,6 +413,8 @@ static void record_loop(struct kp_recorder *rec)
 		/* the disk is full or failing: stop sampling, keep what is on disk */
 		for (size_t i = 0; i < rec->o->nr_evs * rec->nr_cpus; i++)
 			ioctl(rec->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(rec->w.err));
+		kp_notice("stopped recording; waiting for '%s' to end", rec->o->argv[0]);
 		while (!rec->child_done) {
 			if (waitpid(rec->child, &rec->status, 0) == rec->child || errno == ECHILD)
 				rec->child_done = true;
@@ -481,23 +486,29 @@ static int exit_code(int status)
 	return 1;
 }
 
+static int report_kept(const struct kp_recorder *rec)
+{
+	kp_notice("'%s' keeps the %llu complete chunks written before the failure", rec->o->output,
+		  (unsigned long long)rec->w.chunks);
+	return 1;
+}
+
 static int finish(struct kp_recorder *rec)
 {
 	struct kp_rec_stats s;
-	int werr = rec->w.err;
+	int werr;
 
 	read_lost(rec);
-	if (!werr) {
-		write_stats(rec, &s);
-		werr = kp_writer_close(&rec->w);
-	} else {
+	if (rec->w.err) {
+		/* record_loop() already said what failed */
 		kp_writer_close(&rec->w);
+		return report_kept(rec);
 	}
+	write_stats(rec, &s);
+	werr = kp_writer_close(&rec->w);
 	if (werr) {
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(werr));
-		kp_notice("'%s' keeps the %llu complete chunks written before the failure",
-			  rec->o->output, (unsigned long long)rec->w.chunks);
-		return 1;
+		return report_kept(rec);
 	}
 	if (close(rec->out_fd) < 0)
 		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));

@@ -167,6 +167,22 @@ check "SIGTERM ends the command and kprof exits 128+15" [ $? -eq 143 ]
 "$KPROF" script -i "$WORK/t.kprof" --stats >"$WORK/t.stats"
 check "the interrupted recording is complete (it has its statistics)" grep -q "^# samples: " "$WORK/t.stats"
 
+# --- a full disk (here a 150 kB file size limit, about two chunks): stop, say so, keep the complete chunks ------
+if command -v prlimit >/dev/null; then
+	prlimit --fsize=150000 "$KPROF" record -F 10000 -g -o "$WORK/f.kprof" -- "$SPLIT" 4 \
+		>/dev/null 2>"$WORK/f.err"
+	rc=$?
+	check "a failed write ends kprof with status 1 ($rc)" [ $rc -eq 1 ]
+	check "...saying what failed" grep -q "cannot write '$WORK/f.kprof': File too large" "$WORK/f.err"
+	check "...and what the file keeps" grep -q "keeps the [1-9][0-9]* complete chunks" "$WORK/f.err"
+	"$KPROF" script -i "$WORK/f.kprof" >"$WORK/f.txt" 2>"$WORK/f.rerr"
+	rc=$?
+	n=$(grep -c " cpu-clock: " "$WORK/f.txt")
+	check "...which read back cleanly ($n samples, status $rc)" [ $rc -eq 0 -a "$n" -gt 1000 ]
+else
+	for i in 1 2 3 4; do skip "disk full: prlimit (util-linux) is not installed"; done
+fi
+
 # --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
 "$KPROF" record -F 10000 -g -o "$WORK/k.kprof" -- "$SPLIT" 30 >/dev/null 2>&1 &
 kpid=$!
