@@ -293,6 +293,17 @@ static char *join_argv(int argc, char **argv)
 	return s;
 }
 
+/* "@head@tail" in a new string; frees @tail. */
+static char *prefix(const char *head, char *tail)
+{
+	char *s = kp_xmalloc(strlen(head) + strlen(tail) + 1);
+
+	strcpy(s, head);
+	strcat(s, tail);
+	free(tail);
+	return s;
+}
+
 static void write_meta(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
@@ -316,7 +327,8 @@ static void write_meta(struct kp_recorder *rec)
 	add_meta_u64(w, "start-monotonic-ns", mono.tv_sec * 1000000000ull + mono.tv_nsec);
 	kp_writer_add_meta(w, "clock", "monotonic");
 	s = join_argv(o->argc_all, o->argv_all);
-	kp_writer_add_meta(w, "cmdline", s);
+	snprintf(buf, sizeof(buf), "kprof ");
+	kp_writer_add_meta(w, "cmdline", (s = prefix(buf, s)));
 	free(s);
 	while (o->argv[argc])
 		argc++;

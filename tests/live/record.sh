@@ -183,6 +183,16 @@ else
 	for i in 1 2 3 4; do skip "disk full: prlimit (util-linux) is not installed"; done
 fi
 
+# --- Ctrl-C: SIGINT reaches the whole foreground group; the file is finished ---------------
+setsid "$KPROF" record -o "$WORK/i.kprof" -- sleep 30 >/dev/null 2>&1 &
+kpid=$!
+sleep 1
+kill -INT -$kpid
+wait $kpid
+check "Ctrl-C (SIGINT to the group) ends the command and kprof exits 128+2" [ $? -eq 130 ]
+"$KPROF" script -i "$WORK/i.kprof" --stats >"$WORK/i.stats"
+check "the interrupted recording is complete" grep -q "^# samples: " "$WORK/i.stats"
+
 # --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
 "$KPROF" record -F 10000 -g -o "$WORK/k.kprof" -- "$SPLIT" 30 >/dev/null 2>&1 &
 kpid=$!
