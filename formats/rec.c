@@ -233,8 +233,9 @@ static void parse_tail(const struct perf_event_attr *attr, struct cursor *c, str
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
 		take1(c);
 	if (st & PERF_SAMPLE_AUX) {
+		/* u64 size, then size bytes padded to u64; n + 7 would wrap for a size near 2^64 */
 		uint64_t n = take1(c);
-		take(c, (n + 7) / 8);
+		take(c, n / 8 + (n % 8 != 0));
 	}
 }
 
@@ -296,7 +297,10 @@ int kp_rec_parse_id(const struct perf_event_attr *attr, const struct kp_rec_head
 		    struct kp_sample *s)
 {
 	uint64_t st = attr->sample_type;
-	const uint64_t *body = (const uint64_t *)(rec + 1);
+	const struct kp_rec_info *info = kp_rec_info_of(rec->type);
+	/* the trailer follows the record's own fields: never read it out of them */
+	const uint64_t *body = (const uint64_t *)((const char *)rec +
+						  (info ? info->min_size : sizeof(*rec)));
 	const uint64_t *p = (const uint64_t *)((const char *)rec + rec->size);
 
 	memset(s, 0, sizeof(*s));

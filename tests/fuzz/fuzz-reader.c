@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +15,20 @@
 #include "formats/rec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * A borrowed array must lie inside its record. ASan alone cannot tell: the record is followed
+ * by the rest of its chunk in the same buffer, so an overrun into the next record reads valid
+ * memory.
+ */
+static void check_within(const struct kp_rec_header *rec, const void *p, uint64_t bytes)
+{
+	const char *lo = (const char *)rec, *hi = lo + rec->size;
+
+	if (bytes && (!p || (const char *)p < lo || (const char *)p > hi ||
+		      bytes > (uint64_t)(hi - (const char *)p)))
+		abort();
+}
 
 static void visit(struct kp_evlist *l, const struct kp_rec_header *rec)
 {
@@ -35,6 +50,11 @@ static void visit(struct kp_evlist *l, const struct kp_rec_header *rec)
 		if (kp_rec_parse_sample(&ev->attr, rec, &s) == 0) {
 			/* touch every borrowed array, so ASan sees any overrun */
 			volatile uint64_t sum = 0;
+			check_within(rec, s.callchain, s.nr_callchain * 8);
+			check_within(rec, s.raw, s.raw_size);
+			check_within(rec, s.stack_data, s.stack_size);
+			check_within(rec, s.regs_user, s.nr_regs_user * 8ull);
+			check_within(rec, s.branches, s.nr_branches * 24);
 			for (uint64_t i = 0; i < s.nr_callchain; i++)
 				sum += s.callchain[i];
 			for (uint32_t i = 0; i < s.raw_size; i++)

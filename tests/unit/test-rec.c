@@ -137,6 +137,9 @@ static void test_trailer_and_evlist(void)
 	   "the sample_id_all trailer is read from the end");
 	h->size = 16;
 	ok(kp_rec_parse_id(&a, h, &s) == -KP_ESAMPLE, "a trailer longer than the record fails");
+	h->size = 40;
+	ok(kp_rec_parse_id(&a, h, &s) == -KP_ESAMPLE,
+	   "a trailer that would overlap the exit record's own fields fails");
 	h->size = 64;
 
 	kp_evlist_init(&l);
