@@ -14,7 +14,7 @@ cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 packages="build-essential autoconf automake pkg-config
-	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev
+	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev libiberty-dev
 	clang libclang-rt-14-dev libxml2-utils linux-perf binutils procps diffutils"
 
 install_missing() {

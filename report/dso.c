@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* Placeholder until the libdw symbolizer lands: every DSO reports itself unloaded. */
+#include "dso.h"

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dso.h - the binaries a recording maps (executables, shared libraries, the vDSO) and their
+ * symbols, through libdw.
+ *
+ * A DSO is identified by its path and, when the recording has one, its build-id. It is opened
+ * lazily, on the first lookup, and its Dwfl is kept and reused for every later lookup, from any
+ * process that maps it. Lookups take a file offset (sample address - map start + map pgoff),
+ * which the DSO turns into an ELF address through its PT_LOAD headers, and return the chain of
+ * frames at that address: inlined functions first, the function that contains them last
+ * (pprof's Location.line order). Results are cached per (DSO, offset).
+ */
+#ifndef KP_DSO_H
+#define KP_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_dsos;
+struct kp_dso;
+
+struct kp_dso_opts {
+	bool inline_frames;	/* expand inlined functions (default true; --no-inline) */
+	bool srcline;		/* fill file:line (--srcline); off saves the line-table lookups */
+	bool demangle;		/* C++ and Rust (legacy and v0) names demangled (--no-demangle) */
+	const char *kernel_release; /* of the recording: the live vDSO is used only if it matches */
+};
+
+/* Why a DSO gives no symbols; KP_DSO_OK when it does (possibly not for every address). */
+enum kp_dso_status {
+	KP_DSO_UNLOADED,	/* not looked at yet */
+	KP_DSO_OK,
+	KP_DSO_MISSING,		/* no file at the path (deleted, other machine, anon map) */
+	KP_DSO_BUILDID_MISMATCH,/* the file on disk is not the one that was recorded */
+	KP_DSO_NOT_ELF,		/* unreadable or not an ELF file */
+	KP_DSO_NO_SYMBOLS,	/* an ELF file with neither .symtab, .dynsym nor DWARF */
+	KP_DSO_VDSO_OTHER_KERNEL, /* [vdso] recorded under another kernel than the running one */
+};
+
+/* kp_dso_status_str - a short reason for the stats ("build-id mismatch"); static string. */
+const char *kp_dso_status_str(enum kp_dso_status s);
+
+/**
+ * struct kp_sym_frame - one frame at an address
+ * @func:    function name, demangled if asked; NULL when no symbol covers the address
+ * @file:    source file (with opts.srcline and DWARF line info), else NULL
+ * @line:    source line, 0 if unknown
+ * @inlined: this frame was inlined into the next one in the array
+ *
+ * Strings are owned by the kp_dsos table: valid until kp_dsos_free().
+ */
+struct kp_sym_frame {
+	const char *func;
+	const char *file;
+	uint32_t line;
+	bool inlined;
+};
+
+/* kp_dsos_new - an empty table; @opts is copied. Never fails (aborts on OOM). */
+struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts);
+void kp_dsos_free(struct kp_dsos *t);
+
+/*
+ * kp_dsos_find - the DSO for @path with @build_id (NULL/0 when the recording has none),
+ * created on first use. Borrowed: valid until kp_dsos_free(). "[vdso]" names the vDSO.
+ */
+struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *build_id,
+			    size_t build_id_len);
+
+/*
+ * kp_dso_symbolize - the frames at @file_off, innermost first, at most @max (>= 1) of them.
+ * Returns the number of frames (>= 1) when a symbol covers the offset, 0 when none does or the
+ * DSO cannot be used (see kp_dso_status()). For a return address, pass the offset of the call
+ * (return address - 1): this function does not adjust.
+ */
+int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *frames, int max);
+
+/* kp_dso_status - loads the DSO if needed and tells whether it can be used. */
+enum kp_dso_status kp_dso_status(struct kp_dso *d);
+
+/* kp_dso_path / kp_dso_short_name - the recorded path, and its last component. */
+const char *kp_dso_path(const struct kp_dso *d);
+const char *kp_dso_short_name(const struct kp_dso *d);
+
+/*
+ * kp_demangle - demangle a C++ (Itanium) or Rust (legacy or v0) symbol; returns NULL when
+ * @name is not mangled. The result is owned by the caller (free()).
+ */
+char *kp_demangle(const char *name);
+
+#endif /* KP_DSO_H */

@@ -1,0 +1,2 @@
+#include "tests/tap.h"
+int main(void) { return tap_done(); }
