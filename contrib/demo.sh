@@ -1,5 +1,5 @@
 #!/bin/sh
-# demo.sh - record the bundled demo workload with call chains and show what kprof makes of it.
+# demo.sh - record the bundled demo workload with call chains and report where its time went.
 # Run contrib/setup.sh first. The workload (tests/workloads/split.c) burns 2 s of CPU split
 # 60/30/10 over work_a (reached through via_left and via_right), work_b and work_c.
 set -eu
@@ -10,8 +10,12 @@ out=${1:-demo.kprof}
 echo "\$ kprof record -e cycles -c 100000 -g -o $out -- tests/workloads/split 2"
 "$kprof" record -e cycles -c 100000 -g -o "$out" -- "$top/build/tests/workloads/split" 2
 echo
-echo "\$ kprof script -i $out --stats"
-"$kprof" script -i "$out" --stats
+echo "\$ kprof report -i $out --percent-limit 0.5"
+"$kprof" report -i "$out" --percent-limit 0.5
 echo
-echo "\$ kprof script -i $out | head -12"
-"$kprof" script -i "$out" | head -12
+echo "\$ kprof report -i $out --flat | head -8"
+"$kprof" report -i "$out" --flat | head -8
+echo
+echo "\$ kprof report -i $out --folded > demo.folded    # for flamegraph.pl, inferno, speedscope"
+"$kprof" report -i "$out" --folded >"${out%.kprof}.folded"
+wc -l "${out%.kprof}.folded"

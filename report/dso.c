@@ -1,3 +1,667 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder until the libdw symbolizer lands: every DSO reports itself unloaded. */
+/*
+ * dso.c - DSOs and their symbols through libdw: one Dwfl per DSO, opened on first use, and a
+ * per-DSO cache from file offset to the frames found there, so that a report resolves each
+ * distinct address once however many samples hit it.
+ */
 #include "dso.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <libiberty/demangle.h>
+#undef ARRAY_SIZE /* libiberty.h has its own; formats/util.h's is the same */
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "formats/util.h"
+#include "report/hash.h"
+#include "report/strtab.h"
+
+/* Frames kept per address; a cache value packs (first frame index << 8 | count). */
+#define MAX_CHAIN 64
+#define MAX_NESTING 256
+#define VDSO_MAX_SIZE (16u << 20)
+
+struct load {
+	uint64_t off, filesz, vaddr;
+	bool exec;
+};
+
+/* A function symbol, in module addresses; aliases are folded into the best-ranked name. */
+struct sym {
+	uint64_t addr, size;
+	const char *name; /* borrowed from the Dwfl, which lives as long as the DSO */
+	unsigned rank;	  /* sized before sizeless, then global, weak, local */
+};
+
+struct kp_dso {
+	struct kp_dsos *t;
+	const char *path, *short_name; /* interned */
+	enum kp_dso_status status;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias; /* module address = ELF vaddr + bias */
+	struct load *loads;
+	size_t nr_loads, cap_loads;
+	struct sym *syms; /* sorted by addr: libdwfl's own lookup scans every symbol */
+	size_t nr_syms, cap_syms;
+	struct kp_hash cache; /* file_off -> packed frame range */
+	size_t build_id_len;
+	uint8_t build_id[]; /* as recorded */
+};
+
+struct kp_dsos {
+	struct kp_dso_opts opts;
+	char *release; /* owned copy of opts.kernel_release */
+	struct kp_dso **dsos;
+	size_t nr_dsos, cap_dsos;
+	struct kp_hash by_key; /* hash(path, build-id), probed linearly -> index in dsos */
+	struct kp_strtab strs; /* names, files and paths handed out */
+	struct kp_hash demangled; /* id of a raw name -> id of its demangled form */
+	struct kp_sym_frame *frames;
+	size_t nr_frames, cap_frames;
+};
+
+static const char *const status_str[] = {
+	[KP_DSO_UNLOADED] = "not loaded",
+	[KP_DSO_OK] = "ok",
+	[KP_DSO_MISSING] = "missing",
+	[KP_DSO_BUILDID_MISMATCH] = "build-id mismatch",
+	[KP_DSO_NOT_ELF] = "not ELF",
+	[KP_DSO_NO_SYMBOLS] = "no symbols",
+	[KP_DSO_VDSO_OTHER_KERNEL] = "vDSO of another kernel",
+};
+
+/* The fd given to dwfl_report_elf() is used; find_elf only serves modules reported by name. */
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = NULL,
+};
+
+const char *kp_dso_status_str(enum kp_dso_status s)
+{
+	if ((size_t)s >= ARRAY_SIZE(status_str) || !status_str[s])
+		return "unknown";
+	return status_str[s];
+}
+
+static const char *intern(struct kp_dsos *t, const char *s)
+{
+	return s ? kp_strtab_get(&t->strs, kp_strtab_intern(&t->strs, s)) : NULL;
+}
+
+/* A function name as shown: demangled once per distinct raw name when opts.demangle. */
+static const char *intern_func(struct kp_dsos *t, const char *raw)
+{
+	uint32_t i = kp_strtab_intern(&t->strs, raw ? raw : "??"), j;
+	uint64_t *v;
+	char *dm;
+
+	if (!t->opts.demangle)
+		return kp_strtab_get(&t->strs, i);
+	v = kp_hash_get(&t->demangled, i);
+	if (v)
+		return kp_strtab_get(&t->strs, (uint32_t)*v);
+	dm = kp_demangle(kp_strtab_get(&t->strs, i));
+	j = dm ? kp_strtab_intern(&t->strs, dm) : i;
+	free(dm);
+	kp_hash_put(&t->demangled, i, j);
+	return kp_strtab_get(&t->strs, j);
+}
+
+char *kp_demangle(const char *name)
+{
+	/* Itanium and Rust (legacy "_ZN...17h<hash>E" and v0 "_R") all start with '_'. */
+	if (!name || name[0] != '_')
+		return NULL;
+	/*
+	 * DMGL_AUTO, not DMGL_RUST: with DMGL_RUST libiberty only tries the Rust demanglers and
+	 * returns NULL for plain C++; auto tries Rust (legacy and v0) first, then Itanium.
+	 */
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+}
+
+struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts)
+{
+	struct kp_dsos *t = kp_xcalloc(1, sizeof(*t));
+
+	t->opts = *opts;
+	if (opts->kernel_release)
+		t->release = kp_xstrdup(opts->kernel_release);
+	t->opts.kernel_release = t->release;
+	kp_hash_init(&t->by_key);
+	kp_strtab_init(&t->strs);
+	kp_hash_init(&t->demangled);
+	return t;
+}
+
+void kp_dsos_free(struct kp_dsos *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_dsos; i++) {
+		struct kp_dso *d = t->dsos[i];
+
+		if (d->dwfl)
+			dwfl_end(d->dwfl);
+		kp_hash_release(&d->cache);
+		free(d->loads);
+		free(d->syms);
+		free(d);
+	}
+	kp_strtab_release(&t->strs);
+	free(t->dsos);
+	free(t->frames);
+	free(t->release);
+	kp_hash_release(&t->by_key);
+	kp_hash_release(&t->demangled);
+	free(t);
+}
+
+static bool dso_is(const struct kp_dso *d, const char *path, const uint8_t *id, size_t len)
+{
+	return !strcmp(d->path, path) && d->build_id_len == len &&
+	       (!len || !memcmp(d->build_id, id, len));
+}
+
+struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *build_id,
+			    size_t build_id_len)
+{
+	uint64_t key, *v;
+	struct kp_dso *d;
+	const char *slash;
+
+	if (!build_id)
+		build_id_len = 0;
+	key = kp_hash_bytes(build_id, build_id_len, kp_hash_bytes(path, strlen(path) + 1, 0));
+	for (; (v = kp_hash_get(&t->by_key, key)); key++)
+		if (dso_is(t->dsos[*v], path, build_id, build_id_len))
+			return t->dsos[*v];
+	d = kp_xcalloc(1, sizeof(*d) + build_id_len);
+	d->t = t;
+	d->path = intern(t, path);
+	slash = strrchr(d->path, '/');
+	d->short_name = slash && slash[1] ? slash + 1 : d->path;
+	if (build_id_len)
+		memcpy(d->build_id, build_id, build_id_len);
+	d->build_id_len = build_id_len;
+	d->status = KP_DSO_UNLOADED;
+	kp_hash_init(&d->cache);
+	KP_GROW(t->dsos, t->cap_dsos, t->nr_dsos + 1);
+	t->dsos[t->nr_dsos] = d;
+	kp_hash_put(&t->by_key, key, t->nr_dsos++);
+	return d;
+}
+
+const char *kp_dso_path(const struct kp_dso *d)
+{
+	return d->path;
+}
+
+const char *kp_dso_short_name(const struct kp_dso *d)
+{
+	return d->short_name;
+}
+
+/* Bytes of the live vDSO image: its section header table or last PT_LOAD, whichever ends last. */
+static size_t vdso_size(const unsigned char *img)
+{
+	const ElfW(Ehdr) *eh = (const void *)img;
+	const ElfW(Phdr) *ph = (const void *)(img + eh->e_phoff);
+	size_t end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return 0;
+	for (size_t i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > end)
+			end = ph[i].p_offset + ph[i].p_filesz;
+	return end;
+}
+
+/* A memfd holding a copy of this process's vDSO, if it is the recorded kernel's; else -1. */
+static int vdso_open(struct kp_dso *d)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const char *rel = d->t->opts.kernel_release;
+	struct utsname u;
+	size_t size, done = 0;
+	int fd;
+
+	if (!rel || uname(&u) || strcmp(u.release, rel)) {
+		d->status = KP_DSO_VDSO_OTHER_KERNEL;
+		return -1;
+	}
+	d->status = KP_DSO_MISSING;
+	size = img ? vdso_size(img) : 0;
+	if (!size || size > VDSO_MAX_SIZE)
+		return -1;
+	fd = memfd_create("kprof-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (done < size) {
+		ssize_t n = write(fd, img + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return fd;
+}
+
+/* Open the DSO's file read-only; sets the status and returns -1 when there is none usable. */
+static int file_open(struct kp_dso *d)
+{
+	struct stat st;
+	int fd;
+
+	if (!strcmp(d->path, "[vdso]"))
+		return vdso_open(d);
+	/* O_NONBLOCK: a FIFO at a recorded path must not hang the report. */
+	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		d->status = errno == ENOENT || errno == ENOTDIR ? KP_DSO_MISSING : KP_DSO_NOT_ELF;
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		d->status = KP_DSO_NOT_ELF;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The recorded build-id matches the file's NT_GNU_BUILD_ID note; perf-style records pad ids
+ * shorter than 20 bytes with zeros, so trailing zero bytes of the recorded id are ignored.
+ */
+static bool build_id_matches(const struct kp_dso *d, Elf *elf)
+{
+	const void *bits;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, &bits);
+
+	if (!d->build_id_len)
+		return true;
+	if (len <= 0 || (size_t)len > d->build_id_len || memcmp(bits, d->build_id, (size_t)len))
+		return false;
+	for (size_t i = (size_t)len; i < d->build_id_len; i++)
+		if (d->build_id[i])
+			return false;
+	return true;
+}
+
+static bool read_loads(struct kp_dso *d, Elf *elf)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD || !ph->p_filesz)
+			continue;
+		KP_GROW(d->loads, d->cap_loads, d->nr_loads + 1);
+		d->loads[d->nr_loads++] = (struct load){ ph->p_offset, ph->p_filesz, ph->p_vaddr,
+							 (ph->p_flags & PF_X) != 0 };
+	}
+	return d->nr_loads > 0;
+}
+
+/* Check the ELF header, build-id and PT_LOAD headers of @fd; sets the status on failure. */
+static bool check_elf(struct kp_dso *d, int fd)
+{
+	Elf *elf;
+	GElf_Ehdr eh;
+	bool good = false;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		d->status = KP_DSO_NOT_ELF;
+	else if (!build_id_matches(d, elf))
+		d->status = KP_DSO_BUILDID_MISMATCH;
+	else if (!read_loads(d, elf))
+		d->status = KP_DSO_NO_SYMBOLS; /* nothing is mapped from it: no offset can resolve */
+	else
+		good = true;
+	if (elf)
+		elf_end(elf);
+	return good;
+}
+
+/* Report @fd (consumed, also on failure) as the DSO's only module, at its ELF addresses. */
+static bool dwfl_open(struct kp_dso *d, int fd)
+{
+	Dwarf_Addr bias;
+
+	d->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!d->dwfl) {
+		close(fd);
+		return false;
+	}
+	dwfl_report_begin(d->dwfl);
+	/* base 0 + add_p_vaddr: the module starts at its first p_vaddr, so bias is 0 (ET_DYN). */
+	d->mod = dwfl_report_elf(d->dwfl, d->short_name, d->path, fd, 0, true);
+	if (!d->mod)
+		close(fd);
+	if (dwfl_report_end(d->dwfl, NULL, NULL) || !d->mod)
+		return false;
+	if (!dwfl_module_getelf(d->mod, &bias))
+		return false;
+	d->bias = bias;
+	return true;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Functions, and untyped labels in code (hand-written assembly), are what samples hit. */
+static bool sym_is_code(const GElf_Sym *s, GElf_Word shndx, Elf *elf)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (shndx == SHN_UNDEF || shndx == SHN_ABS)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	scn = type == STT_NOTYPE && elf ? elf_getscn(elf, shndx) : NULL;
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Sort the module's function symbols, keep one name per address, size the sizeless. */
+static void syms_load(struct kp_dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t k = 0;
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &s, &addr, &shndx, &elf, NULL);
+		int bind = GELF_ST_BIND(s.st_info);
+		unsigned rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+
+		if (!name || !*name || !sym_is_code(&s, shndx, elf))
+			continue;
+		KP_GROW(d->syms, d->cap_syms, d->nr_syms + 1);
+		d->syms[d->nr_syms++] = (struct sym){ addr, s.st_size, name, rank + (s.st_size ? 0 : 4) };
+	}
+	if (d->nr_syms)
+		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+	for (size_t i = 0; i < d->nr_syms; i++)
+		if (!k || d->syms[i].addr != d->syms[k - 1].addr)
+			d->syms[k++] = d->syms[i];
+	d->nr_syms = k;
+	/* As perf does, a sizeless symbol runs to the next one (the last one covers 1 byte). */
+	for (size_t i = 0; i < k; i++)
+		if (!d->syms[i].size)
+			d->syms[i].size = i + 1 < k ? d->syms[i + 1].addr - d->syms[i].addr : 1;
+}
+
+/*
+ * The symbol covering @addr: the last one starting at or before it, or one of the few before
+ * that when symbols nest.
+ */
+static const char *sym_find(const struct kp_dso *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
+		if (addr - d->syms[i].addr < d->syms[i].size)
+			return d->syms[i].name;
+	return NULL;
+}
+
+static void dso_load(struct kp_dso *d)
+{
+	Dwarf_Addr dbias;
+	int fd = file_open(d);
+
+	if (fd < 0)
+		return;
+	if (!check_elf(d, fd)) {
+		close(fd);
+		return;
+	}
+	if (!dwfl_open(d, fd)) {
+		d->status = KP_DSO_NOT_ELF;
+		return;
+	}
+	/* A symbol table (.symtab, .dynsym, separate debuginfo, minidebuginfo) or else DWARF. */
+	syms_load(d);
+	if (d->nr_syms || dwfl_module_getdwarf(d->mod, &dbias))
+		d->status = KP_DSO_OK;
+	else
+		d->status = KP_DSO_NO_SYMBOLS;
+}
+
+enum kp_dso_status kp_dso_status(struct kp_dso *d)
+{
+	if (d->status == KP_DSO_UNLOADED)
+		dso_load(d);
+	return d->status;
+}
+
+/* The ELF vaddr of @off: the PT_LOAD containing it, an executable one if several do. */
+static bool off_to_vaddr(const struct kp_dso *d, uint64_t off, uint64_t *vaddr)
+{
+	const struct load *hit = NULL;
+
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const struct load *l = &d->loads[i];
+
+		if (off < l->off || off - l->off >= l->filesz)
+			continue;
+		if (!hit || (l->exec && !hit->exec))
+			hit = l;
+	}
+	if (hit)
+		*vaddr = off - hit->off + hit->vaddr;
+	return hit != NULL;
+}
+
+/* A DWARF function name: the linkage name (demanglable) when there is one, else DW_AT_name. */
+static const char *die_func_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem;
+	const char *s;
+
+	/* _integrate follows DW_AT_abstract_origin and DW_AT_specification to the declaration. */
+	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &mem));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem));
+	return s ? s : dwarf_diename(die);
+}
+
+/* The call site of an inlined instance: where the frame it was inlined into stands. */
+static void call_site(Dwarf_Die *inl, struct kp_sym_frame *f)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Word w;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &mem), &w) && w <= UINT32_MAX)
+		f->line = (uint32_t)w;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &mem), &w) ||
+	    !dwarf_diecu(inl, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) ||
+	    w >= nfiles)
+		return;
+	f->file = dwarf_filesrc(files, w, NULL, NULL);
+}
+
+static void addr_srcline(struct kp_dso *d, Dwarf_Addr addr, struct kp_sym_frame *f)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(d->mod, addr);
+	int line = 0;
+
+	if (!l)
+		return;
+	f->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	f->line = line > 0 ? (uint32_t)line : 0;
+}
+
+static bool is_code_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+/*
+ * Descend from @parent to the innermost code scope holding @pc, filling @path outermost
+ * first; returns the new depth. Only namespaces (GCC nests C++ definitions there) and scopes
+ * holding @pc are entered, so one lookup costs a walk over the CU's top-level DIEs and one
+ * function's tree: dwarf_getscopes() + dwarf_getscopes_die() walk the CU three times.
+ * @level bounds the recursion on hostile files (namespaces nested without end).
+ */
+static int scope_path(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth, int level)
+{
+	Dwarf_Die c;
+
+	if (depth >= MAX_CHAIN || level >= MAX_NESTING || dwarf_child(parent, &c))
+		return depth;
+	do {
+		int tag = dwarf_tag(&c), sub;
+
+		if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			sub = scope_path(&c, pc, path, depth, level + 1);
+			if (sub > depth)
+				return sub;
+		} else if (is_code_scope(tag) && dwarf_haspc(&c, pc) > 0) {
+			path[depth] = c;
+			return scope_path(&c, pc, path, depth + 1, level + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return depth;
+}
+
+/*
+ * Fill @chain from DWARF: the inlined instances around @addr, innermost first, then the
+ * subprogram holding them, with each outer frame's line at its inlined child's call site.
+ */
+static int dwarf_chain(struct kp_dso *d, Dwarf_Addr addr, struct kp_sym_frame *chain)
+{
+	Dwarf_Die path[MAX_CHAIN], *prev = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	int depth = cu ? scope_path(cu, addr - bias, path, 0, 0) : 0;
+	int n = 0;
+
+	for (int i = depth - 1; i >= 0; i--) {
+		int tag = dwarf_tag(&path[i]);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		chain[n] = (struct kp_sym_frame){ .func = die_func_name(&path[i]),
+						  .inlined = tag == DW_TAG_inlined_subroutine };
+		if (d->t->opts.srcline && !prev)
+			addr_srcline(d, addr, &chain[n]);
+		else if (d->t->opts.srcline)
+			call_site(prev, &chain[n]);
+		n++;
+		prev = &path[i];
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	return n;
+}
+
+/* Resolve @off into new frames at the end of the table's array; returns the cache value. */
+static uint64_t resolve(struct kp_dso *d, uint64_t off)
+{
+	struct kp_dsos *t = d->t;
+	struct kp_sym_frame chain[MAX_CHAIN];
+	const char *sym;
+	uint64_t vaddr, first = t->nr_frames;
+	int n = 0;
+
+	if (!off_to_vaddr(d, off, &vaddr))
+		return first << 8;
+	sym = sym_find(d, vaddr + d->bias);
+	if (t->opts.inline_frames || t->opts.srcline)
+		n = dwarf_chain(d, vaddr + d->bias, chain);
+	if (!n && !sym)
+		return first << 8;
+	if (!n) {
+		chain[n++] = (struct kp_sym_frame){ 0 };
+		if (t->opts.srcline)
+			addr_srcline(d, vaddr + d->bias, &chain[0]);
+	}
+	if (sym)
+		chain[n - 1].func = sym; /* the ELF symbol names the outermost function best */
+	if (!t->opts.inline_frames) {
+		chain[0] = chain[n - 1];
+		n = 1;
+	}
+	chain[n - 1].inlined = false;
+	KP_GROW(t->frames, t->cap_frames, t->nr_frames + (size_t)n);
+	for (int i = 0; i < n; i++) {
+		struct kp_sym_frame *f = &t->frames[t->nr_frames++];
+
+		*f = chain[i];
+		f->func = intern_func(t, chain[i].func);
+		f->file = intern(t, chain[i].file);
+	}
+	return first << 8 | (uint64_t)n;
+}
+
+int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *frames, int max)
+{
+	uint64_t *v, val;
+	size_t n;
+
+	if (max < 1 || kp_dso_status(d) != KP_DSO_OK)
+		return 0;
+	v = kp_hash_get(&d->cache, file_off);
+	if (v) {
+		val = *v;
+	} else {
+		val = resolve(d, file_off);
+		kp_hash_put(&d->cache, file_off, val);
+	}
+	n = val & 0xff;
+	if (!n)
+		return 0;
+	if (n > (size_t)max)
+		n = (size_t)max;
+	memcpy(frames, d->t->frames + (val >> 8), n * sizeof(*frames));
+	return (int)n;
+}

@@ -18,8 +18,7 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "input.h"
-#include "report/hash.h"
-#include "report/order.h"
+#include "report/session.h"
 
 static const char script_usage[] =
 	"usage: kprof script [-i FILE] [--header] [--stats] [--kallsyms]\n"
@@ -35,16 +34,8 @@ static const char script_usage[] =
 	"  -h, --help         this text\n";
 
 struct script {
-	struct kp_evlist evl;
-	struct kp_hash comms;	/* tid -> index into comm */
-	char (*comm)[16];
-	size_t nr_comm, comm_cap;
-	struct kp_order order;
-	uint64_t last_time;
-	uint64_t bad_samples, unknown_event;
+	struct kp_session *s;
 	uint64_t kallsyms_bytes;
-	struct kp_rec_stats stats;
-	bool have_stats;
 	struct kp_rec_ring_stats *rings;
 	size_t nr_rings, rings_cap;
 	bool header, show_stats, show_kallsyms;
@@ -53,30 +44,19 @@ struct script {
 	FILE *out;
 };
 
-static const char *comm_of(const struct script *s, uint32_t tid)
+static const char *comm_of(struct script *sc, uint32_t pid, uint32_t tid)
 {
-	uint64_t *i = kp_hash_get(&s->comms, tid);
+	const struct kp_thread *t = kp_session_thread(sc->s, pid, tid);
 
-	return i ? s->comm[*i] : "-";
+	return t->comm ? kp_strtab_get(&sc->s->strs, t->comm) : "-";
 }
 
-static void set_comm(struct script *s, uint32_t tid, const char *comm)
+static void print_prefix(struct script *s, const struct kp_sample *id)
 {
-	uint64_t *i = kp_hash_get(&s->comms, tid);
+	uint64_t time = id->time;
 
-	if (!i) {
-		KP_GROW(s->comm, s->comm_cap, s->nr_comm + 1);
-		kp_hash_put(&s->comms, tid, s->nr_comm);
-		i = kp_hash_get(&s->comms, tid);
-		s->nr_comm++;
-	}
-	snprintf(s->comm[*i], sizeof(s->comm[*i]), "%s", comm);
-}
-
-static void print_prefix(struct script *s, const struct kp_sample *id, uint64_t time)
-{
 	if (id->sample_type & PERF_SAMPLE_TID)
-		fprintf(s->out, "%16s %7u", comm_of(s, id->tid), id->tid);
+		fprintf(s->out, "%16s %7u", comm_of(s, id->pid, id->tid), id->tid);
 	else
 		fprintf(s->out, "%16s %7s", "-", "-");
 	if (id->sample_type & PERF_SAMPLE_CPU)
@@ -101,30 +81,31 @@ static void print_callchain(struct script *s, const struct kp_sample *smp)
 	}
 }
 
-static void print_sample(struct script *s, const struct kp_evsel *ev,
-			 const struct kp_rec_header *rec, uint64_t time)
+static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev,
+		     const struct kp_sample *smp, const struct kp_rec_header *rec,
+		     struct kp_thread *t)
 {
-	struct kp_sample smp;
+	struct script *s = ctx;
 
-	if (kp_rec_parse_sample(&ev->attr, rec, &smp)) {
-		s->bad_samples++;
-		return;
-	}
-	print_prefix(s, &smp, time);
-	if (smp.sample_type & PERF_SAMPLE_PERIOD)
-		fprintf(s->out, " %10" PRIu64, smp.period);
+	(void)ss;
+	(void)rec;
+	(void)t;
+	print_prefix(s, smp);
+	if (smp->sample_type & PERF_SAMPLE_PERIOD)
+		fprintf(s->out, " %10" PRIu64, smp->period);
 	fprintf(s->out, " %s:", ev->name);
-	if (smp.sample_type & PERF_SAMPLE_IP)
-		fprintf(s->out, " %" PRIx64, smp.ip);
-	if (smp.sample_type & PERF_SAMPLE_ADDR)
-		fprintf(s->out, " addr %" PRIx64, smp.addr);
-	if (smp.sample_type & PERF_SAMPLE_RAW)
-		fprintf(s->out, " raw %u bytes", smp.raw_size);
-	if (smp.sample_type & PERF_SAMPLE_CALLCHAIN) {
+	if (smp->sample_type & PERF_SAMPLE_IP)
+		fprintf(s->out, " %" PRIx64, smp->ip);
+	if (smp->sample_type & PERF_SAMPLE_ADDR)
+		fprintf(s->out, " addr %" PRIx64, smp->addr);
+	if (smp->sample_type & PERF_SAMPLE_RAW)
+		fprintf(s->out, " raw %u bytes", smp->raw_size);
+	if (smp->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		fputs(" callchain:", s->out);
-		print_callchain(s, &smp);
+		print_callchain(s, smp);
 	}
 	fputc('\n', s->out);
+	return 0;
 }
 
 /* The body of a non-sample record, after the comm/tid/cpu/time prefix. */
@@ -176,63 +157,20 @@ static void print_side(struct script *s, const struct kp_rec_header *rec)
 	fputc('\n', s->out);
 }
 
-/* Keep comm names current, in time order: COMM renames, FORK inherits the parent's. */
-static void track_comm(struct script *s, const struct kp_rec_header *rec)
-{
-	const uint32_t *u32 = (const uint32_t *)(rec + 1);
-
-	if (rec->type == PERF_RECORD_COMM)
-		set_comm(s, u32[1], (const char *)(u32 + 2));
-	else if (rec->type == PERF_RECORD_FORK && kp_hash_get(&s->comms, u32[3]))
-		set_comm(s, u32[2], comm_of(s, u32[3]));
-}
-
-static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
+static int on_side(void *ctx, struct kp_session *ss, const struct kp_evsel *ev,
+		   const struct kp_rec_header *rec, const struct kp_sample *id)
 {
 	struct script *s = ctx;
-	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
-	struct kp_sample id;
 
-	track_comm(s, rec);
-	if (!ev) {
-		s->unknown_event++;
-		return 0;
-	}
-	if (rec->type == PERF_RECORD_SAMPLE) {
-		print_sample(s, ev, rec, time);
-		return 0;
-	}
-	kp_rec_parse_id(&ev->attr, rec, &id);
-	print_prefix(s, &id, time);
+	(void)ss;
+	(void)ev;
+	print_prefix(s, id);
 	print_side(s, rec);
 	return 0;
 }
 
-/* The time of a kernel record, or the last one seen when it has none. */
-static uint64_t time_of(struct script *s, const struct kp_rec_header *rec)
+static void keep_ring_stats(struct script *s, const struct kp_rec_header *rec)
 {
-	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
-	struct kp_sample x;
-	int err;
-
-	if (!ev)
-		return s->last_time;
-	if (rec->type == PERF_RECORD_SAMPLE)
-		err = kp_rec_parse_sample(&ev->attr, rec, &x);
-	else
-		err = kp_rec_parse_id(&ev->attr, rec, &x);
-	if (!err && (x.sample_type & PERF_SAMPLE_TIME))
-		s->last_time = x.time;
-	return s->last_time;
-}
-
-static void keep_stats(struct script *s, const struct kp_rec_header *rec)
-{
-	if (rec->type == KP_REC_STATS) {
-		memcpy(&s->stats, rec, sizeof(s->stats));
-		s->have_stats = true;
-		return;
-	}
 	KP_GROW(s->rings, s->rings_cap, s->nr_rings + 1);
 	memcpy(&s->rings[s->nr_rings++], rec, sizeof(*s->rings));
 }
@@ -286,13 +224,14 @@ static void print_kallsyms(struct script *s)
 	free(lines);
 }
 
-static int handle(struct script *s, const struct kp_rec_header *rec)
+static int on_own(void *ctx, struct kp_session *ss, const struct kp_rec_header *rec)
 {
+	struct script *s = ctx;
 	const char *key, *value;
 
+	(void)ss;
 	switch (rec->type) {
 	case KP_REC_ATTR:
-		kp_evlist_add(&s->evl, rec);
 		if (s->header)
 			print_attr(s, rec);
 		return 0;
@@ -310,27 +249,22 @@ static int handle(struct script *s, const struct kp_rec_header *rec)
 		s->kallsyms_bytes += k->len;
 		return 0;
 	}
-	case KP_REC_STATS:
 	case KP_REC_RING_STATS:
-		keep_stats(s, rec);
+		keep_ring_stats(s, rec);
 		return 0;
-	case KP_REC_ROUND:
-		return records_wanted(s) ? kp_order_round(&s->order, emit, s) : 0;
 	default:
-		if (rec->type < KP_REC_USER_START && records_wanted(s))
-			kp_order_push(&s->order, rec, time_of(s, rec));
 		return 0;
 	}
 }
 
 static void print_stats(struct script *s, const struct kp_reader *r)
 {
-	const struct kp_rec_stats *st = &s->stats;
+	const struct kp_rec_stats *st = &s->s->stats;
 
 	fprintf(s->out, "# file: %llu bytes in %llu chunks, %llu bytes of records (%.1fx)\n",
 		(unsigned long long)r->off, (unsigned long long)r->chunks,
 		(unsigned long long)r->raw_bytes, r->off ? (double)r->raw_bytes / r->off : 0.0);
-	if (!s->have_stats) {
+	if (!s->s->have_stats) {
 		fprintf(s->out, "# no final statistics: the recording did not finish "
 				"(killed, or still running)\n");
 		return;
@@ -352,45 +286,38 @@ static void print_stats(struct script *s, const struct kp_reader *r)
 	fprintf(s->out, "# kallsyms snapshot: %llu bytes\n", (unsigned long long)s->kallsyms_bytes);
 }
 
-static void script_release(struct script *s)
-{
-	kp_evlist_release(&s->evl);
-	kp_hash_release(&s->comms);
-	kp_order_release(&s->order);
-	free(s->comm);
-	free(s->rings);
-	free(s->kallsyms);
-}
-
 static int run(struct script *s, const char *path)
 {
-	struct kp_reader r;
-	const struct kp_rec_header *rec;
-	int rc;
+	static const struct kp_session_ops all = { on_own, on_sample, on_side };
+	static const struct kp_session_ops own_only = { on_own, NULL, NULL };
+	struct kp_session ss;
+	struct kp_dso_opts dso = { 0 };
+	int rc = kp_session_open(&ss, path, &dso);
 
-	if (kp_input_open(&r, path)) {
-		kp_reader_release(&r);
+	if (rc) {
+		kp_input_explain(&ss.r, path, rc);
+		kp_session_release(&ss);
 		return 1;
 	}
-	while ((rc = kp_reader_next(&r, &rec)) > 0)
-		handle(s, rec);
-	if (records_wanted(s))
-		kp_order_flush(&s->order, emit, s);
+	s->s = &ss;
+	kp_session_run(&ss, records_wanted(s) ? &all : &own_only, s);
+	if (s->show_stats)
+		print_stats(s, &ss.r);
 	if (s->show_kallsyms)
 		print_kallsyms(s);
-	if (s->show_stats)
-		print_stats(s, &r);
-	if (r.nr_unknown)
+	if (ss.r.nr_unknown)
 		kp_warn("skipped %llu records of types this kprof does not know",
-			(unsigned long long)r.nr_unknown);
-	if (s->bad_samples)
+			(unsigned long long)ss.r.nr_unknown);
+	if (ss.bad_samples)
 		kp_warn("%llu samples were shorter than their fields and were skipped",
-			(unsigned long long)s->bad_samples);
-	if (s->unknown_event)
+			(unsigned long long)ss.bad_samples);
+	if (ss.no_event)
 		kp_warn("%llu records belong to no recorded event and were skipped",
-			(unsigned long long)s->unknown_event);
-	rc = kp_input_error(&r, path);
-	kp_reader_release(&r);
+			(unsigned long long)ss.no_event);
+	rc = kp_input_error(&ss.r, path);
+	kp_session_release(&ss);
+	free(s->rings);
+	free(s->kallsyms);
 	return rc;
 }
 
@@ -407,7 +334,7 @@ int cmd_script(int argc, char **argv)
 {
 	const char *path = "kprof.data";
 	struct script s;
-	int c, rc;
+	int c;
 
 	memset(&s, 0, sizeof(s));
 	s.out = stdout;
@@ -434,10 +361,5 @@ int cmd_script(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("script", "unexpected argument '%s'", argv[optind]);
-	kp_hash_init(&s.comms);
-	kp_order_init(&s.order);
-	kp_evlist_init(&s.evl);
-	rc = run(&s, path);
-	script_release(&s);
-	return rc;
+	return run(&s, path);
 }

@@ -6,8 +6,11 @@
 
 int kp_input_open(struct kp_reader *r, const char *path)
 {
-	int err = kp_reader_open(r, path);
+	return kp_input_explain(r, path, kp_reader_open(r, path));
+}
 
+int kp_input_explain(const struct kp_reader *r, const char *path, int err)
+{
 	if (!err)
 		return 0;
 	if (err == -KP_EVERSION) {

@@ -11,6 +11,9 @@
 /* kp_input_open - kp_reader_open() that explains a failure; returns 0 or 1 (exit code). */
 int kp_input_open(struct kp_reader *r, const char *path);
 
+/* kp_input_explain - explain @err, kp_reader_open()'s result on @r; returns 0 or 1. */
+int kp_input_explain(const struct kp_reader *r, const char *path, int err);
+
 /*
  * kp_input_error - explain the reader's sticky error (e.g. "'kprof.data': truncated at offset
  * 1234 after 567 records"); returns 1, or 0 when there is no error.

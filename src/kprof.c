@@ -14,6 +14,7 @@
 
 static const struct kp_cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its samples into kprof.data" },
+	{ "report", cmd_report, "show where the samples went: call tree, flat list, folded stacks" },
 	{ "script", cmd_script, "print every record of a recording in time order" },
 };
 

@@ -1,2 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer against ground truth read here independently of report/dso.c: symbol
+ * addresses from the fixtures' .symtab (libelf), file offsets from their PT_LOAD headers,
+ * source lines from the DWARF line table and the "MARK:" comments in the fixtures' sources.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "report/dso.h"
 #include "tests/tap.h"
-int main(void) { return tap_done(); }
+
+#define MAXF 16
+
+struct fixture {
+	char path[4096];
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+};
+
+static bool fixture_open(struct fixture *fx, const char *path)
+{
+	memset(fx, 0, sizeof(*fx));
+	snprintf(fx->path, sizeof(fx->path), "%s", path);
+	fx->fd = open(path, O_RDONLY);
+	if (fx->fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	fx->elf = elf_begin(fx->fd, ELF_C_READ, NULL);
+	fx->dw = dwarf_begin(fx->fd, DWARF_C_READ);
+	return fx->elf && fx->dw;
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	if (fx->dw)
+		dwarf_end(fx->dw);
+	if (fx->elf)
+		elf_end(fx->elf);
+	if (fx->fd >= 0)
+		close(fx->fd);
+}
+
+/* The first section of @type in @elf. */
+static Elf_Scn *find_scn(Elf *elf, GElf_Word type, GElf_Shdr *sh)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));)
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/* The value and size of symbol @name in the table of @type (SHT_SYMTAB or SHT_DYNSYM). */
+static bool sym_lookup(Elf *elf, GElf_Word type, const char *name, GElf_Sym *out)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, type, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+
+	for (size_t i = 0; data && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym s;
+		const char *n;
+
+		if (!gelf_getsym(data, (int)i, &s) || !s.st_value)
+			continue;
+		n = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (n && !strcmp(n, name)) {
+			*out = s;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The file offset of @vaddr through the PT_LOAD headers, or UINT64_MAX. */
+static uint64_t vaddr_to_off(Elf *elf, uint64_t vaddr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
+			return vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	return UINT64_MAX;
+}
+
+static uint64_t sym_off(struct fixture *fx, const char *name, uint64_t delta)
+{
+	GElf_Sym s;
+
+	if (!sym_lookup(fx->elf, SHT_SYMTAB, name, &s))
+		return UINT64_MAX;
+	return vaddr_to_off(fx->elf, s.st_value + delta);
+}
+
+static uint64_t sym_size(struct fixture *fx, const char *name)
+{
+	GElf_Sym s;
+
+	return sym_lookup(fx->elf, SHT_SYMTAB, name, &s) ? s.st_size : 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix) && (a == b || s[a - b - 1] == '/');
+}
+
+/* The line of "MARK: @mark" in the source file @src. */
+static int mark_line(const char *src, const char *mark)
+{
+	char buf[512], want[128];
+	FILE *f = fopen(src, "r");
+	int line = 0;
+
+	snprintf(want, sizeof(want), "MARK: %s", mark);
+	while (f && fgets(buf, sizeof(buf), f)) {
+		const char *m = strstr(buf, want);
+
+		line++;
+		if (m && (m[strlen(want)] == ' ' || m[strlen(want)] == '\n')) {
+			fclose(f);
+			return line;
+		}
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+struct line_hit {
+	const char *want_file;
+	const char *mark;
+	uint64_t lo, hi;	/* the function's vaddr range */
+	int line;		/* out: the marked line */
+	uint64_t addr;		/* out: an address of that line, a row of non-empty extent */
+};
+
+/* Scan every line table for a row of @h->want_file at the marked line inside [lo, hi). */
+static bool find_line(struct fixture *fx, struct line_hit *h)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(fx->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(fx->dw, off + hsize, &cu) && !dwarf_getsrclines(&cu, &lines, &n)) {
+			for (size_t i = 0; i + 1 < n; i++) {
+				Dwarf_Line *l = dwarf_onesrcline(lines, i);
+				Dwarf_Line *nx = dwarf_onesrcline(lines, i + 1);
+				Dwarf_Addr a, b;
+				int ln;
+				const char *file = dwarf_linesrc(l, NULL, NULL);
+
+				if (!ends_with(file, h->want_file) || dwarf_lineaddr(l, &a) ||
+				    dwarf_lineaddr(nx, &b) || dwarf_lineno(l, &ln) || b <= a)
+					continue;
+				if (!h->line)
+					h->line = mark_line(file, h->mark);
+				if (ln == h->line && a >= h->lo && a < h->hi) {
+					h->addr = a;
+					return true;
+				}
+			}
+		}
+		off = next;
+	}
+	return false;
+}
+
+static bool line_in(struct fixture *fx, const char *file, const char *mark, const char *func,
+		    struct line_hit *h)
+{
+	GElf_Sym s;
+
+	memset(h, 0, sizeof(*h));
+	h->want_file = file;
+	h->mark = mark;
+	if (!sym_lookup(fx->elf, SHT_SYMTAB, func, &s))
+		return false;
+	h->lo = s.st_value;
+	h->hi = s.st_value + s.st_size;
+	return find_line(fx, h);
+}
+
+static const char *base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* A frame's name for a message: f[i].func, or "-" when there is none. */
+static const char *show(const struct kp_sym_frame *f, int n, int i)
+{
+	return i >= 0 && i < n && f[i].func ? f[i].func : "-";
+}
+
+static struct kp_dsos *table(bool inl, bool srcline, bool demangle, const char *release)
+{
+	struct kp_dso_opts o = { inl, srcline, demangle, release };
+
+	return kp_dsos_new(&o);
+}
+
+static const char *builddir(void)
+{
+	const char *b = getenv("top_builddir");
+
+	return b && *b ? b : ".";
+}
+
+static void test_c_symbols(struct fixture *fx)
+{
+	struct kp_dsos *t = table(true, true, true, NULL);
+	struct kp_dso *d = kp_dsos_find(t, fx->path, NULL, 0);
+	struct kp_sym_frame f[MAXF];
+	static const char *const funcs[] = { "fx_leaf", "fx_caller", "fx_outer", "main" };
+	int n;
+
+	is_u64(kp_dso_status(d), KP_DSO_OK, "fixture-c loads");
+	ok(streq(kp_dso_short_name(d), "fixture-c"), "short name %s", kp_dso_short_name(d));
+	ok(kp_dsos_find(t, fx->path, NULL, 0) == d, "find interns the DSO");
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		uint64_t size = sym_size(fx, funcs[i]);
+
+		n = kp_dso_symbolize(d, sym_off(fx, funcs[i], 0), f, MAXF);
+		ok(n >= 1 && streq(f[n - 1].func, funcs[i]) && !f[n - 1].inlined,
+		   "%s entry symbolizes (%d frames, %s)", funcs[i], n, show(f, n, n - 1));
+		n = kp_dso_symbolize(d, sym_off(fx, funcs[i], size / 2), f, MAXF);
+		ok(n >= 1 && streq(f[n - 1].func, funcs[i]), "%s mid-function symbolizes", funcs[i]);
+	}
+	/* The ELF header: no symbol precedes it. Past every PT_LOAD: nothing mapped there. */
+	is_u64(kp_dso_symbolize(d, 0x10, f, MAXF), 0, "ELF header offset gives no frames");
+	is_u64(kp_dso_symbolize(d, 1ull << 40, f, MAXF), 0, "unmapped offset gives no frames");
+	kp_dsos_free(t);
+}
+
+static void check_inline_chain(const struct kp_sym_frame *f, int n, const struct line_hit *in,
+			       const struct line_hit *call)
+{
+	ok(n >= 2, "inline site gives %d frames", n);
+	if (n < 2)
+		return;
+	ok(streq(f[0].func, "fx_mix") && f[0].inlined, "innermost frame is inlined fx_mix (%s)",
+	   f[0].func);
+	ok(streq(f[n - 1].func, "fx_caller") && !f[n - 1].inlined,
+	   "outermost frame is fx_caller (%s)", f[n - 1].func);
+	ok(streq(base(f[0].file), "fixture-c.c"), "inline srcline file %s", f[0].file);
+	is_u64(f[0].line, in->line, "inline srcline line");
+	ok(streq(base(f[n - 1].file), "fixture-c.c"), "call site file %s", f[n - 1].file);
+	is_u64(f[n - 1].line, call->line, "call site line");
+}
+
+static void test_c_inline(struct fixture *fx)
+{
+	struct kp_dsos *t = table(true, true, true, NULL);
+	struct kp_dso *d = kp_dsos_find(t, fx->path, NULL, 0);
+	struct kp_sym_frame f[MAXF], g[MAXF];
+	struct line_hit in, call, loop;
+	uint64_t off;
+	int n;
+
+	if (!ok(line_in(fx, "fixture-c.c", "fx_mix-mul", "fx_caller", &in),
+		"line table has fx_mix's marked line inside fx_caller") ||
+	    !ok(line_in(fx, "fixture-c.c", "fx_caller-call", "fx_caller", &call),
+		"line table has the call line")) {
+		kp_dsos_free(t);
+		return;
+	}
+	off = vaddr_to_off(fx->elf, in.addr);
+	n = kp_dso_symbolize(d, off, f, MAXF);
+	check_inline_chain(f, n, &in, &call);
+	ok(kp_dso_symbolize(d, off, g, MAXF) == n && n > 0 && g[0].func == f[0].func &&
+	   g[n - 1].func == f[n - 1].func && g[0].file == f[0].file,
+	   "a repeated lookup returns the same interned pointers");
+	ok(kp_dso_symbolize(d, off, g, 1) == 1 && g[0].func == f[0].func,
+	   "max = 1 keeps the innermost frame");
+	if (ok(line_in(fx, "fixture-c.c", "fx_leaf-loop", "fx_leaf", &loop), "fx_leaf loop line")) {
+		n = kp_dso_symbolize(d, vaddr_to_off(fx->elf, loop.addr), f, MAXF);
+		ok(n == 1 && streq(f[0].func, "fx_leaf") && f[0].line == (uint32_t)loop.line &&
+		   streq(base(f[0].file), "fixture-c.c"),
+		   "srcline of a plain line: %s:%u", n ? base(f[0].file) : "-", n ? f[0].line : 0);
+	}
+	kp_dsos_free(t);
+
+	/* Without inline frames: the caller only, at the call site when srcline is on. */
+	t = table(false, true, true, NULL);
+	d = kp_dsos_find(t, fx->path, NULL, 0);
+	n = kp_dso_symbolize(d, off, f, MAXF);
+	ok(n == 1 && streq(f[0].func, "fx_caller") && !f[0].inlined,
+	   "inline_frames=false gives the caller only");
+	ok(n == 1 && f[0].line == (uint32_t)call.line, "... at the call site line");
+	kp_dsos_free(t);
+	t = table(false, false, true, NULL);
+	d = kp_dsos_find(t, fx->path, NULL, 0);
+	n = kp_dso_symbolize(d, off, f, MAXF);
+	ok(n == 1 && streq(f[0].func, "fx_caller") && !f[0].file && !f[0].line,
+	   "srcline=false leaves file and line empty");
+	kp_dsos_free(t);
+}
+
+static void test_cxx(struct fixture *fx)
+{
+	struct kp_dsos *t = table(true, true, true, NULL);
+	struct kp_dso *d = kp_dsos_find(t, fx->path, NULL, 0);
+	struct kp_sym_frame f[MAXF];
+	struct line_hit in;
+	int n;
+
+	n = kp_dso_symbolize(d, sym_off(fx, "_ZN2ns6Worker3runEi", 0), f, MAXF);
+	ok(n >= 1 && streq(f[n - 1].func, "ns::Worker::run(int)"), "C++ method demangled: %s",
+	   show(f, n, n - 1));
+	n = kp_dso_symbolize(d, sym_off(fx, "_ZN2ns6helperIiEET_S1_", 4), f, MAXF);
+	ok(n >= 1 && f[n - 1].func && strstr(f[n - 1].func, "ns::helper<int>(int)"),
+	   "template instance demangled: %s", show(f, n, n - 1));
+	if (ok(line_in(fx, "fixture-cxx.cc", "twiddle-mul", "_ZN2ns6Worker3runEi", &in),
+	       "line table has twiddle's marked line inside ns::Worker::run")) {
+		n = kp_dso_symbolize(d, vaddr_to_off(fx->elf, in.addr), f, MAXF);
+		ok(n >= 2 && f[0].inlined && f[0].func && strstr(f[0].func, "twiddle"),
+		   "C++ inline frame first: %s", show(f, n, 0));
+		ok(n >= 2 && streq(f[n - 1].func, "ns::Worker::run(int)") && !f[n - 1].inlined,
+		   "C++ caller last: %s", show(f, n, n - 1));
+		is_u64(n >= 1 ? f[0].line : 0, in.line, "C++ inline srcline");
+	}
+	kp_dsos_free(t);
+
+	t = table(true, false, false, NULL);
+	d = kp_dsos_find(t, fx->path, NULL, 0);
+	n = kp_dso_symbolize(d, sym_off(fx, "_ZN2ns6Worker3runEi", 0), f, MAXF);
+	ok(n >= 1 && streq(f[n - 1].func, "_ZN2ns6Worker3runEi"), "demangle=false keeps %s",
+	   show(f, n, n - 1));
+	kp_dsos_free(t);
+}
+
+static void test_demangle(void)
+{
+	static const struct {
+		const char *in, *prefix;
+	} cases[] = {
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		{ "_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example" },
+		{ "_ZN2ns6Worker3runEi", "ns::Worker::run(int)" },
+		{ "_ZN2ns6helperIiEET_S1_", "int ns::helper<int>(int)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = kp_demangle(cases[i].in);
+
+		ok(s && !strncmp(s, cases[i].prefix, strlen(cases[i].prefix)), "demangle %s -> %s",
+		   cases[i].in, s ? s : "NULL");
+		free(s);
+	}
+	ok(kp_demangle("fx_leaf") == NULL, "a C name is not mangled");
+	ok(kp_demangle("_start") == NULL, "_start is not mangled");
+}
+
+/* The fixture's NT_GNU_BUILD_ID, read from its note sections. */
+static size_t read_build_id(Elf *elf, uint8_t *out, size_t max)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + noff, "GNU", 4) && nh.n_descsz <= max) {
+				memcpy(out, (char *)data->d_buf + doff, nh.n_descsz);
+				return nh.n_descsz;
+			}
+	}
+	return 0;
+}
+
+static void test_status(struct fixture *fx)
+{
+	struct kp_dsos *t = table(true, true, true, NULL);
+	struct kp_sym_frame f[MAXF];
+	uint8_t id[64], bad[20] = { 1, 2, 3 };
+	size_t len = read_build_id(fx->elf, id, sizeof(id));
+	char tmp[] = "/tmp/kprof-test-dso-XXXXXX";
+	int fd = mkstemp(tmp);
+	struct kp_dso *d;
+
+	ok(len > 0, "fixture has a build-id (%zu bytes)", len);
+	d = kp_dsos_find(t, fx->path, id, len);
+	is_u64(kp_dso_status(d), KP_DSO_OK, "the right build-id loads");
+	ok(kp_dso_symbolize(d, sym_off(fx, "fx_leaf", 0), f, MAXF) == 1, "... and symbolizes");
+	d = kp_dsos_find(t, fx->path, bad, sizeof(bad));
+	ok(d != kp_dsos_find(t, fx->path, id, len), "another build-id is another DSO");
+	is_u64(kp_dso_symbolize(d, sym_off(fx, "fx_leaf", 0), f, MAXF), 0,
+	       "a wrong build-id gives no frames");
+	is_u64(kp_dso_status(d), KP_DSO_BUILDID_MISMATCH, "a wrong build-id is a mismatch");
+	ok(streq(kp_dso_status_str(kp_dso_status(d)), "build-id mismatch"), "status string");
+	d = kp_dsos_find(t, "/nonexistent/kprof/libnothing.so", NULL, 0);
+	is_u64(kp_dso_status(d), KP_DSO_MISSING, "a missing file is missing");
+	is_u64(kp_dso_symbolize(d, 0x1000, f, MAXF), 0, "... and gives no frames");
+	ok(streq(kp_dso_path(d), "/nonexistent/kprof/libnothing.so") &&
+	   streq(kp_dso_short_name(d), "libnothing.so"), "path and short name");
+	if (fd >= 0) {
+		ok(write(fd, "not an ELF file\n", 16) == 16, "wrote %s", tmp);
+		close(fd);
+		d = kp_dsos_find(t, tmp, NULL, 0);
+		is_u64(kp_dso_status(d), KP_DSO_NOT_ELF, "a text file is not ELF");
+		unlink(tmp);
+	}
+	d = kp_dsos_find(t, "/tmp", NULL, 0);
+	is_u64(kp_dso_status(d), KP_DSO_NOT_ELF, "a directory is not ELF");
+	kp_dsos_free(t);
+}
+
+/* A function of the live vDSO from its own .dynsym; the vDSO's file offset is its vaddr. */
+static bool vdso_func(Elf *elf, const char **name, uint64_t *off)
+{
+	static const char *const names[] = { "__vdso_clock_gettime", "__kernel_clock_gettime",
+					     "clock_gettime", "__vdso_gettimeofday" };
+	GElf_Sym s;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (sym_lookup(elf, SHT_DYNSYM, names[i], &s) && GELF_ST_TYPE(s.st_info) == STT_FUNC) {
+			*name = names[i];
+			*off = vaddr_to_off(elf, s.st_value + s.st_size / 2);
+			return *off != UINT64_MAX;
+		}
+	}
+	return false;
+}
+
+static size_t vdso_extent(const unsigned char *img)
+{
+	const ElfW(Ehdr) *eh = (const void *)img;
+	const ElfW(Phdr) *ph = (const void *)(img + eh->e_phoff);
+	size_t end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > end)
+			end = ph[i].p_offset + ph[i].p_filesz;
+	return end;
+}
+
+static void test_vdso(void)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct utsname u;
+	struct kp_dsos *t;
+	struct kp_sym_frame f[MAXF];
+	GElf_Sym s;
+	Elf *elf;
+	const char *want = NULL;
+	uint64_t off = 0;
+	int n;
+
+	if (!img || uname(&u)) {
+		ok(1, "# SKIP no vDSO");
+		return;
+	}
+	/* The image in memory is laid out as its file, section headers included. */
+	elf = elf_memory((char *)img, vdso_extent(img));
+	if (!ok(elf && vdso_func(elf, &want, &off), "the vDSO exports a clock function")) {
+		if (elf)
+			elf_end(elf);
+		return;
+	}
+	t = table(true, true, true, u.release);
+	n = kp_dso_symbolize(kp_dsos_find(t, "[vdso]", NULL, 0), off, f, MAXF);
+	ok(n >= 1 && sym_lookup(elf, SHT_DYNSYM, f[n - 1].func, &s) &&
+	   vaddr_to_off(elf, s.st_value) <= off && off - vaddr_to_off(elf, s.st_value) < s.st_size,
+	   "[vdso] of this kernel resolves %s (got %s)", want, show(f, n, n - 1));
+	kp_dsos_free(t);
+	t = table(true, true, true, "0.0.0-another-kernel");
+	n = kp_dso_symbolize(kp_dsos_find(t, "[vdso]", NULL, 0), off, f, MAXF);
+	is_u64(n, 0, "[vdso] of another kernel gives no frames");
+	is_u64(kp_dso_status(kp_dsos_find(t, "[vdso]", NULL, 0)), KP_DSO_VDSO_OTHER_KERNEL,
+	       "[vdso] of another kernel has its status");
+	kp_dsos_free(t);
+	elf_end(elf);
+}
+
+/* Stripped binary + .gnu_debuglink to a --only-keep-debug file next to it. */
+static void test_debuglink(struct fixture *fx)
+{
+	char dir[] = "/tmp/kprof-test-dso-XXXXXX", cmd[16384], bin[64], dbg[64];
+	struct kp_sym_frame f[MAXF];
+	struct line_hit in;
+	struct kp_dsos *t;
+	int n;
+
+	if (!mkdtemp(dir) || !line_in(fx, "fixture-c.c", "fx_mix-mul", "fx_caller", &in)) {
+		ok(1, "# SKIP no temporary directory");
+		return;
+	}
+	snprintf(bin, sizeof(bin), "%s/fx", dir);
+	snprintf(dbg, sizeof(dbg), "%s/fx.debug", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s' %s && objcopy --only-keep-debug %s %s && "
+		 "objcopy --strip-all --add-gnu-debuglink=%s %s",
+		 fx->path, bin, bin, dbg, dbg, bin);
+	if (system(cmd)) {
+		ok(1, "# SKIP objcopy failed");
+	} else {
+		t = table(true, true, true, NULL);
+		n = kp_dso_symbolize(kp_dsos_find(t, bin, NULL, 0), vaddr_to_off(fx->elf, in.addr),
+				     f, MAXF);
+		ok(n >= 2 && streq(f[0].func, "fx_mix") && streq(f[n - 1].func, "fx_caller") &&
+		   f[0].line == (uint32_t)in.line,
+		   "separate debuginfo: %d frames, %s:%u ... %s", n, show(f, n, 0),
+		   n ? f[0].line : 0, show(f, n, n - 1));
+		kp_dsos_free(t);
+	}
+	unlink(bin);
+	unlink(dbg);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	struct fixture c, cxx;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-c", builddir());
+	if (ok(fixture_open(&c, path), "open %s", path)) {
+		test_c_symbols(&c);
+		test_c_inline(&c);
+		test_status(&c);
+		test_debuglink(&c);
+	}
+	fixture_close(&c);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-cxx", builddir());
+	if (ok(fixture_open(&cxx, path), "open %s", path))
+		test_cxx(&cxx);
+	fixture_close(&cxx);
+	test_demangle();
+	test_vdso();
+	return tap_done();
+}

@@ -29,19 +29,21 @@ __attribute__((noinline)) static void publish(uint64_t x)
 	sink = x;
 }
 
-#define WORK_FN(name)                                                          \
-	__attribute__((noinline)) static void name(unsigned units)            \
+/* The same loop with a different increment each, and noipa: identical functions would be
+ * folded into one (GCC's -fipa-icf), and constant arguments would make .constprop clones. */
+#define WORK_FN(name, inc)                                                     \
+	__attribute__((noinline, noipa)) static void name(unsigned units)     \
 	{                                                                      \
 		uint64_t x = sink;                                             \
 		for (unsigned long i = 0; i < (unsigned long)units * UNIT; i++) \
-			x = x * 6364136223846793005ull + 1442695040888963407ull; \
+			x = x * 6364136223846793005ull + (inc);                \
 		publish(x);                                                    \
 		__asm__ volatile("" ::: "memory");                             \
 	}
 
-WORK_FN(work_a)
-WORK_FN(work_b)
-WORK_FN(work_c)
+WORK_FN(work_a, 1442695040888963407ull)
+WORK_FN(work_b, 1442695040888963409ull)
+WORK_FN(work_c, 1442695040888963411ull)
 
 /* The two paths differ in what they do after the call: identical functions would be folded
  * into one, and a call in tail position would become a jump that leaves no frame. */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#include "ksyms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+
+void kp_ksyms_init(struct kp_ksyms *k)
+{
+	memset(k, 0, sizeof(*k));
+}
+
+void kp_ksyms_release(struct kp_ksyms *k)
+{
+	for (size_t i = 0; i < k->nr; i++)
+		free(k->syms[i].name);
+	free(k->syms);
+	kp_ksyms_init(k);
+}
+
+/* One line: hex address, a space, the type letter, a space, the name, maybe "\t[module]". */
+static void add_line(struct kp_ksyms *k, const char *p, const char *end)
+{
+	char *after;
+	uint64_t addr = strtoull(p, &after, 16);
+	const char *name;
+	size_t n;
+
+	if (after == p || after + 3 > end || after[0] != ' ' || after[2] != ' ' || !addr)
+		return;
+	name = after + 3;
+	n = end - name;
+	KP_GROW(k->syms, k->cap, k->nr + 1);
+	k->syms[k->nr].addr = addr;
+	k->syms[k->nr].name = kp_xmalloc(n + 1);
+	memcpy(k->syms[k->nr].name, name, n);
+	k->syms[k->nr].name[n] = '\0';
+	for (char *t = strchr(k->syms[k->nr].name, '\t'); t; t = strchr(t, '\t'))
+		*t = ' ';
+	k->nr++;
+	k->sorted = 0;
+}
+
+void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *line_end = nl ? nl : end;
+		add_line(k, p, line_end);
+		p = line_end + 1;
+	}
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct kp_ksym_ent *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort, and drop the lines stored twice (the same symbol can be written by several rounds). */
+static void finish(struct kp_ksyms *k)
+{
+	size_t out = 0;
+
+	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
+	for (size_t i = 0; i < k->nr; i++) {
+		if (out && k->syms[out - 1].addr == k->syms[i].addr &&
+		    !strcmp(k->syms[out - 1].name, k->syms[i].name)) {
+			free(k->syms[i].name);
+			continue;
+		}
+		k->syms[out++] = k->syms[i];
+	}
+	k->nr = out;
+	k->sorted = 1;
+}
+
+const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!k->sorted)
+		finish(k);
+	hi = k->nr;
+	if (!hi || addr < k->syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (k->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return k->syms[lo].name;
+}

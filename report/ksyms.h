@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ksyms.h - kernel symbols from the recording's KP_REC_KALLSYMS lines (never the live
+ * /proc/kallsyms: the report may run on another machine or after a reboot).
+ */
+#ifndef KP_KSYMS_H
+#define KP_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_ksym_ent {
+	uint64_t addr;
+	char *name;	/* "name" or "name [module]"; owned */
+};
+
+struct kp_ksyms {
+	struct kp_ksym_ent *syms;
+	size_t nr, cap;
+	int sorted;
+};
+
+void kp_ksyms_init(struct kp_ksyms *k);
+void kp_ksyms_release(struct kp_ksyms *k);
+
+/* kp_ksyms_add_text - add the "ADDR TYPE NAME[\t[MODULE]]" lines in @len bytes of @text. */
+void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len);
+
+/* kp_ksyms_lookup - the symbol containing @addr (the last at or below it), or NULL. */
+const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr);
+
+#endif /* KP_KSYMS_H */

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+
+void kp_profile_init(struct kp_profile *p, struct kp_strtab *strs, size_t nr_events)
+{
+	memset(p, 0, sizeof(*p));
+	p->strs = strs;
+	p->nr_events = nr_events ? nr_events : 1;
+	kp_hash_init(&p->func_ids);
+	kp_hash_init(&p->loc_ids);
+	kp_hash_init(&p->node_ids);
+	/* node 0: the root; loc 0 and func 0: "all" */
+	kp_profile_loc(p, kp_profile_func(p, kp_strtab_intern(strs, "all"), 0, 0), 0, 0, 0);
+	KP_GROW(p->nodes, p->cap_nodes, 1);
+	p->nodes[0] = (struct kp_node){ 0, 0 };
+	p->nr_nodes = 1;
+	KP_GROW(p->self, p->cap_self, p->nr_events);
+	memset(p->self, 0, p->cap_self * sizeof(*p->self));
+}
+
+void kp_profile_release(struct kp_profile *p)
+{
+	free(p->funcs);
+	free(p->locs);
+	free(p->nodes);
+	free(p->self);
+	free(p->total);
+	free(p->first_child);
+	free(p->next_sibling);
+	kp_hash_release(&p->func_ids);
+	kp_hash_release(&p->loc_ids);
+	kp_hash_release(&p->node_ids);
+	memset(p, 0, sizeof(*p));
+}
+
+uint32_t kp_profile_func(struct kp_profile *p, uint32_t name, uint32_t dso, uint32_t flags)
+{
+	uint32_t key3[3] = { name, dso, flags };
+	uint64_t key = kp_hash_bytes(key3, sizeof(key3), 1), *id;
+
+	while ((id = kp_hash_get(&p->func_ids, key))) {
+		const struct kp_func *f = &p->funcs[*id];
+		if (f->name == name && f->dso == dso && f->flags == flags)
+			return (uint32_t)*id;
+		key++;
+	}
+	KP_GROW(p->funcs, p->cap_funcs, p->nr_funcs + 1);
+	p->funcs[p->nr_funcs] = (struct kp_func){ name, dso, flags };
+	kp_hash_put(&p->func_ids, key, p->nr_funcs);
+	return (uint32_t)p->nr_funcs++;
+}
+
+uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
+			uint32_t flags)
+{
+	uint32_t key4[4] = { func, file, line, flags };
+	uint64_t key = kp_hash_bytes(key4, sizeof(key4), 2), *id;
+
+	while ((id = kp_hash_get(&p->loc_ids, key))) {
+		const struct kp_loc *l = &p->locs[*id];
+		if (l->func == func && l->file == file && l->line == line && l->flags == flags)
+			return (uint32_t)*id;
+		key++;
+	}
+	KP_GROW(p->locs, p->cap_locs, p->nr_locs + 1);
+	p->locs[p->nr_locs] = (struct kp_loc){ func, file, line, flags };
+	kp_hash_put(&p->loc_ids, key, p->nr_locs);
+	return (uint32_t)p->nr_locs++;
+}
+
+static uint32_t node_intern(struct kp_profile *p, uint32_t parent, uint32_t loc)
+{
+	uint64_t key = (uint64_t)parent << 32 | loc, *id = kp_hash_get(&p->node_ids, key);
+	size_t need;
+
+	if (id)
+		return (uint32_t)*id;
+	KP_GROW(p->nodes, p->cap_nodes, p->nr_nodes + 1);
+	p->nodes[p->nr_nodes] = (struct kp_node){ parent, loc };
+	need = (p->nr_nodes + 1) * p->nr_events;
+	if (need > p->cap_self) {
+		size_t old = p->cap_self;
+		KP_GROW(p->self, p->cap_self, need);
+		memset(p->self + old, 0, (p->cap_self - old) * sizeof(*p->self));
+	}
+	kp_hash_put(&p->node_ids, key, p->nr_nodes);
+	return (uint32_t)p->nr_nodes++;
+}
+
+void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
+		    uint64_t period)
+{
+	uint32_t node = 0;
+	struct kp_weight *w;
+
+	for (size_t i = 0; i < n; i++)
+		node = node_intern(p, node, locs[i]);
+	w = &p->self[node * p->nr_events + event];
+	w->count++;
+	w->period += period;
+}
+
+void kp_profile_finish(struct kp_profile *p)
+{
+	size_t n = p->nr_nodes, ne = p->nr_events;
+
+	p->total = kp_xmalloc(n * ne * sizeof(*p->total));
+	memcpy(p->total, p->self, n * ne * sizeof(*p->total));
+	for (size_t i = n - 1; i > 0; i--) {
+		struct kp_weight *t = &p->total[i * ne], *up = &p->total[p->nodes[i].parent * ne];
+		for (size_t e = 0; e < ne; e++) {
+			up[e].count += t[e].count;
+			up[e].period += t[e].period;
+		}
+	}
+	p->first_child = kp_xmalloc(n * sizeof(uint32_t));
+	p->next_sibling = kp_xmalloc(n * sizeof(uint32_t));
+	memset(p->first_child, 0, n * sizeof(uint32_t));
+	memset(p->next_sibling, 0, n * sizeof(uint32_t));
+	/* walking backwards and pushing in front keeps children in creation order; 0 ends a list */
+	for (size_t i = n - 1; i > 0; i--) {
+		uint32_t parent = p->nodes[i].parent;
+		p->next_sibling[i] = p->first_child[parent];
+		p->first_child[parent] = (uint32_t)i;
+	}
+}
+
+const char *kp_profile_name(const struct kp_profile *p, uint32_t node)
+{
+	const struct kp_loc *l = &p->locs[p->nodes[node].loc];
+
+	return kp_strtab_get(p->strs, p->funcs[l->func].name);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - the one model every view reads: interned functions and locations, and a call
+ * tree whose nodes are (parent, location) pairs created parents first (samply's stack table),
+ * weighted per event by sample count and period sum.
+ *
+ * Node 0 is the root ("all"). Because a node is always created after its parent,
+ * kp_profile_finish() gets inclusive totals in one backwards pass, with no recursion.
+ */
+#ifndef KP_PROFILE_H
+#define KP_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "strtab.h"
+
+#define KP_LOC_KERNEL	0x1	/* a kernel frame */
+#define KP_LOC_INLINED	0x2	/* inlined into the frame below it (its caller) */
+#define KP_LOC_JIT	0x4	/* named by a perf-PID.map */
+#define KP_LOC_COMM	0x8	/* not a frame: the command name at the top of each stack */
+#define KP_LOC_UNNAMED	0x10	/* no symbol: the name is "dso+0xoffset" or "[unknown]" */
+
+struct kp_func {
+	uint32_t name;		/* strtab ids */
+	uint32_t dso;
+	uint32_t flags;		/* KP_LOC_* that belong to the function (kernel, jit, comm, unnamed) */
+};
+
+struct kp_loc {
+	uint32_t func;
+	uint32_t file;		/* strtab id, 0 without --srcline */
+	uint32_t line;
+	uint32_t flags;		/* KP_LOC_* */
+};
+
+struct kp_node {
+	uint32_t parent;
+	uint32_t loc;
+};
+
+/* Weights of a node for one event: samples and the sum of their periods. */
+struct kp_weight {
+	uint64_t count;
+	uint64_t period;
+};
+
+struct kp_profile {
+	struct kp_strtab *strs;	/* borrowed (the session's) */
+	struct kp_func *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct kp_hash func_ids;
+	struct kp_loc *locs;
+	size_t nr_locs, cap_locs;
+	struct kp_hash loc_ids;
+	struct kp_node *nodes;
+	size_t nr_nodes, cap_nodes;
+	struct kp_hash node_ids;	/* parent << 32 | loc -> node */
+	size_t nr_events;
+	struct kp_weight *self;	/* [node * nr_events + event] */
+	size_t cap_self;
+	/* filled by kp_profile_finish() */
+	struct kp_weight *total;	/* inclusive, same layout */
+	uint32_t *first_child, *next_sibling;	/* children lists, in creation order */
+};
+
+/* kp_profile_init - an empty model over @strs with @nr_events events (>= 1). */
+void kp_profile_init(struct kp_profile *p, struct kp_strtab *strs, size_t nr_events);
+void kp_profile_release(struct kp_profile *p);
+
+uint32_t kp_profile_func(struct kp_profile *p, uint32_t name, uint32_t dso, uint32_t flags);
+uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
+			uint32_t flags);
+
+/* kp_profile_add - one sample of @event: @locs from the root side to the leaf. */
+void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
+		    uint64_t period);
+
+/* kp_profile_finish - compute totals and children lists; call once, after the last add. */
+void kp_profile_finish(struct kp_profile *p);
+
+static inline const struct kp_weight *kp_profile_self(const struct kp_profile *p, uint32_t node,
+						       size_t event)
+{
+	return &p->self[node * p->nr_events + event];
+}
+
+static inline const struct kp_weight *kp_profile_total(const struct kp_profile *p, uint32_t node,
+							size_t event)
+{
+	return &p->total[node * p->nr_events + event];
+}
+
+/* kp_profile_name - the function name of @node's location (interned). */
+const char *kp_profile_name(const struct kp_profile *p, uint32_t node);
+
+#endif /* KP_PROFILE_H */

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+#include "resolve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+
+#define MAX_INLINE 16
+#define KERNEL_DSO_NAME "[kernel.kallsyms]"
+
+/*
+ * Cache keys: a user frame is (dso index + 1) << 48 | file offset (offsets stay below 2^48);
+ * a kernel frame is its address, whose top 16 bits are all ones on x86-64 and so never equal
+ * a dso index + 1 below 0xffff.
+ */
+static uint64_t user_key(uint32_t dso, uint64_t off)
+{
+	return ((uint64_t)dso + 1) << 48 | (off & 0xffffffffffffull);
+}
+
+void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->p = p;
+	r->comm_root = true;
+	kp_hash_init(&r->cache);
+	r->unknown_loc = kp_profile_loc(
+		p, kp_profile_func(p, kp_strtab_intern(&s->strs, "[unknown]"), 0, KP_LOC_UNNAMED), 0,
+		0, KP_LOC_UNNAMED);
+}
+
+void kp_resolver_release(struct kp_resolver *r)
+{
+	kp_hash_release(&r->cache);
+	free(r->runs);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Store a run of locations (innermost first) and return its index. */
+static uint32_t add_run(struct kp_resolver *r, const uint32_t *locs, uint32_t n)
+{
+	uint32_t at = (uint32_t)r->nr_runs;
+
+	KP_GROW(r->runs, r->cap_runs, r->nr_runs + n + 1);
+	r->runs[r->nr_runs++] = n;
+	memcpy(r->runs + r->nr_runs, locs, n * sizeof(*locs));
+	r->nr_runs += n;
+	return at;
+}
+
+static uint32_t single(struct kp_resolver *r, const char *name, uint32_t dso, uint32_t flags)
+{
+	struct kp_profile *p = r->p;
+	uint32_t f = kp_profile_func(p, kp_strtab_intern(&r->s->strs, name), dso, flags);
+
+	return kp_profile_loc(p, f, 0, 0, flags);
+}
+
+static uint32_t resolve_kernel(struct kp_resolver *r, uint64_t addr)
+{
+	uint32_t dso = kp_strtab_intern(&r->s->strs, KERNEL_DSO_NAME), loc;
+	const char *name = kp_ksyms_lookup(&r->s->ksyms, addr);
+	char buf[64];
+
+	if (name)
+		return add_run(r, (loc = single(r, name, dso, KP_LOC_KERNEL), &loc), 1);
+	snprintf(buf, sizeof(buf), KERNEL_DSO_NAME "+0x%llx", (unsigned long long)addr);
+	loc = single(r, buf, dso, KP_LOC_KERNEL | KP_LOC_UNNAMED);
+	return add_run(r, &loc, 1);
+}
+
+/* The frames of a file offset in a DSO, through the symbolizer; "dso+0xoff" without a symbol. */
+static uint32_t resolve_dso(struct kp_resolver *r, uint32_t dso_idx, uint64_t off)
+{
+	struct kp_session_dso *sd = &r->s->dso_list[dso_idx];
+	struct kp_sym_frame fr[MAX_INLINE];
+	uint32_t locs[MAX_INLINE];
+	int n = kp_dso_symbolize(sd->dso, off, fr, MAX_INLINE);
+	char buf[512];
+
+	if (n <= 0) {
+		snprintf(buf, sizeof(buf), "%s+0x%llx", kp_strtab_get(&r->s->strs, sd->short_name),
+			 (unsigned long long)off);
+		locs[0] = single(r, buf, sd->short_name, KP_LOC_UNNAMED);
+		return add_run(r, locs, 1);
+	}
+	for (int i = 0; i < n; i++) {
+		uint32_t flags = fr[i].inlined ? KP_LOC_INLINED : 0;
+		uint32_t f = kp_profile_func(r->p, kp_strtab_intern(&r->s->strs, fr[i].func),
+					     sd->short_name, 0);
+		uint32_t file = fr[i].file ? kp_strtab_intern(&r->s->strs, fr[i].file) : 0;
+		locs[i] = kp_profile_loc(r->p, f, file, fr[i].line, flags);
+	}
+	return add_run(r, locs, (uint32_t)n);
+}
+
+static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
+				   uint32_t *tmp)
+{
+	struct kp_proc *proc = &r->s->procs[t->proc];
+	const struct kp_map *m = kp_session_map(proc, addr);
+	uint64_t key, off, *hit;
+	const char *jit;
+
+	if (!m) {
+		r->st.no_map++;
+		r->st.unnamed++;
+		tmp[0] = 1;
+		tmp[1] = r->unknown_loc;
+		return tmp;
+	}
+	if (m->flags & KP_MAP_ANON) {
+		jit = kp_session_jit(r->s, proc, addr);
+		tmp[0] = 1;
+		if (jit) {
+			tmp[1] = single(r, jit, m->name, KP_LOC_JIT);
+			return tmp;
+		}
+		char buf[600];
+		snprintf(buf, sizeof(buf), "%s+0x%llx", kp_strtab_get(&r->s->strs, m->name),
+			 (unsigned long long)(addr - m->start));
+		tmp[1] = single(r, buf, m->name, KP_LOC_UNNAMED);
+		r->st.no_jit++;
+		r->st.unnamed++;
+		return tmp;
+	}
+	off = addr - m->start + m->pgoff;
+	key = user_key(m->dso, off);
+	hit = kp_hash_get(&r->cache, key);
+	if (!hit) {
+		kp_hash_put(&r->cache, key, resolve_dso(r, m->dso, off));
+		hit = kp_hash_get(&r->cache, key);
+	}
+	r->s->dso_list[m->dso].frames++;
+	if (r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED) {
+		r->s->dso_list[m->dso].unnamed++;
+		r->st.unnamed++;
+		if (kp_dso_status(r->s->dso_list[m->dso].dso) == KP_DSO_OK)
+			r->st.no_sym++;
+		else
+			r->st.dso_unusable++;
+	}
+	return r->runs + *hit;
+}
+
+static const uint32_t *lookup(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
+			      bool kernel, uint32_t *tmp)
+{
+	uint64_t *hit;
+
+	r->st.frames++;
+	if (!kernel)
+		return lookup_user(r, t, addr, tmp);
+	hit = kp_hash_get(&r->cache, addr);
+	if (!hit) {
+		kp_hash_put(&r->cache, addr, resolve_kernel(r, addr));
+		hit = kp_hash_get(&r->cache, addr);
+	}
+	if (r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED) {
+		r->st.no_ksym++;
+		r->st.unnamed++;
+	}
+	return r->runs + *hit;
+}
+
+/* Append the run @run (innermost first) to @out, which is built leaf first. */
+static size_t append(uint32_t *out, size_t n, size_t max, const uint32_t *run)
+{
+	for (uint32_t i = 0; i < run[0] && n < max; i++)
+		out[n++] = run[1 + i];
+	return n;
+}
+
+static bool is_kernel_addr(uint64_t addr)
+{
+	return addr >= 0xffff800000000000ull;
+}
+
+size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			 struct kp_thread *t, uint32_t *locs, size_t max)
+{
+	uint32_t tmp[2];
+	size_t n = 0, room = r->comm_root ? max - 1 : max;
+	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	bool first = true;
+
+	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		n = append(locs, n, room, lookup(r, t, smp->ip, kernel, tmp));
+	} else {
+		for (uint64_t i = 0; i < smp->nr_callchain && n < room; i++) {
+			uint64_t a = smp->callchain[i];
+			if (a >= PERF_CONTEXT_MAX) {
+				kernel = a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL;
+				continue;
+			}
+			if (!a)
+				continue; /* the end of a frame-pointer walk */
+			n = append(locs, n, room,
+				   lookup(r, t, first ? a : a - 1, kernel || is_kernel_addr(a), tmp));
+			first = false;
+		}
+	}
+	/* leaf first -> root first, then the comm on top */
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t x = locs[i];
+		locs[i] = locs[n - 1 - i];
+		locs[n - 1 - i] = x;
+	}
+	if (r->comm_root) {
+		memmove(locs + 1, locs, n * sizeof(*locs));
+		locs[0] = single(r, t->comm ? kp_strtab_get(&r->s->strs, t->comm) : "[unknown comm]",
+				 0, KP_LOC_COMM);
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * resolve.h - turns a sample into the locations of its stack, root first: the comm, then each
+ * frame from the outermost caller to the leaf, inlined functions expanded.
+ *
+ * Frames come from the kernel's call chain (or the sample's ip alone). The chain's
+ * PERF_CONTEXT_* markers say which part is kernel and which user; entry 0 is the sampled ip and
+ * every later entry a return address, looked up at address - 1 (the call, not the instruction
+ * after it). Kernel frames are named from the recording's kallsyms lines, user frames through
+ * the process's maps and the DSO symbolizer, anonymous maps through perf-PID.map. A frame
+ * that cannot be named keeps its DSO and offset ("libfoo.so+0x1234"); only an address outside
+ * every known map is "[unknown]". Lookups are cached per (DSO, offset) and kernel address.
+ */
+#ifndef KP_RESOLVE_H
+#define KP_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "profile.h"
+#include "session.h"
+
+/* Why frames stayed unnamed, for `kprof report --stats`. */
+struct kp_resolve_stats {
+	uint64_t frames;	/* frames resolved, inline expansions not counted */
+	uint64_t unnamed;	/* of which had no name */
+	uint64_t no_map;	/* user address outside every map of its process */
+	uint64_t no_ksym;	/* kernel address the recording has no symbol for */
+	uint64_t no_jit;	/* anonymous map without a perf-PID.map entry */
+	uint64_t dso_unusable;	/* in a DSO that could not be used (see the session's DSO list) */
+	uint64_t no_sym;	/* in a usable DSO, but no symbol covers the address */
+};
+
+struct kp_resolver {
+	struct kp_session *s;
+	struct kp_profile *p;
+	bool comm_root;		/* put the comm at the top of each stack */
+	struct kp_hash cache;	/* key (see resolve.c) -> index into runs */
+	uint32_t *runs;		/* [n, loc_1 .. loc_n] innermost first */
+	size_t nr_runs, cap_runs;
+	uint32_t unknown_loc;	/* "[unknown]" */
+	struct kp_resolve_stats st;
+};
+
+void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p);
+void kp_resolver_release(struct kp_resolver *r);
+
+/*
+ * kp_resolve_sample - the locations of @smp's stack into @locs (capacity @max), root first.
+ * Returns how many were written; a stack deeper than @max keeps its leaf side.
+ */
+size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			 struct kp_thread *t, uint32_t *locs, size_t max);
+
+#endif /* KP_RESOLVE_H */

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+
+int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
+{
+	memset(s, 0, sizeof(*s));
+	kp_evlist_init(&s->evl);
+	kp_strtab_init(&s->strs);
+	kp_ksyms_init(&s->ksyms);
+	kp_hash_init(&s->dso_ids);
+	kp_hash_init(&s->proc_ids);
+	kp_hash_init(&s->thread_ids);
+	kp_order_init(&s->order);
+	s->dso_opts = *dso_opts;
+	kp_session_set_symfs(s, "");
+	return kp_reader_open(&s->r, path);
+}
+
+void kp_session_set_symfs(struct kp_session *s, const char *dir)
+{
+	size_t n = strlen(dir) + sizeof("/tmp");
+
+	s->symfs = dir;
+	free(s->jit_dir);
+	s->jit_dir = kp_xmalloc(n);
+	snprintf(s->jit_dir, n, "%s/tmp", dir);
+}
+
+void kp_session_release(struct kp_session *s)
+{
+	for (size_t i = 0; i < s->nr_procs; i++) {
+		free(s->procs[i].maps);
+		kp_perfmap_release(&s->procs[i].jit);
+	}
+	free(s->procs);
+	free(s->threads);
+	free(s->dso_list);
+	free(s->kernel_release);
+	free(s->jit_dir);
+	if (s->dsos)
+		kp_dsos_free(s->dsos);
+	kp_hash_release(&s->dso_ids);
+	kp_hash_release(&s->proc_ids);
+	kp_hash_release(&s->thread_ids);
+	kp_order_release(&s->order);
+	kp_ksyms_release(&s->ksyms);
+	kp_strtab_release(&s->strs);
+	kp_evlist_release(&s->evl);
+	kp_reader_release(&s->r);
+}
+
+/* --- the process model ------------------------------------------------------------------ */
+
+static struct kp_proc *proc_get(struct kp_session *s, uint32_t pid)
+{
+	uint64_t *i = kp_hash_get(&s->proc_ids, pid);
+
+	if (i)
+		return &s->procs[*i];
+	KP_GROW(s->procs, s->cap_procs, s->nr_procs + 1);
+	memset(&s->procs[s->nr_procs], 0, sizeof(s->procs[0]));
+	s->procs[s->nr_procs].pid = pid;
+	kp_hash_put(&s->proc_ids, pid, s->nr_procs);
+	return &s->procs[s->nr_procs++];
+}
+
+struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t tid)
+{
+	uint64_t *i = kp_hash_get(&s->thread_ids, tid);
+	struct kp_thread *t;
+	struct kp_proc *p;
+
+	if (i && s->threads[*i].pid == pid)
+		return &s->threads[*i];
+	p = proc_get(s, pid);
+	if (i) { /* the tid was reused by another process */
+		t = &s->threads[*i];
+	} else {
+		KP_GROW(s->threads, s->cap_threads, s->nr_threads + 1);
+		kp_hash_put(&s->thread_ids, tid, s->nr_threads);
+		t = &s->threads[s->nr_threads++];
+	}
+	*t = (struct kp_thread){ tid, pid, 0, (uint32_t)(p - s->procs), false };
+	return t;
+}
+
+static uint32_t dso_id(struct kp_session *s, const char *path, const uint8_t *bid, size_t bid_len)
+{
+	struct kp_dso *d;
+	uint64_t *i;
+	const char *slash;
+
+	if (!s->dsos) {
+		s->dso_opts.kernel_release = s->kernel_release;
+		s->dsos = kp_dsos_new(&s->dso_opts);
+	}
+	if (*s->symfs && strcmp(path, "[vdso]")) {
+		size_t n = strlen(s->symfs) + strlen(path) + 1;
+		char *full = kp_xmalloc(n);
+		snprintf(full, n, "%s%s", s->symfs, path);
+		d = kp_dsos_find(s->dsos, full, bid, bid_len);
+		free(full);
+	} else {
+		d = kp_dsos_find(s->dsos, path, bid, bid_len);
+	}
+	i = kp_hash_get(&s->dso_ids, (uintptr_t)d);
+	if (i)
+		return (uint32_t)*i;
+	KP_GROW(s->dso_list, s->cap_dsos, s->nr_dsos + 1);
+	slash = strrchr(path, '/');
+	s->dso_list[s->nr_dsos] = (struct kp_session_dso){
+		d, kp_strtab_intern(&s->strs, path),
+		kp_strtab_intern(&s->strs, slash ? slash + 1 : path), 0, 0
+	};
+	kp_hash_put(&s->dso_ids, (uintptr_t)d, s->nr_dsos);
+	return (uint32_t)s->nr_dsos++;
+}
+
+/* File-backed maps get a DSO; anonymous ones (JIT code, heap) and pseudo-files do not. */
+static bool is_file(const char *path)
+{
+	if (!strcmp(path, "[vdso]"))
+		return true;
+	return path[0] == '/' && strncmp(path, "//anon", 6) && strncmp(path, "/memfd:", 7) &&
+	       strncmp(path, "/dev/zero", 9);
+}
+
+/* Put @m into @p's sorted maps, cutting away whatever part of older maps it overlaps. */
+static void insert_map(struct kp_proc *p, const struct kp_map *m)
+{
+	struct kp_map *old = p->maps, *out;
+	size_t n = 0, cap = p->nr_maps + 2, pos = 0;
+
+	out = kp_xcalloc(cap, sizeof(*out));
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		struct kp_map o = old[i];
+		if (o.end <= m->start || o.start >= m->end) {
+			out[n++] = o;
+			continue;
+		}
+		if (o.start < m->start) { /* the part before the new map survives */
+			out[n] = o;
+			out[n++].end = m->start;
+		}
+		if (o.end > m->end) { /* so does the part after it */
+			o.pgoff += m->end - o.start;
+			o.start = m->end;
+			out[n++] = o;
+		}
+	}
+	while (pos < n && out[pos].start < m->start)
+		pos++;
+	memmove(out + pos + 1, out + pos, (n - pos) * sizeof(*out));
+	out[pos] = *m;
+	free(old);
+	p->maps = out;
+	p->nr_maps = n + 1;
+	p->cap_maps = cap;
+}
+
+const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr)
+{
+	size_t lo = 0, hi = proc->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct kp_map *m = &proc->maps[mid];
+		if (addr < m->start)
+			hi = mid;
+		else if (addr >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+const char *kp_session_jit(struct kp_session *s, struct kp_proc *proc, uint64_t addr)
+{
+	if (!proc->jit.loaded)
+		kp_perfmap_load(&proc->jit, s->jit_dir, proc->pid);
+	return kp_perfmap_lookup(&proc->jit, addr);
+}
+
+/* MMAP and MMAP2 share pid, tid, addr, len, pgoff; only the file name's offset differs. */
+static void on_mmap(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	const uint32_t *u32 = (const uint32_t *)(rec + 1);
+	const uint64_t *u64 = (const uint64_t *)(rec + 1);
+	const char *path = (const char *)(u64 + (rec->type == PERF_RECORD_MMAP2 ? 8 : 4));
+	const uint8_t *bid = NULL;
+	size_t bid_len = 0;
+	struct kp_map m = { u64[1], u64[1] + u64[2], u64[3], 0, 0, 0 };
+
+	if (m.end <= m.start)
+		return;
+	if (rec->type == PERF_RECORD_MMAP2 && (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		bid = (const uint8_t *)(u64 + 4) + 4;
+		bid_len = *(const uint8_t *)(u64 + 4);
+		bid_len = bid_len > 20 ? 20 : bid_len;
+	}
+	m.name = kp_strtab_intern(&s->strs, path);
+	if (is_file(path))
+		m.dso = dso_id(s, path, bid, bid_len);
+	else
+		m.flags |= KP_MAP_ANON;
+	insert_map(proc_get(s, u32[0]), &m);
+}
+
+static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	const uint32_t *u32 = (const uint32_t *)(rec + 1);
+	struct kp_thread *t = kp_session_thread(s, u32[0], u32[1]);
+
+	t->comm = kp_strtab_intern(&s->strs, (const char *)(u32 + 2));
+	if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* a new image: the maps of the old one are gone (the MMAP2s of the new follow) */
+		struct kp_proc *p = &s->procs[t->proc];
+		p->nr_maps = 0;
+		kp_perfmap_release(&p->jit);
+	}
+}
+
+static void on_fork(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	const uint32_t *u32 = (const uint32_t *)(rec + 1);
+	uint32_t pid = u32[0], ppid = u32[1], tid = u32[2], ptid = u32[3];
+	uint32_t comm = kp_session_thread(s, ppid, ptid)->comm;
+	struct kp_thread *t;
+
+	if (pid != ppid) { /* a new process starts with a copy of its parent's maps */
+		struct kp_proc *parent = proc_get(s, ppid), *child;
+		size_t n = parent->nr_maps;
+		struct kp_map *maps = kp_xcalloc(n ? n : 1, sizeof(*maps));
+		memcpy(maps, parent->maps, n * sizeof(*maps));
+		child = proc_get(s, pid); /* may move parent */
+		free(child->maps);
+		kp_perfmap_release(&child->jit);
+		child->pid = pid;
+		child->maps = maps;
+		child->nr_maps = child->cap_maps = n;
+	}
+	t = kp_session_thread(s, pid, tid);
+	t->comm = comm;
+	t->exited = false;
+}
+
+static void update_model(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(s, rec);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(s, rec);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(s, rec);
+		break;
+	case PERF_RECORD_EXIT: {
+		const uint32_t *u32 = (const uint32_t *)(rec + 1);
+		kp_session_thread(s, u32[0], u32[2])->exited = true;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* --- replay ------------------------------------------------------------------------------ */
+
+static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
+{
+	struct kp_session *s = ctx;
+	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
+	struct kp_sample smp;
+
+	(void)time;
+	if (rec->type != PERF_RECORD_SAMPLE) {
+		update_model(s, rec);
+		if (!ev) {
+			s->no_event++;
+			return 0;
+		}
+		kp_rec_parse_id(&ev->attr, rec, &smp);
+		return s->ops->side ? s->ops->side(s->ctx, s, ev, rec, &smp) : 0;
+	}
+	if (!ev) {
+		s->no_event++;
+		return 0;
+	}
+	if (kp_rec_parse_sample(&ev->attr, rec, &smp)) {
+		s->bad_samples++;
+		return 0;
+	}
+	if (!s->ops->sample)
+		return 0;
+	return s->ops->sample(s->ctx, s, ev, &smp, rec, kp_session_thread(s, smp.pid, smp.tid));
+}
+
+static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
+	struct kp_sample x;
+	int err;
+
+	if (!ev)
+		return s->last_time;
+	if (rec->type == PERF_RECORD_SAMPLE)
+		err = kp_rec_parse_sample(&ev->attr, rec, &x);
+	else
+		err = kp_rec_parse_id(&ev->attr, rec, &x);
+	if (!err && (x.sample_type & PERF_SAMPLE_TIME))
+		s->last_time = x.time;
+	return s->last_time;
+}
+
+static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	const char *key, *value;
+
+	switch (rec->type) {
+	case KP_REC_ATTR:
+		kp_evlist_add(&s->evl, rec);
+		break;
+	case KP_REC_META:
+		kp_rec_meta_view(rec, &key, &value);
+		if (!strcmp(key, "kernel") && !s->kernel_release)
+			s->kernel_release = kp_xstrdup(value);
+		break;
+	case KP_REC_KALLSYMS:
+		kp_ksyms_add_text(&s->ksyms, (const char *)((const struct kp_rec_kallsyms *)rec + 1),
+				  ((const struct kp_rec_kallsyms *)rec)->len);
+		break;
+	case KP_REC_STATS:
+		memcpy(&s->stats, rec, sizeof(s->stats));
+		s->have_stats = true;
+		break;
+	default:
+		break;
+	}
+}
+
+int kp_session_run(struct kp_session *s, const struct kp_session_ops *ops, void *ctx)
+{
+	const struct kp_rec_header *rec;
+	int rc = 0, more;
+
+	s->ops = ops;
+	s->ctx = ctx;
+	while (!rc && (more = kp_reader_next(&s->r, &rec)) > 0) {
+		if (rec->type < KP_REC_USER_START) {
+			kp_order_push(&s->order, rec, time_of(s, rec));
+			continue;
+		}
+		keep_own(s, rec);
+		if (rec->type == KP_REC_ROUND)
+			rc = kp_order_round(&s->order, emit, s);
+		if (!rc && ops->own)
+			rc = ops->own(ctx, s, rec);
+	}
+	if (rc)
+		return rc;
+	/* a bad chunk ends the input, but what came before it is still delivered */
+	rc = kp_order_flush(&s->order, emit, s);
+	return more < 0 ? more : rc;
+}

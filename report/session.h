@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - replays a recording: its records in time order, and the model of the processes
+ * they describe (threads and their comm, processes and their maps) as it was at each record.
+ *
+ * The session reads the file, keeps kprof's own records (events, metadata, kernel symbols,
+ * statistics), puts the kernel records of the per-CPU rings in time order (order.h), updates
+ * the model with each side-band record (COMM renames and, at exec, drops the old image's
+ * maps; MMAP/MMAP2 replace what they overlap; FORK copies the parent's maps into a new
+ * process or adds a thread; EXIT ends a thread) and hands every record to the caller's ops,
+ * samples with their parsed fields and their thread. A sample therefore resolves against its
+ * own process's maps as they were at that moment.
+ */
+#ifndef KP_SESSION_H
+#define KP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dso.h"
+#include "formats/evlist.h"
+#include "formats/reader.h"
+#include "formats/rec.h"
+#include "hash.h"
+#include "ksyms.h"
+#include "order.h"
+#include "perfmap.h"
+#include "strtab.h"
+
+#define KP_MAP_ANON 0x1		/* no file: anonymous, JIT code, heap, stack */
+
+/* One mapping of a process; maps of a process are sorted and never overlap. */
+struct kp_map {
+	uint64_t start, end, pgoff;
+	uint32_t dso;		/* index into kp_session.dsos, for a file-backed map */
+	uint32_t name;		/* strtab id of the mapped path ("//anon", "[vdso]", ...) */
+	uint32_t flags;		/* KP_MAP_* */
+};
+
+struct kp_proc {
+	uint32_t pid;
+	struct kp_map *maps;
+	size_t nr_maps, cap_maps;
+	struct kp_perfmap jit;	/* /tmp/perf-PID.map, loaded on the first anonymous hit */
+};
+
+struct kp_thread {
+	uint32_t tid, pid;
+	uint32_t comm;		/* strtab id */
+	uint32_t proc;		/* index into kp_session.procs */
+	bool exited;
+};
+
+/* A DSO as the session knows it: the symbolizer's handle plus what the stats need. */
+struct kp_session_dso {
+	struct kp_dso *dso;
+	uint32_t path;		/* strtab id */
+	uint32_t short_name;	/* strtab id of the last path component */
+	uint64_t frames;	/* frames that fell in it */
+	uint64_t unnamed;	/* of those, frames no symbol covered */
+};
+
+struct kp_session;
+
+/**
+ * struct kp_session_ops - what the caller wants to see; any member may be NULL
+ * @own:    each kprof record (ATTR, META, KALLSYMS, STATS, ...), in file order
+ * @sample: each sample, in time order, with its event, parsed fields and thread
+ * @side:   each other kernel record, in time order, after the model took it in; @id has the
+ *          sample_id_all fields (pid/tid, time, cpu) when the event records them
+ * A non-zero return stops the replay and is returned by kp_session_run().
+ */
+struct kp_session_ops {
+	int (*own)(void *ctx, struct kp_session *s, const struct kp_rec_header *rec);
+	int (*sample)(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		      const struct kp_sample *smp, const struct kp_rec_header *rec,
+		      struct kp_thread *t);
+	int (*side)(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		    const struct kp_rec_header *rec, const struct kp_sample *id);
+};
+
+struct kp_session {
+	struct kp_reader r;
+	struct kp_evlist evl;
+	struct kp_strtab strs;		/* comms, paths, and the profile's names */
+	struct kp_ksyms ksyms;
+	struct kp_dsos *dsos;		/* created when the first map arrives */
+	struct kp_dso_opts dso_opts;
+	char *kernel_release;		/* META "kernel" */
+	const char *symfs;		/* prefix for every binary's path ("" for none) */
+	char *jit_dir;			/* where perf-PID.map files are looked for: symfs/tmp */
+	struct kp_session_dso *dso_list;
+	size_t nr_dsos, cap_dsos;
+	struct kp_hash dso_ids;		/* struct kp_dso * -> index */
+	struct kp_proc *procs;
+	size_t nr_procs, cap_procs;
+	struct kp_hash proc_ids;	/* pid -> index */
+	struct kp_thread *threads;
+	size_t nr_threads, cap_threads;
+	struct kp_hash thread_ids;	/* tid -> index */
+	struct kp_order order;
+	uint64_t last_time;
+	struct kp_rec_stats stats;	/* zero unless have_stats */
+	bool have_stats;
+	uint64_t bad_samples;		/* samples shorter than their fields */
+	uint64_t no_event;		/* records that belong to no recorded event */
+	const struct kp_session_ops *ops;
+	void *ctx;
+};
+
+/*
+ * kp_session_open - open @path for replay; @dso_opts is copied (its kernel_release is taken
+ * from the recording). Returns 0 or the reader's error (kp_reader_open()). Call
+ * kp_session_release() in every case.
+ */
+int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts);
+
+/*
+ * kp_session_set_symfs - look for binaries, and for perf-PID.map files (normally in /tmp),
+ * under @dir, as perf's --symfs does; for reports of recordings made elsewhere, and for tests.
+ * Call before kp_session_run(). @dir is borrowed.
+ */
+void kp_session_set_symfs(struct kp_session *s, const char *dir);
+
+/*
+ * kp_session_run - replay the whole file through @ops. Returns 0, the first non-zero return
+ * of an op, or the reader's error (-KP_ETRUNCATED, ...), in which case everything before the
+ * bad chunk has been replayed and s->r says where it stopped.
+ */
+int kp_session_run(struct kp_session *s, const struct kp_session_ops *ops, void *ctx);
+
+void kp_session_release(struct kp_session *s);
+
+/* kp_session_thread - the thread @tid (created, with comm "" and its own process, if new). */
+struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t tid);
+
+/* kp_session_map - the map of @proc holding @addr, or NULL. */
+const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr);
+
+/* kp_session_jit - the JIT symbol covering @addr in @proc's perf map, or NULL. */
+const char *kp_session_jit(struct kp_session *s, struct kp_proc *proc, uint64_t addr);
+
+#endif /* KP_SESSION_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view-flat.c - functions by self time: self %, total %, samples, and the grouping keys
+ * (--sort comm,dso,sym; default sym, which also keeps functions of different DSOs apart).
+ * A function's total counts each sample once, however often it recurs in the stack.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+#include "hash.h"
+#include "strtab.h"
+#include "view.h"
+
+enum { KEY_COMM = 1, KEY_DSO = 2, KEY_SYM = 4 };
+
+struct row {
+	uint32_t comm, dso, sym;	/* strtab ids, 0 when not a key */
+	struct kp_weight self, total;
+};
+
+struct flat {
+	const struct kp_profile *p;
+	size_t event;
+	unsigned keys;
+	struct row *rows;
+	size_t nr, cap;
+	struct kp_hash ids;
+	uint32_t *row_of;	/* node -> row + 1 (0: the root and comm nodes) */
+	uint32_t *comm_of;	/* node -> strtab id of its comm */
+};
+
+static int parse_sort(const char *sort, unsigned *keys)
+{
+	char *copy = kp_xstrdup(sort ? sort : "sym"), *save = NULL, *tok;
+	int rc = 0;
+
+	*keys = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "comm"))
+			*keys |= KEY_COMM;
+		else if (!strcmp(tok, "dso"))
+			*keys |= KEY_DSO;
+		else if (!strcmp(tok, "sym"))
+			*keys |= KEY_SYM;
+		else
+			rc = -EINVAL;
+	}
+	free(copy);
+	return rc || !*keys ? -EINVAL : 0;
+}
+
+static uint32_t row_for(struct flat *f, uint32_t node)
+{
+	const struct kp_profile *p = f->p;
+	const struct kp_func *fn = &p->funcs[p->locs[p->nodes[node].loc].func];
+	uint32_t k[3] = { f->keys & KEY_COMM ? f->comm_of[node] : 0,
+			  f->keys & KEY_DSO ? fn->dso : 0, f->keys & KEY_SYM ? fn->name : 0 };
+	uint64_t key = kp_hash_bytes(k, sizeof(k), 3), *id;
+
+	while ((id = kp_hash_get(&f->ids, key))) {
+		const struct row *r = &f->rows[*id];
+		if (r->comm == k[0] && r->dso == k[1] && r->sym == k[2])
+			return (uint32_t)*id;
+		key++;
+	}
+	KP_GROW(f->rows, f->cap, f->nr + 1);
+	memset(&f->rows[f->nr], 0, sizeof(f->rows[0]));
+	f->rows[f->nr].comm = k[0];
+	f->rows[f->nr].dso = k[1];
+	f->rows[f->nr].sym = k[2];
+	kp_hash_put(&f->ids, key, f->nr);
+	return (uint32_t)f->nr++;
+}
+
+/* Does an ancestor of @node (below the comm) fall in the same row? Then its total counts. */
+static bool row_above(const struct flat *f, uint32_t node, uint32_t row)
+{
+	for (uint32_t a = f->p->nodes[node].parent; a; a = f->p->nodes[a].parent)
+		if (f->row_of[a] == row + 1)
+			return true;
+	return false;
+}
+
+static void collect(struct flat *f)
+{
+	const struct kp_profile *p = f->p;
+
+	/* parents come before children, so one forward pass sees every ancestor first */
+	for (uint32_t n = 1; n < p->nr_nodes; n++) {
+		const struct kp_loc *l = &p->locs[p->nodes[n].loc];
+		const struct kp_weight *s = kp_profile_self(p, n, f->event);
+		const struct kp_weight *t = kp_profile_total(p, n, f->event);
+		uint32_t parent = p->nodes[n].parent, r;
+
+		f->comm_of[n] = (l->flags & KP_LOC_COMM) ? p->funcs[l->func].name : f->comm_of[parent];
+		if ((l->flags & KP_LOC_COMM) || !t->count)
+			continue;
+		r = row_for(f, n);
+		f->row_of[n] = r + 1;
+		f->rows[r].self.count += s->count;
+		f->rows[r].self.period += s->period;
+		if (!row_above(f, n, r)) {
+			f->rows[r].total.count += t->count;
+			f->rows[r].total.period += t->period;
+		}
+	}
+}
+
+static int cmp_row(const void *a, const void *b, void *ctx)
+{
+	const struct flat *f = ctx;
+	const struct row *x = a, *y = b;
+
+	if (x->self.period != y->self.period)
+		return x->self.period > y->self.period ? -1 : 1;
+	if (x->total.period != y->total.period)
+		return x->total.period > y->total.period ? -1 : 1;
+	return strcmp(kp_strtab_get(f->p->strs, x->sym), kp_strtab_get(f->p->strs, y->sym));
+}
+
+static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
+{
+	uint64_t whole = kp_profile_total(f->p, 0, f->event)->period;
+	const struct kp_strtab *s = f->p->strs;
+
+	fprintf(out, "#    self    total   samples%s%s%s\n#\n", f->keys & KEY_COMM ? "  comm" : "",
+		f->keys & KEY_DSO ? "  dso" : "", f->keys & KEY_SYM ? "  symbol" : "");
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct row *r = &f->rows[i];
+		fputs("  ", out);
+		kp_view_print_pct(out, kp_view_pct(r->self.period, whole), o->color);
+		fputs("  ", out);
+		kp_view_print_pct(out, kp_view_pct(r->total.period, whole), o->color);
+		fprintf(out, "  %8llu", (unsigned long long)r->self.count);
+		if (f->keys & KEY_COMM)
+			fprintf(out, "  %-15s", kp_strtab_get(s, r->comm));
+		if (f->keys & KEY_DSO)
+			fprintf(out, "  %-20s", r->dso ? kp_strtab_get(s, r->dso) : "[unknown]");
+		if (f->keys & KEY_SYM)
+			fprintf(out, "  %s", kp_strtab_get(s, r->sym));
+		fputc('\n', out);
+	}
+}
+
+int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
+{
+	struct flat f = { .p = p, .event = o->event };
+
+	if (parse_sort(o->sort, &f.keys))
+		return -EINVAL;
+	kp_hash_init(&f.ids);
+	f.row_of = kp_xcalloc(p->nr_nodes, sizeof(*f.row_of));
+	f.comm_of = kp_xcalloc(p->nr_nodes, sizeof(*f.comm_of));
+	collect(&f);
+	qsort_r(f.rows, f.nr, sizeof(*f.rows), cmp_row, &f);
+	print(&f, o, out);
+	free(f.rows);
+	free(f.row_of);
+	free(f.comm_of);
+	kp_hash_release(&f.ids);
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view-tree.c - the call tree as indented text, like perf's graph mode: each line has the
+ * node's total and self share of the event's period, then the function, under its caller
+ * (or, for an inverted profile, under its callee). Children go largest first.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+struct tree {
+	const struct kp_profile *p;
+	const struct kp_view_opts *o;
+	FILE *out;
+	uint64_t whole;
+	char prefix[1024];	/* "|  " or "   " per level above */
+};
+
+static void print_name(struct tree *t, uint32_t node)
+{
+	const struct kp_profile *p = t->p;
+	const struct kp_loc *l = &p->locs[p->nodes[node].loc];
+
+	fputs(kp_strtab_get(p->strs, p->funcs[l->func].name), t->out);
+	if (l->flags & KP_LOC_KERNEL)
+		fputs(" [k]", t->out);
+	if (l->flags & KP_LOC_INLINED)
+		fputs(" (inlined)", t->out);
+	if (t->o->srcline && l->file) { /* the file's last component, as perf shows it */
+		const char *file = kp_strtab_get(p->strs, l->file), *slash = strrchr(file, '/');
+		fprintf(t->out, " %s:%u", slash ? slash + 1 : file, l->line);
+	}
+	fputc('\n', t->out);
+}
+
+static void print_node(struct tree *t, uint32_t node, size_t depth, bool last)
+{
+	const struct kp_weight *tot = kp_profile_total(t->p, node, t->o->event);
+	const struct kp_weight *self = kp_profile_self(t->p, node, t->o->event);
+	size_t len = strlen(t->prefix);
+	uint32_t *kids;
+	size_t n;
+
+	fputc(' ', t->out);
+	kp_view_print_pct(t->out, kp_view_pct(tot->period, t->whole), t->o->color);
+	fputs("  ", t->out);
+	kp_view_print_pct(t->out, kp_view_pct(self->period, t->whole), t->o->color);
+	fprintf(t->out, "  %s%s", t->prefix, depth ? (last ? "`- " : "|- ") : "");
+	print_name(t, node);
+
+	n = kp_view_children(t->p, node, t->o->event, &kids);
+	if (depth && len + 4 < sizeof(t->prefix))
+		strcat(t->prefix, last ? "   " : "|  ");
+	for (size_t i = 0; i < n; i++) {
+		double pct = kp_view_pct(kp_profile_total(t->p, kids[i], t->o->event)->period,
+					 t->whole);
+		if (pct < t->o->percent_limit)
+			continue;
+		/* "last" must account for siblings hidden by the limit: they are sorted after */
+		bool is_last = i + 1 == n ||
+			       kp_view_pct(kp_profile_total(t->p, kids[i + 1], t->o->event)->period,
+					   t->whole) < t->o->percent_limit;
+		print_node(t, kids[i], depth + 1, is_last);
+	}
+	t->prefix[len] = '\0';
+	free(kids);
+}
+
+int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
+{
+	struct tree t = { p, o, out, kp_profile_total(p, 0, o->event)->period, "" };
+	uint32_t *tops;
+	size_t n = kp_view_children(p, 0, o->event, &tops);
+
+	fprintf(out, "#   total     self  %s\n#\n",
+		o->inverted ? "callee tree: each function above the ones that called it"
+			    : "call tree: each function above the ones it called");
+	for (size_t i = 0; i < n; i++)
+		if (kp_view_pct(kp_profile_total(p, tops[i], o->event)->period, t.whole) >=
+		    o->percent_limit)
+			print_node(&t, tops[i], 0, true);
+	free(tops);
+	return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+#include "view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+
+const struct kp_view kp_views[] = {
+	{ "tree", kp_view_tree, "caller-based call tree with total and self percentages" },
+	{ "flat", kp_view_flat, "functions by self time" },
+	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count" },
+};
+const size_t kp_nr_views = ARRAY_SIZE(kp_views);
+
+const struct kp_view *kp_view_find(const char *name)
+{
+	for (size_t i = 0; i < kp_nr_views; i++)
+		if (!strcmp(kp_views[i].name, name))
+			return &kp_views[i];
+	return NULL;
+}
+
+double kp_view_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void kp_view_print_pct(FILE *out, double pct, bool color)
+{
+	const char *c = !color ? NULL : pct >= 5.0 ? "\033[31m" : pct >= 0.5 ? "\033[32m" : NULL;
+
+	if (c)
+		fprintf(out, "%s%6.2f%%\033[0m", c, pct);
+	else
+		fprintf(out, "%6.2f%%", pct);
+}
+
+struct child_sort {
+	const struct kp_profile *p;
+	size_t event;
+};
+
+/* Larger totals first; equal ones by name, so the output is deterministic. */
+static int cmp_child(const void *a, const void *b, void *ctx)
+{
+	const struct child_sort *cs = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t tx = kp_profile_total(cs->p, x, cs->event)->period;
+	uint64_t ty = kp_profile_total(cs->p, y, cs->event)->period;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return strcmp(kp_profile_name(cs->p, x), kp_profile_name(cs->p, y));
+}
+
+size_t kp_view_children(const struct kp_profile *p, uint32_t node, size_t event, uint32_t **out)
+{
+	struct child_sort cs = { p, event };
+	size_t n = 0, cap = 0;
+	uint32_t *v = NULL;
+
+	for (uint32_t c = p->first_child[node]; c; c = p->next_sibling[c]) {
+		if (!kp_profile_total(p, c, event)->count)
+			continue; /* another event's branch */
+		KP_GROW(v, cap, n + 1);
+		v[n++] = c;
+	}
+	if (n > 1)
+		qsort_r(v, n, sizeof(*v), cmp_child, &cs);
+	*out = v;
+	return n;
+}

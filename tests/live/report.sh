@@ -1,0 +1,75 @@
+#!/bin/sh
+# Live: kprof report against ground truth (split's 60/30/10), against perf on the same
+# workload, and on C++ names and inline frames.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+INLINE="$top_builddir/tests/workloads/inline"
+
+"$KPROF" record -g -o "$WORK/s.kprof" -- "$SPLIT" 2 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/s.kprof" --flat --color never >"$WORK/flat" 2>"$WORK/flat.err"
+check "report --flat succeeds" [ $? -eq 0 ]
+self_of() { awk -v f="$1" '$NF == f { sub("%", "", $1); print $1; exit }' "$2"; }
+maxerr=0
+for fw in work_a:60 work_b:30 work_c:10; do
+	f=${fw%:*}; want=${fw#*:}
+	got=$(self_of "$f" "$WORK/flat")
+	err=$(awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; printf "%.2f", d }')
+	maxerr=$(awk -v a="$maxerr" -v b="$err" 'BEGIN { print (b > a) ? b : a }')
+	check "$f: self ${got:-none}% against the true $want% (off by $err points)" \
+		awk -v e="$err" 'BEGIN { exit !(e <= 2) }'
+done
+echo "# largest self% error against ground truth: $maxerr points"
+
+"$KPROF" report -i "$WORK/s.kprof" --folded >"$WORK/folded"
+check "folded: work_a through via_left is its own stack" grep -q ";main;via_left;work_a [0-9]*\$" "$WORK/folded"
+check "folded: work_a through via_right is its own stack" grep -q ";main;via_right;work_a [0-9]*\$" "$WORK/folded"
+check "folded: every line is 'frames count'" awk '!/^[^ ;][^\n]* [0-9]+$/ { exit 1 }' "$WORK/folded"
+sum=$(awk '{ s += $NF } END { print s }' "$WORK/folded")
+shown=$(sed -n "s/^# kprof report of .*: \([0-9]*\) samples.*/\1/p" "$WORK/flat")
+check "folded counts add up to the samples ($sum of $shown)" [ "$sum" -eq "$shown" ]
+"$KPROF" report -i "$WORK/s.kprof" --tree --color never >"$WORK/tree"
+check "tree: via_left and via_right are distinct branches" \
+	sh -c "grep -q -- '- via_left\$' '$WORK/tree' && grep -q -- '- via_right\$' '$WORK/tree'"
+"$KPROF" report -i "$WORK/s.kprof" --flat --stats >"$WORK/stats"
+unnamed=$(sed -n 's/^# frames: [0-9]*, unnamed [0-9]* (\([0-9.]*\)%)/\1/p' "$WORK/stats")
+check "stats: under 5% of frames unnamed ($unnamed%)" awk -v u="${unnamed:-100}" 'BEGIN { exit !(u < 5) }'
+
+# perf on the same workload: the top functions agree within 2 points
+if [ -n "$PERF" ] && "$PERF" record -g -o "$WORK/p.data" -- "$SPLIT" 2 >/dev/null 2>&1; then
+	"$PERF" report -i "$WORK/p.data" --no-children --stdio --sort sym 2>/dev/null >"$WORK/perf.txt"
+	for f in work_a work_b work_c; do
+		p=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/perf.txt")
+		k=$(self_of "$f" "$WORK/flat")
+		check "$f: kprof ${k:-none}% and perf ${p:-none}% agree within 2 points" \
+			awk -v a="${k:-0}" -v b="${p:--100}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 2) }'
+	done
+else
+	for f in work_a work_b work_c; do skip "$f against perf: perf record is not available here"; done
+fi
+
+# C++: demangled names and the inlined template member
+"$KPROF" record -g -o "$WORK/c.kprof" -- "$INLINE" 0.5 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/c.kprof" --tree --color never >"$WORK/c.tree"
+check "C++: the method's name is demangled" grep -q -- "- shapes::Engine::spin(long)\$" "$WORK/c.tree"
+check "C++: the template member inlined into it is a frame of its own" \
+	grep -q -- "- shapes::Accumulator<double>::add(double) (inlined)\$" "$WORK/c.tree"
+"$KPROF" report -i "$WORK/c.kprof" --tree --no-inline --color never >"$WORK/c.noinline"
+check "--no-inline folds the inlined frame into its caller" sh -c "! grep -q inlined '$WORK/c.noinline'"
+"$KPROF" report -i "$WORK/c.kprof" --flat --no-demangle >"$WORK/c.mangled"
+check "--no-demangle keeps the mangled name" grep -q " _ZN6shapes6Engine4spinEl\$" "$WORK/c.mangled"
+"$KPROF" report -i "$WORK/c.kprof" --tree --srcline --color never >"$WORK/c.src"
+check "--srcline names the source line of the inlined frame" \
+	grep -q "shapes::Accumulator<double>::add(double) (inlined) inline.cc:[0-9]*\$" "$WORK/c.src"
+
+# bad input: a cut recording reports what it read, then the truncation
+size=$(stat -c %s "$WORK/s.kprof")
+head -c $((size - 10)) "$WORK/s.kprof" >"$WORK/cut.kprof"
+"$KPROF" report -i "$WORK/cut.kprof" >/dev/null 2>"$WORK/cut.err"
+check "a cut recording fails with status 1" [ $? -eq 1 ]
+check "...naming the offset" grep -q "truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
+"$KPROF" report -i "$WORK/s.kprof" --event nope >/dev/null 2>"$WORK/ev.err"
+check "an unknown --event is an error that lists the events" grep -q "hint: it has 'cpu-clock'" "$WORK/ev.err"
+"$KPROF" report -i "$WORK/s.kprof" --flat --sort bogus >/dev/null 2>&1
+check "a bad --sort is a usage error" [ $? -eq 2 ]
+
+done_testing
