@@ -131,6 +131,17 @@ static bool is_file(const char *path)
 	       strncmp(path, "/dev/zero", 9);
 }
 
+/* The length of @path without the kernel's " (deleted)" suffix, or 0 when it has none. */
+static size_t deleted_suffix(const char *path)
+{
+	static const char sfx[] = " (deleted)";
+	size_t n = strlen(path);
+
+	return n > sizeof(sfx) - 1 && !strcmp(path + n - (sizeof(sfx) - 1), sfx)
+		       ? n - (sizeof(sfx) - 1)
+		       : 0;
+}
+
 /* Put @m into @p's sorted maps, cutting away whatever part of older maps it overlaps. */
 static void insert_map(struct kp_proc *p, const struct kp_map *m)
 {
@@ -206,10 +217,18 @@ static void on_mmap(struct kp_session *s, const struct kp_rec_header *rec)
 		bid_len = bid_len > 20 ? 20 : bid_len;
 	}
 	m.name = kp_strtab_intern(&s->strs, path);
-	if (is_file(path))
-		m.dso = dso_id(s, path, bid, bid_len);
-	else
+	if (!is_file(path)) {
 		m.flags |= KP_MAP_ANON;
+	} else if (deleted_suffix(path)) {
+		/* the kernel marks a file unlinked since the mmap; a file now at that path is
+		 * used only if its build-id matches, which the symbolizer checks */
+		char *live = kp_xstrdup(path);
+		live[deleted_suffix(path)] = '\0';
+		m.dso = dso_id(s, live, bid, bid_len);
+		free(live);
+	} else {
+		m.dso = dso_id(s, path, bid, bid_len);
+	}
 	insert_map(proc_get(s, u32[0]), &m);
 }
 

@@ -8,8 +8,9 @@
  * top and main; top's inlined hot(); kernel frames named from the recording's kallsyms lines
  * and one the lines do not cover; a JIT frame named by root/tmp/perf-4242.map and one it does
  * not cover; a frame outside every map; a frame in a library that is not on disk; and pid 4343,
- * which maps tiny with a build-id that does not match the file. Two CPUs, out of order within
- * rounds, as rings deliver them.
+ * which maps tiny with a build-id that does not match the file, and pid 4444, whose tiny was
+ * unlinked after the mmap (" (deleted)"). Two CPUs, out of order within rounds, as rings
+ * deliver them.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -135,6 +136,8 @@ static void setup(struct kp_writer *w)
 	comm(w, 4242, 4243, "worker", 0);
 	comm(w, 4343, 4343, "other", 1);
 	mmap2(w, 4343, BASE + 0x1000, 0x1000, 0x1000, "/usr/bin/tiny", bad_bid);
+	comm(w, 4444, 4444, "deleted", 1);
+	mmap2(w, 4444, BASE + 0x1000, 0x1000, 0x1000, "/usr/bin/tiny (deleted)", NULL);
 }
 
 static void samples(struct kp_writer *w)
@@ -158,6 +161,7 @@ static void samples(struct kp_writer *w)
 		SAMPLE(w, 4242, 4243, 1, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
 	for (int i = 0; i < 2; i++)
 		SAMPLE(w, 4343, 4343, 0, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
+	SAMPLE(w, 4444, 4444, 1, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
 	kp_writer_round(w);
 }
 
