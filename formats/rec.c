@@ -293,6 +293,20 @@ int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 	return 0;
 }
 
+int kp_rec_sample_time(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+		       uint64_t *time)
+{
+	uint64_t st = attr->sample_type;
+	size_t at = sizeof(*rec) +
+		    8 * __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						   PERF_SAMPLE_TID));
+
+	if (!(st & PERF_SAMPLE_TIME) || at + 8 > rec->size)
+		return -KP_ESAMPLE;
+	memcpy(time, (const char *)rec + at, 8);
+	return 0;
+}
+
 int kp_rec_parse_id(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
 		    struct kp_sample *s)
 {

@@ -82,6 +82,14 @@ int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 			struct kp_sample *out);
 
 /*
+ * kp_rec_sample_time - the TIME field of a sample without decoding the rest (the fields before
+ * it have fixed sizes). Returns 0 and sets *@time, or -KP_ESAMPLE when the record is too short
+ * or @attr has no PERF_SAMPLE_TIME.
+ */
+int kp_rec_sample_time(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+		       uint64_t *time);
+
+/*
  * kp_rec_parse_id - decode the sample_id_all trailer of a non-sample record written for
  * @attr: pid/tid, time, id, stream_id, cpu into the same fields of @out (others zeroed).
  * Returns 0 (also when @attr has no sample_id_all: nothing is set) or -KP_ESAMPLE.

@@ -54,9 +54,9 @@ char *kp_xstrdup(const char *s)
 }
 
 /*
- * CRC-32C, bytewise with a table built on first use. Hand-written because formats/ depends on
- * libc and zstd only, and libzstd does not export its XXH64; the chunk payload is already
- * compressed, so this runs over ~1/15 of the recorded bytes.
+ * CRC-32C. Hand-written because formats/ depends on libc and zstd only, and libzstd does not
+ * export its XXH64. On x86-64 with SSE4.2 (every x86-64 CPU since 2008) the crc32 instruction
+ * does 8 bytes a step; elsewhere a bytewise table. Both compute the same function.
  */
 static uint32_t crc_table[256];
 
@@ -70,14 +70,39 @@ static void crc_init(void)
 	}
 }
 
-uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len)
+static uint32_t crc_bytes(uint32_t crc, const uint8_t *p, size_t len)
 {
-	const uint8_t *p = buf;
-
 	if (!crc_table[1])
 		crc_init();
-	crc = ~crc;
 	while (len--)
 		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
+	return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const uint8_t *p,
+							     size_t len)
+{
+	uint64_t c = crc;
+
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+	}
+	crc = (uint32_t)c;
+	while (len--)
+		crc = __builtin_ia32_crc32qi(crc, *p++);
+	return crc;
+}
+#endif
+
+uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	crc = ~crc;
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("sse4.2"))
+		return ~crc_sse42(crc, buf, len);
+#endif
+	return ~crc_bytes(crc, buf, len);
 }

@@ -13,9 +13,7 @@ void kp_hash_init(struct kp_hash *h)
 
 void kp_hash_release(struct kp_hash *h)
 {
-	free(h->keys);
-	free(h->vals);
-	free(h->used);
+	free(h->ents);
 	kp_hash_init(h);
 }
 
@@ -27,13 +25,13 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return key & (cap - 1);
 }
 
-static size_t find(const struct kp_hash *h, uint64_t key)
+static struct kp_hash_ent *find(const struct kp_hash *h, uint64_t key)
 {
 	size_t i = slot_of(key, h->cap);
 
-	while (h->used[i] && h->keys[i] != key)
+	while (h->ents[i].used && h->ents[i].key != key)
 		i = (i + 1) & (h->cap - 1);
-	return i;
+	return &h->ents[i];
 }
 
 static void grow(struct kp_hash *h)
@@ -41,37 +39,35 @@ static void grow(struct kp_hash *h)
 	struct kp_hash old = *h;
 
 	h->cap = old.cap ? old.cap * 2 : 64;
-	h->keys = kp_xcalloc(h->cap, sizeof(*h->keys));
-	h->vals = kp_xcalloc(h->cap, sizeof(*h->vals));
-	h->used = kp_xcalloc(h->cap, sizeof(*h->used));
+	h->ents = kp_xcalloc(h->cap, sizeof(*h->ents));
 	h->nr = 0;
 	for (size_t i = 0; i < old.cap; i++)
-		if (old.used[i])
-			kp_hash_put(h, old.keys[i], old.vals[i]);
-	kp_hash_release(&old);
+		if (old.ents[i].used)
+			kp_hash_put(h, old.ents[i].key, old.ents[i].val);
+	free(old.ents);
 }
 
 uint64_t *kp_hash_get(const struct kp_hash *h, uint64_t key)
 {
-	size_t i;
+	struct kp_hash_ent *e;
 
 	if (!h->cap)
 		return NULL;
-	i = find(h, key);
-	return h->used[i] ? &h->vals[i] : NULL;
+	e = find(h, key);
+	return e->used ? &e->val : NULL;
 }
 
 void kp_hash_put(struct kp_hash *h, uint64_t key, uint64_t val)
 {
-	size_t i;
+	struct kp_hash_ent *e;
 
 	if ((h->nr + 1) * 2 > h->cap)
 		grow(h);
-	i = find(h, key);
-	if (!h->used[i]) {
-		h->used[i] = true;
-		h->keys[i] = key;
+	e = find(h, key);
+	if (!e->used) {
+		e->used = true;
+		e->key = key;
 		h->nr++;
 	}
-	h->vals[i] = val;
+	e->val = val;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hash.h - an open-addressing map from u64 keys to u64 values (linear probing, power-of-two
- * table, at most half full). The one hash table of the report side.
+ * table, at most half full). The one hash table of the report side: symbol caches, call-tree
+ * interning and thread lookups run through it millions of times per report, so an entry keeps
+ * key, value and its used mark together, one cache line per probe.
  */
 #ifndef KP_HASH_H
 #define KP_HASH_H
@@ -10,9 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct kp_hash_ent {
+	uint64_t key;
+	uint64_t val;
+	bool used;
+};
+
 struct kp_hash {
-	uint64_t *keys, *vals;
-	bool *used;
+	struct kp_hash_ent *ents;
 	size_t nr, cap;
 };
 

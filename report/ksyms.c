@@ -68,7 +68,8 @@ static void finish(struct kp_ksyms *k)
 {
 	size_t out = 0;
 
-	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
+	if (k->nr > 1)
+		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
 	for (size_t i = 0; i < k->nr; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr &&
 		    !strcmp(k->syms[out - 1].name, k->syms[i].name)) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "order.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ void kp_order_init(struct kp_order *o)
 void kp_order_release(struct kp_order *o)
 {
 	free(o->buf);
+	free(o->spare);
 	free(o->ents);
 	kp_order_init(o);
 }
@@ -38,6 +40,15 @@ static int cmp_ent(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A single ring, or rings drained without overlap, queue records already in order. */
+static bool sorted(const struct kp_order *o)
+{
+	for (size_t i = 1; i < o->nr; i++)
+		if (cmp_ent(&o->ents[i - 1], &o->ents[i]) > 0)
+			return false;
+	return true;
+}
+
 /* Deliver the queued records with time <= @limit and keep the rest, compacted. */
 static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ctx)
 {
@@ -45,7 +56,10 @@ static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ct
 	uint8_t *keep;
 	int rc = 0;
 
-	qsort(o->ents, o->nr, sizeof(*o->ents), cmp_ent);
+	if (!o->nr)
+		return 0;
+	if (!sorted(o))
+		qsort(o->ents, o->nr, sizeof(*o->ents), cmp_ent);
 	while (n < o->nr && o->ents[n].time <= limit && !rc) {
 		const struct kp_order_ent *e = &o->ents[n++];
 		rc = fn(ctx, (const void *)(o->buf + e->off), e->time);
@@ -55,7 +69,13 @@ static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ct
 		o->len = 0;
 		return rc;
 	}
-	keep = kp_xmalloc(o->cap);
+	/* compact what stays into the spare buffer and swap: no allocation per round */
+	if (o->spare_cap < o->cap) {
+		free(o->spare);
+		o->spare_cap = o->cap;
+		o->spare = kp_xmalloc(o->spare_cap);
+	}
+	keep = o->spare;
 	for (size_t i = n; i < o->nr; i++) {
 		const struct kp_rec_header *r = (const void *)(o->buf + o->ents[i].off);
 		memcpy(keep + len, r, r->size);
@@ -63,8 +83,13 @@ static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ct
 		o->ents[i - n].off = len;
 		len += r->size;
 	}
-	free(o->buf);
+	o->spare = o->buf;
 	o->buf = keep;
+	{
+		size_t cap = o->cap;
+		o->cap = o->spare_cap;
+		o->spare_cap = cap;
+	}
 	o->len = len;
 	o->nr -= n;
 	return rc;

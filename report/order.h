@@ -25,6 +25,8 @@ struct kp_order_ent {
 struct kp_order {
 	uint8_t *buf;
 	size_t len, cap;
+	uint8_t *spare;		/* where the records kept back are compacted; swapped with buf */
+	size_t spare_cap;
 	struct kp_order_ent *ents;
 	size_t nr, ents_cap;
 	uint64_t seq;

@@ -58,7 +58,8 @@ void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid)
 	}
 	free(line);
 	fclose(f);
-	qsort(m->ents, m->nr, sizeof(*m->ents), cmp_ent);
+	if (m->nr > 1)
+		qsort(m->ents, m->nr, sizeof(*m->ents), cmp_ent);
 }
 
 const char *kp_perfmap_lookup(const struct kp_perfmap *m, uint64_t addr)

@@ -92,17 +92,27 @@ static uint32_t node_intern(struct kp_profile *p, uint32_t parent, uint32_t loc)
 	return (uint32_t)p->nr_nodes++;
 }
 
-void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
-		    uint64_t period)
+uint32_t kp_profile_path(struct kp_profile *p, const uint32_t *locs, size_t n)
 {
 	uint32_t node = 0;
-	struct kp_weight *w;
 
 	for (size_t i = 0; i < n; i++)
 		node = node_intern(p, node, locs[i]);
-	w = &p->self[node * p->nr_events + event];
+	return node;
+}
+
+void kp_profile_add_node(struct kp_profile *p, uint32_t node, size_t event, uint64_t period)
+{
+	struct kp_weight *w = &p->self[node * p->nr_events + event];
+
 	w->count++;
 	w->period += period;
+}
+
+void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
+		    uint64_t period)
+{
+	kp_profile_add_node(p, kp_profile_path(p, locs, n), event, period);
 }
 
 void kp_profile_finish(struct kp_profile *p)

@@ -77,6 +77,12 @@ uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint
 void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
 		    uint64_t period);
 
+/* kp_profile_path - the node of the stack @locs (root side first), created if new. */
+uint32_t kp_profile_path(struct kp_profile *p, const uint32_t *locs, size_t n);
+
+/* kp_profile_add_node - one sample of @event whose stack ends at @node. */
+void kp_profile_add_node(struct kp_profile *p, uint32_t node, size_t event, uint64_t period);
+
 /* kp_profile_finish - compute totals and children lists; call once, after the last add. */
 void kp_profile_finish(struct kp_profile *p);
 

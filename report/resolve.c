@@ -27,6 +27,7 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 	r->p = p;
 	r->comm_root = true;
 	kp_hash_init(&r->cache);
+	kp_hash_init(&r->comm_locs);
 	r->unknown_loc = kp_profile_loc(
 		p, kp_profile_func(p, kp_strtab_intern(&s->strs, "[unknown]"), 0, KP_LOC_UNNAMED), 0,
 		0, KP_LOC_UNNAMED);
@@ -35,7 +36,13 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 void kp_resolver_release(struct kp_resolver *r)
 {
 	kp_hash_release(&r->cache);
+	kp_hash_release(&r->comm_locs);
+	kp_hash_release(&r->stacks);
 	free(r->runs);
+	free(r->stack_ents);
+	free(r->keys);
+	free(r->logs);
+	free(r->log);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -135,6 +142,9 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 		hit = kp_hash_get(&r->cache, key);
 	}
 	r->s->dso_list[m->dso].frames++;
+	KP_GROW(r->log, r->log_cap, r->log_len + 1);
+	r->log[r->log_len++] = m->dso << 1 |
+			       !!(r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED);
 	if (r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED) {
 		r->s->dso_list[m->dso].unnamed++;
 		r->st.unnamed++;
@@ -174,6 +184,18 @@ static size_t append(uint32_t *out, size_t n, size_t max, const uint32_t *run)
 	return n;
 }
 
+static uint32_t comm_loc(struct kp_resolver *r, uint32_t comm)
+{
+	uint64_t *hit = kp_hash_get(&r->comm_locs, comm);
+	uint32_t loc;
+
+	if (hit)
+		return (uint32_t)*hit;
+	loc = single(r, comm ? kp_strtab_get(&r->s->strs, comm) : "[unknown comm]", 0, KP_LOC_COMM);
+	kp_hash_put(&r->comm_locs, comm, loc);
+	return loc;
+}
+
 static bool is_kernel_addr(uint64_t addr)
 {
 	return addr >= 0xffff800000000000ull;
@@ -211,9 +233,115 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 	}
 	if (r->comm_root) {
 		memmove(locs + 1, locs, n * sizeof(*locs));
-		locs[0] = single(r, t->comm ? kp_strtab_get(&r->s->strs, t->comm) : "[unknown comm]",
-				 0, KP_LOC_COMM);
+		locs[0] = comm_loc(r, t->comm);
 		n++;
 	}
 	return n;
+}
+
+/* --- the whole-stack cache ------------------------------------------------------------------ */
+
+static void stats_add(struct kp_resolve_stats *a, const struct kp_resolve_stats *b, int sign)
+{
+	uint64_t *x = (uint64_t *)a;
+	const uint64_t *y = (const uint64_t *)b;
+
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		x[i] += sign * y[i];
+}
+
+/* The words that decide a stack's resolution: command, process, cpu mode and addresses. */
+static size_t stack_key(const struct kp_sample *smp, uint16_t misc, const struct kp_thread *t,
+			uint64_t *key, size_t max)
+{
+	size_t n = 0;
+
+	key[n++] = (uint64_t)t->comm << 32 | t->pid;
+	key[n++] = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		key[n++] = smp->ip;
+		return n;
+	}
+	if (smp->nr_callchain > max - n)
+		return 0; /* too deep to cache: resolve it every time */
+	memcpy(key + n, smp->callchain, smp->nr_callchain * sizeof(*key));
+	return n + smp->nr_callchain;
+}
+
+static struct kp_stack_ent *stack_find(struct kp_resolver *r, const uint64_t *key, size_t n,
+				       uint64_t *hkey)
+{
+	uint64_t *id;
+
+	*hkey = kp_hash_words(key, n, 4);
+	while ((id = kp_hash_get(&r->stacks, *hkey))) {
+		struct kp_stack_ent *e = &r->stack_ents[*id];
+		if (e->key_len == n && !memcmp(r->keys + e->key_off, key, n * sizeof(*key)))
+			return e;
+		(*hkey)++;
+	}
+	return NULL;
+}
+
+static void stack_replay(struct kp_resolver *r, const struct kp_stack_ent *e)
+{
+	stats_add(&r->st, &e->delta, 1);
+	for (uint32_t i = 0; i < e->log_len; i++) {
+		uint32_t v = r->logs[e->log_off + i];
+		r->s->dso_list[v >> 1].frames++;
+		r->s->dso_list[v >> 1].unnamed += v & 1;
+	}
+}
+
+static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			      struct kp_thread *t, bool inverted)
+{
+	size_t n = kp_resolve_sample(r, smp, misc, t, r->locs, ARRAY_SIZE(r->locs));
+
+	if (inverted) { /* leaf first, the comm last */
+		for (size_t i = 0; i < n / 2; i++) {
+			uint32_t x = r->locs[i];
+			r->locs[i] = r->locs[n - 1 - i];
+			r->locs[n - 1 - i] = x;
+		}
+	}
+	return kp_profile_path(r->p, r->locs, n);
+}
+
+void kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+		    struct kp_thread *t, bool inverted, size_t event, uint64_t period)
+{
+	uint64_t key[256], hkey;
+	size_t n = stack_key(smp, misc, t, key, ARRAY_SIZE(key));
+	struct kp_resolve_stats before = r->st;
+	struct kp_stack_ent *e;
+
+	if (r->gen != r->s->maps_gen) { /* maps changed: every cached stack may resolve anew */
+		kp_hash_release(&r->stacks);
+		r->nr_stacks = r->nr_keys = r->nr_logs = 0;
+		r->gen = r->s->maps_gen;
+	}
+	e = n ? stack_find(r, key, n, &hkey) : NULL;
+	if (e) {
+		stack_replay(r, e);
+		kp_profile_add_node(r->p, e->node, event, period);
+		return;
+	}
+	r->log_len = 0;
+	uint32_t node = stack_resolve(r, smp, misc, t, inverted);
+	kp_profile_add_node(r->p, node, event, period);
+	if (!n)
+		return;
+	KP_GROW(r->stack_ents, r->cap_stacks, r->nr_stacks + 1);
+	KP_GROW(r->keys, r->cap_keys, r->nr_keys + n);
+	KP_GROW(r->logs, r->cap_logs, r->nr_logs + r->log_len + 1);
+	e = &r->stack_ents[r->nr_stacks];
+	*e = (struct kp_stack_ent){ (uint32_t)r->nr_keys, (uint32_t)n, node, (uint32_t)r->nr_logs,
+				    (uint32_t)r->log_len, r->st };
+	stats_add(&e->delta, &before, -1);
+	memcpy(r->keys + r->nr_keys, key, n * sizeof(*key));
+	r->nr_keys += n;
+	memcpy(r->logs + r->nr_logs, r->log, r->log_len * sizeof(*r->log));
+	r->nr_logs += r->log_len;
+	kp_hash_put(&r->stacks, hkey, r->nr_stacks++);
 }

@@ -33,6 +33,14 @@ struct kp_resolve_stats {
 	uint64_t no_sym;	/* in a usable DSO, but no symbol covers the address */
 };
 
+/* A stack seen before: its key words, its call-tree node, and what resolving it counted. */
+struct kp_stack_ent {
+	uint32_t key_off, key_len;	/* in kp_resolver.keys */
+	uint32_t node;
+	uint32_t log_off, log_len;	/* per-frame DSO accounting, in kp_resolver.logs */
+	struct kp_resolve_stats delta;
+};
+
 struct kp_resolver {
 	struct kp_session *s;
 	struct kp_profile *p;
@@ -41,7 +49,20 @@ struct kp_resolver {
 	uint32_t *runs;		/* [n, loc_1 .. loc_n] innermost first */
 	size_t nr_runs, cap_runs;
 	uint32_t unknown_loc;	/* "[unknown]" */
+	struct kp_hash comm_locs;	/* comm strtab id -> its KP_LOC_COMM location */
 	struct kp_resolve_stats st;
+	/* whole-stack cache: most samples repeat a stack seen before */
+	struct kp_hash stacks;		/* hash of the key words -> index into stack_ents */
+	struct kp_stack_ent *stack_ents;
+	size_t nr_stacks, cap_stacks;
+	uint64_t *keys;
+	size_t nr_keys, cap_keys;
+	uint32_t *logs;			/* dso << 1 | unnamed, per user frame in a DSO */
+	size_t nr_logs, cap_logs;
+	uint32_t *log;			/* the current sample's, while it is resolved */
+	size_t log_len, log_cap;
+	uint64_t gen;			/* the session's maps_gen the cache is valid for */
+	uint32_t locs[1024];
 };
 
 void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p);
@@ -53,5 +74,14 @@ void kp_resolver_release(struct kp_resolver *r);
  */
 size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
 			 struct kp_thread *t, uint32_t *locs, size_t max);
+
+/*
+ * kp_resolve_add - resolve @smp and add it to the profile for @event with @period; with
+ * @inverted the stack goes in leaf first (the comm last). A stack already seen, in the same
+ * command, process and maps, is not resolved again: it adds to the node it reached before
+ * and repeats the statistics it counted then.
+ */
+void kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+		    struct kp_thread *t, bool inverted, size_t event, uint64_t period);
 
 #endif /* KP_RESOLVE_H */

@@ -230,6 +230,7 @@ static void on_mmap(struct kp_session *s, const struct kp_rec_header *rec)
 		m.dso = dso_id(s, path, bid, bid_len);
 	}
 	insert_map(proc_get(s, u32[0]), &m);
+	s->maps_gen++;
 }
 
 static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
@@ -243,6 +244,7 @@ static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
 		struct kp_proc *p = &s->procs[t->proc];
 		p->nr_maps = 0;
 		kp_perfmap_release(&p->jit);
+		s->maps_gen++;
 	}
 }
 
@@ -257,13 +259,15 @@ static void on_fork(struct kp_session *s, const struct kp_rec_header *rec)
 		struct kp_proc *parent = proc_get(s, ppid), *child;
 		size_t n = parent->nr_maps;
 		struct kp_map *maps = kp_xcalloc(n ? n : 1, sizeof(*maps));
-		memcpy(maps, parent->maps, n * sizeof(*maps));
+		if (n)
+			memcpy(maps, parent->maps, n * sizeof(*maps));
 		child = proc_get(s, pid); /* may move parent */
 		free(child->maps);
 		kp_perfmap_release(&child->jit);
 		child->pid = pid;
 		child->maps = maps;
 		child->nr_maps = child->cap_maps = n;
+		s->maps_gen++;
 	}
 	t = kp_session_thread(s, pid, tid);
 	t->comm = comm;
@@ -328,16 +332,16 @@ static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
 {
 	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
 	struct kp_sample x;
-	int err;
+	uint64_t t;
 
 	if (!ev)
 		return s->last_time;
-	if (rec->type == PERF_RECORD_SAMPLE)
-		err = kp_rec_parse_sample(&ev->attr, rec, &x);
-	else
-		err = kp_rec_parse_id(&ev->attr, rec, &x);
-	if (!err && (x.sample_type & PERF_SAMPLE_TIME))
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		if (!kp_rec_sample_time(&ev->attr, rec, &t))
+			s->last_time = t;
+	} else if (!kp_rec_parse_id(&ev->attr, rec, &x) && (x.sample_type & PERF_SAMPLE_TIME)) {
 		s->last_time = x.time;
+	}
 	return s->last_time;
 }
 

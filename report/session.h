@@ -100,6 +100,7 @@ struct kp_session {
 	size_t nr_threads, cap_threads;
 	struct kp_hash thread_ids;	/* tid -> index */
 	struct kp_order order;
+	uint64_t maps_gen;		/* bumped whenever any process's maps change */
 	uint64_t last_time;
 	struct kp_rec_stats stats;	/* zero unless have_stats */
 	bool have_stats;

@@ -16,6 +16,17 @@ uint64_t kp_hash_bytes(const void *p, size_t len, uint64_t seed)
 	return h;
 }
 
+uint64_t kp_hash_words(const uint64_t *w, size_t n, uint64_t seed)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
 void kp_strtab_init(struct kp_strtab *t)
 {
 	memset(t, 0, sizeof(*t));

@@ -33,4 +33,7 @@ static inline const char *kp_strtab_get(const struct kp_strtab *t, uint32_t id)
 /* kp_hash_bytes - FNV-1a 64 of @len bytes: the hash every interning table here uses. */
 uint64_t kp_hash_bytes(const void *p, size_t len, uint64_t seed);
 
+/* kp_hash_words - the same job for @n u64 words, a word per step (stack keys are long). */
+uint64_t kp_hash_words(const uint64_t *w, size_t n, uint64_t seed);
+
 #endif /* KP_STRTAB_H */

@@ -154,7 +154,8 @@ int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 	f.row_of = kp_xcalloc(p->nr_nodes, sizeof(*f.row_of));
 	f.comm_of = kp_xcalloc(p->nr_nodes, sizeof(*f.comm_of));
 	collect(&f);
-	qsort_r(f.rows, f.nr, sizeof(*f.rows), cmp_row, &f);
+	if (f.nr > 1)
+		qsort_r(f.rows, f.nr, sizeof(*f.rows), cmp_row, &f);
 	print(&f, o, out);
 	free(f.rows);
 	free(f.row_of);

@@ -77,7 +77,8 @@ int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FIL
 	for (uint32_t c = p->first_child[0]; c; c = p->next_sibling[c])
 		if (kp_profile_total(p, c, o->event)->count)
 			walk(&f, c);
-	qsort(f.lines, f.nr, sizeof(*f.lines), cmp_line);
+	if (f.nr > 1)
+		qsort(f.lines, f.nr, sizeof(*f.lines), cmp_line);
 	for (size_t i = 0; i < f.nr; i++) {
 		fputs(f.lines[i], out);
 		fputc('\n', out);

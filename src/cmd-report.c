@@ -21,8 +21,6 @@
 #include "report/session.h"
 #include "report/view.h"
 
-#define MAX_STACK 1024
-
 static const char report_usage[] =
 	"usage: kprof report [-i FILE] [--tree | --flat | --folded | --format NAME] [options]\n"
 	"\n"
@@ -74,8 +72,8 @@ struct report {
 	long event;		/* -1: every event */
 	uint64_t kept, filtered;
 	uint64_t *per_event;
-	uint32_t locs[MAX_STACK];
 	struct timespec t0;
+	int stderr_tty;		/* -1 until asked once */
 	bool progress_shown;
 };
 
@@ -150,7 +148,11 @@ static void progress(struct report *r, struct kp_session *s)
 	struct timespec now;
 	double el;
 
-	if (!isatty(STDERR_FILENO) || (r->kept + r->filtered) % 65536)
+	if ((r->kept + r->filtered) % 65536)
+		return;
+	if (r->stderr_tty < 0)
+		r->stderr_tty = isatty(STDERR_FILENO);
+	if (!r->stderr_tty)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	el = (now.tv_sec - r->t0.tv_sec) + (now.tv_nsec - r->t0.tv_nsec) / 1e9;
@@ -175,7 +177,7 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		     struct kp_thread *t)
 {
 	struct report *r = ctx;
-	size_t n, e = ev - s->evl.ev;
+	size_t e = ev - s->evl.ev;
 
 	if (!r->prof_ready)
 		start_profile(r, s);
@@ -184,15 +186,7 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		r->filtered++;
 		return 0;
 	}
-	n = kp_resolve_sample(&r->res, smp, rec->misc, t, r->locs, MAX_STACK);
-	if (r->vo.inverted) { /* leaf first, the comm last */
-		for (size_t i = 0; i < n / 2; i++) {
-			uint32_t x = r->locs[i];
-			r->locs[i] = r->locs[n - 1 - i];
-			r->locs[n - 1 - i] = x;
-		}
-	}
-	kp_profile_add(&r->prof, r->locs, n, e,
+	kp_resolve_add(&r->res, smp, rec->misc, t, r->vo.inverted, e,
 		       smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1);
 	r->per_event[e]++;
 	r->kept++;
@@ -348,8 +342,9 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 	if (!s->evl.nr)
 		kp_warn("'%s' has no events", r->input);
 	vrc = s->evl.nr ? emit_views(r, s, out) : 0;
+	/* folded output is read by other tools: its statistics go to stderr */
 	if (!vrc && r->stats)
-		print_stats(r, s, out);
+		print_stats(r, s, r->view->emit == kp_view_folded ? stderr : out);
 	if (out != stdout && fclose(out))
 		return kp_error("cannot write '%s': %s", r->output, strerror(errno));
 	if (vrc == -EINVAL)
@@ -510,6 +505,7 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->dso.inline_frames = r->dso.demangle = true;
 	r->t_end = UINT64_MAX;
 	r->color = "auto";
+	r->stderr_tty = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", long_opts, NULL)) != -1) {
 		if (c == 'h')

@@ -218,7 +218,8 @@ static void print_kallsyms(struct script *s)
 		KP_GROW(lines, cap, nr + 1);
 		lines[nr++] = p;
 	}
-	qsort(lines, nr, sizeof(*lines), cmp_line);
+	if (nr > 1)
+		qsort(lines, nr, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < nr; i++)
 		fprintf(s->out, "%s\n", lines[i]);
 	free(lines);

@@ -52,7 +52,8 @@ static void index_lines(struct kp_kallsyms *k)
 		}
 		pos = line_end;
 	}
-	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_sym);
+	if (k->nr > 1)
+		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_sym);
 	k->lo = k->nr ? k->syms[0].addr : UINT64_MAX;
 	k->marked = kp_xcalloc(k->nr + 1, 1);
 	k->pending = kp_xcalloc(k->nr + 1, sizeof(*k->pending));

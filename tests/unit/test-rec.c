@@ -93,6 +93,11 @@ static void test_sample(void)
 	ok(s.id == 1001 && s.ip == 0x401000 && s.pid == 42 && s.tid == 42 && s.time == 5000 &&
 		   s.cpu == 1 && s.period == 250000,
 	   "its fixed fields come back");
+	{
+		uint64_t t = 0;
+		ok(kp_rec_sample_time(&a, h, &t) == 0 && t == 5000,
+		   "the time is read without decoding the sample");
+	}
 	ok(s.nr_callchain == 4 && s.callchain[0] == PERF_CONTEXT_USER &&
 		   s.callchain[3] == 0x401300,
 	   "its call chain comes back, context marker included");

@@ -108,6 +108,9 @@ static void kallsyms_split(void)
 
 int main(void)
 {
+	ok(kp_crc32c(0, "123456789", 9) == 0xe3069283u, "CRC-32C of '123456789' is the standard check");
+	ok(kp_crc32c(kp_crc32c(0, "1234", 4), "56789", 5) == 0xe3069283u,
+	   "CRC-32C continues across calls");
 	roundtrip(0, 0, 1);
 	roundtrip(100, 0, 1);
 	roundtrip(100, 1, 1);
