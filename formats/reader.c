@@ -107,30 +107,33 @@ static int check_records(const uint8_t *buf, size_t len, uint32_t nrec)
 	return n == nrec ? 0 : -KP_ERECORD;
 }
 
-static int load_chunk(struct kp_reader *r)
+/* Load the chunk at @off into @c: bounds, CRC, decompression, records. Pure in the file. */
+static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct kp_chunk *c)
 {
 	struct kp_chunk_header h;
 	uint32_t crc;
 	size_t got;
 	int err;
 
-	if (r->off + sizeof(h) > r->file_size)
+	c->off = off;
+	c->len = 0;
+	if (off + sizeof(h) > file_size)
 		return -KP_ETRUNCATED;
-	err = read_at(r->fd, &h, sizeof(h), r->off);
+	err = read_at(fd, &h, sizeof(h), off);
 	if (err)
 		return err;
 	if (h.magic != KP_CHUNK_MAGIC || h.codec != KP_CODEC_ZSTD || h.usize % 8 ||
 	    h.csize == 0 || h.csize > KP_CHUNK_MAX_CSIZE || h.usize > KP_CHUNK_MAX_USIZE ||
 	    h.nrec > h.usize / 8)
 		return -KP_ECHUNK;
-	if (h.csize > r->file_size - r->off - sizeof(h))
+	if (h.csize > file_size - off - sizeof(h))
 		return -KP_ETRUNCATED;
-	if (h.csize > r->ccap) {
-		free(r->cbuf);
-		r->ccap = h.csize;
-		r->cbuf = kp_xmalloc(r->ccap);
+	if (h.csize > c->ccap) {
+		free(c->cbuf);
+		c->ccap = h.csize;
+		c->cbuf = kp_xmalloc(c->ccap);
 	}
-	err = read_at(r->fd, r->cbuf, h.csize, r->off + sizeof(h));
+	err = read_at(fd, c->cbuf, h.csize, off + sizeof(h));
 	if (err)
 		return err;
 	crc = h.crc;
@@ -141,28 +144,95 @@ static int load_chunk(struct kp_reader *r)
 	 * a matching CRC, and the fuzzer would stop here instead of reaching the decompressor,
 	 * record validation and the sample parsers. Every other check stays.
 	 */
-	if (kp_crc32c(kp_crc32c(0, &h, sizeof(h)), r->cbuf, h.csize) != crc)
+	if (kp_crc32c(kp_crc32c(0, &h, sizeof(h)), c->cbuf, h.csize) != crc)
 		return -KP_ECHECKSUM;
 #else
 	(void)crc;
 #endif
-	if (h.usize > r->ucap) {
-		free(r->ubuf);
-		r->ucap = h.usize;
-		r->ubuf = kp_xmalloc(r->ucap);
+	if (h.usize > c->ucap) {
+		free(c->ubuf);
+		c->ucap = h.usize;
+		c->ubuf = kp_xmalloc(c->ucap);
 	}
-	got = ZSTD_decompressDCtx(r->dc, r->ubuf, h.usize, r->cbuf, h.csize);
+	got = ZSTD_decompressDCtx(dc, c->ubuf, h.usize, c->cbuf, h.csize);
 	if (ZSTD_isError(got) || got != h.usize)
 		return -KP_EDECOMPRESS;
-	err = check_records(r->ubuf, h.usize, h.nrec);
+	err = check_records(c->ubuf, h.usize, h.nrec);
 	if (err)
 		return err;
-	r->pos = 0;
-	r->len = h.usize;
-	r->off += sizeof(h) + h.csize;
-	r->chunks++;
-	r->raw_bytes += h.usize;
+	c->len = h.usize;
+	c->end = off + sizeof(h) + h.csize;
 	return 0;
+}
+
+/* The read-ahead thread: chunk after chunk, each handed over through the `ahead` slot. */
+static void *prefetch_main(void *arg)
+{
+	struct kp_reader *r = arg;
+	uint64_t off = r->off;
+
+	while (off < r->file_size) {
+		bool stop;
+
+		pthread_mutex_lock(&r->mu);
+		while (r->ahead_state && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		stop = r->stop;
+		pthread_mutex_unlock(&r->mu);
+		if (stop)
+			break;
+		int err = load_chunk(r->fd, r->file_size, r->ahead_dc, off, &r->ahead);
+
+		r->ahead.err = err;
+		off = r->ahead.end; /* read before handing over: the slot is the reader's after */
+		pthread_mutex_lock(&r->mu);
+		r->ahead_state = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		if (err)
+			break;
+	}
+	return NULL;
+}
+
+int kp_reader_prefetch(struct kp_reader *r)
+{
+	int err;
+
+	if (r->threaded || r->err)
+		return 0;
+	r->ahead_dc = ZSTD_createDCtx();
+	if (!r->ahead_dc)
+		return -ENOMEM;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	err = pthread_create(&r->worker, NULL, prefetch_main, r);
+	if (err) {
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv);
+		return -err;
+	}
+	r->threaded = true;
+	return 0;
+}
+
+/* Take the next chunk: load it here, or wait for the read-ahead thread and swap buffers. */
+static int next_chunk(struct kp_reader *r)
+{
+	struct kp_chunk tmp;
+
+	if (!r->threaded)
+		return load_chunk(r->fd, r->file_size, r->dc, r->off, &r->cur);
+	pthread_mutex_lock(&r->mu);
+	while (!r->ahead_state)
+		pthread_cond_wait(&r->cv, &r->mu);
+	tmp = r->cur;
+	r->cur = r->ahead;
+	r->ahead = tmp;
+	r->ahead_state = 0;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return r->cur.err;
 }
 
 int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
@@ -170,8 +240,8 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 	for (;;) {
 		if (r->err)
 			return r->err;
-		while (r->pos < r->len) {
-			const struct kp_rec_header *h = (const void *)(r->ubuf + r->pos);
+		while (r->pos < r->cur.len) {
+			const struct kp_rec_header *h = (const void *)(r->cur.ubuf + r->pos);
 			r->pos += h->size;
 			r->nrec++;
 			if (!kp_rec_info_of(h->type)) {
@@ -183,19 +253,42 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 		}
 		if (r->off == r->file_size)
 			return 0;
-		r->err = load_chunk(r);
-		if (r->err)
+		r->pos = 0;
+		r->err = next_chunk(r);
+		if (r->err) {
 			r->err_off = r->off;
+			r->cur.len = 0;
+			continue;
+		}
+		r->off = r->cur.end;
+		r->chunks++;
+		r->raw_bytes += r->cur.len;
 	}
+}
+
+static void chunk_release(struct kp_chunk *c)
+{
+	free(c->cbuf);
+	free(c->ubuf);
 }
 
 void kp_reader_release(struct kp_reader *r)
 {
+	if (r->threaded) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = true;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->worker, NULL);
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv);
+		ZSTD_freeDCtx(r->ahead_dc);
+		chunk_release(&r->ahead);
+	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dc);
-	free(r->cbuf);
-	free(r->ubuf);
+	chunk_release(&r->cur);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }

@@ -12,11 +12,21 @@
 #ifndef KP_READER_H
 #define KP_READER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kprof-format.h"
+
+/* One decompressed chunk and the buffers it was loaded through. */
+struct kp_chunk {
+	uint8_t *cbuf, *ubuf;
+	size_t ccap, ucap;
+	size_t len;		/* bytes of records in ubuf */
+	uint64_t off, end;	/* where the chunk starts in the file, and where the next one does */
+	int err;		/* what loading it gave: 0, -errno or -KP_E* */
+};
 
 struct kp_reader {
 	int fd;
@@ -25,15 +35,22 @@ struct kp_reader {
 	uint64_t file_size;
 	uint64_t off;		/* offset of the next chunk */
 	void *dc;		/* ZSTD_DCtx */
-	uint8_t *cbuf, *ubuf;
-	size_t ccap, ucap;
-	size_t pos, len;	/* next record within ubuf, end of the chunk's records */
+	struct kp_chunk cur;	/* the chunk records are handed out from */
+	size_t pos;		/* next record within cur */
 	uint64_t nrec;		/* records handed out, unknown types included */
 	uint64_t nr_unknown;	/* records of unknown type, skipped */
 	uint64_t chunks;	/* chunks read */
 	uint64_t raw_bytes;	/* uncompressed bytes of the chunks read */
 	uint64_t err_off;	/* where the error was found (file offset of the chunk) */
 	int err;		/* sticky */
+	/* read-ahead (kp_reader_prefetch): a thread loads the next chunk into `ahead` */
+	bool threaded, stop;
+	int ahead_state;	/* 0 empty, 1 ready */
+	struct kp_chunk ahead;
+	void *ahead_dc;
+	pthread_t worker;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
 
 /*
@@ -54,6 +71,14 @@ int kp_reader_open_fd(struct kp_reader *r, int fd);
  * error is sticky.
  */
 int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec);
+
+/*
+ * kp_reader_prefetch - load (read, check, decompress, validate) the next chunk in a thread of
+ * its own while the caller consumes the current one. Records and errors come out exactly as
+ * without it. Call after a successful open, before the first kp_reader_next(). Returns 0, or
+ * -errno if the thread cannot start (the reader then stays synchronous).
+ */
+int kp_reader_prefetch(struct kp_reader *r);
 
 /* kp_reader_release - free everything; closes the fd if kp_reader_open() opened it. */
 void kp_reader_release(struct kp_reader *r);

@@ -9,6 +9,8 @@
 
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
 {
+	int rc;
+
 	memset(s, 0, sizeof(*s));
 	kp_evlist_init(&s->evl);
 	kp_strtab_init(&s->strs);
@@ -19,7 +21,10 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
 	kp_order_init(&s->order);
 	s->dso_opts = *dso_opts;
 	kp_session_set_symfs(s, "");
-	return kp_reader_open(&s->r, path);
+	rc = kp_reader_open(&s->r, path);
+	if (!rc)
+		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
+	return rc;
 }
 
 void kp_session_set_symfs(struct kp_session *s, const char *dir)

@@ -11,6 +11,8 @@
 #include "tests/tap.h"
 
 /* Read @fd back and compare every record with what synth wrote. */
+static int threaded;
+
 static void check_file(struct synth *s, int fd, const char *what)
 {
 	struct kp_reader r;
@@ -18,7 +20,8 @@ static void check_file(struct synth *s, int fd, const char *what)
 	size_t pos = 0, n = 0;
 	int rc, same = 1;
 
-	ok(kp_reader_open_fd(&r, fd) == 0, "%s: header accepted", what);
+	ok(kp_reader_open_fd(&r, fd) == 0 && (!threaded || kp_reader_prefetch(&r) == 0),
+	   "%s: header accepted%s", what, threaded ? " (reading ahead)" : "");
 	while ((rc = kp_reader_next(&r, &rec)) > 0) {
 		if (pos + rec->size > s->len || memcmp(s->recs + pos, rec, rec->size))
 			same = 0;
@@ -118,6 +121,10 @@ int main(void)
 	roundtrip(20000, 5000, 1);
 	roundtrip(1000, 100, -5);
 	roundtrip(1000, 100, 19);
+	threaded = 1;
+	roundtrip(20000, 500, 1);
+	roundtrip(100, 1, 1);
+	threaded = 0;
 	unknown_types();
 	kallsyms_split();
 	return tap_done();

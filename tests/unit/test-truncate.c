@@ -27,6 +27,8 @@ static void load(int fd, struct image *img)
 		abort();
 }
 
+static int threaded; /* read with kp_reader_prefetch() */
+
 /* Read @len bytes of @data as a file; returns the records read and the final status. */
 static size_t read_image(const uint8_t *data, size_t len, int *status)
 {
@@ -38,6 +40,8 @@ static size_t read_image(const uint8_t *data, size_t len, int *status)
 	if (write(fd, data, len) != (ssize_t)len)
 		abort();
 	rc = kp_reader_open_fd(&r, fd);
+	if (!rc && threaded)
+		rc = kp_reader_prefetch(&r);
 	if (!rc)
 		while ((rc = kp_reader_next(&r, &rec)) > 0)
 			n++;
@@ -84,8 +88,8 @@ static void every_cut(struct synth *s, const struct image *img)
 				       st, want, want_st);
 		}
 	}
-	ok(bad == 0, "all %zu cuts read their complete chunks, then report the truncation",
-	   img->len);
+	ok(bad == 0, "all %zu cuts read their complete chunks, then report the truncation%s",
+	   img->len, threaded ? " (reading ahead in a thread)" : "");
 }
 
 static void set_csize(uint8_t *chunk, uint64_t csize)
@@ -153,6 +157,8 @@ int main(void)
 	load(fd, &img);
 	every_cut(&s, &img);
 	corrupt(&s, &img);
+	threaded = 1;
+	every_cut(&s, &img);
 	free(img.data);
 	synth_release(&s);
 	close(fd);
