@@ -109,6 +109,15 @@ void kp_profile_add_node(struct kp_profile *p, uint32_t node, size_t event, uint
 	w->period += period;
 }
 
+void kp_profile_add_weight(struct kp_profile *p, uint32_t node, size_t event, uint64_t count,
+			   uint64_t period)
+{
+	struct kp_weight *w = &p->self[node * p->nr_events + event];
+
+	w->count += count;
+	w->period += period;
+}
+
 void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
 		    uint64_t period)
 {
@@ -138,6 +147,16 @@ void kp_profile_finish(struct kp_profile *p)
 		p->next_sibling[i] = p->first_child[parent];
 		p->first_child[parent] = (uint32_t)i;
 	}
+}
+
+void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value)
+{
+	if (s->nr && s->ents[s->nr - 1].node == node) {
+		s->ents[s->nr - 1].value += value;
+		return;
+	}
+	KP_GROW(s->ents, s->cap, s->nr + 1);
+	s->ents[s->nr++] = (struct kp_seq_ent){ node, value };
 }
 
 const char *kp_profile_name(const struct kp_profile *p, uint32_t node)

@@ -83,6 +83,10 @@ uint32_t kp_profile_path(struct kp_profile *p, const uint32_t *locs, size_t n);
 /* kp_profile_add_node - one sample of @event whose stack ends at @node. */
 void kp_profile_add_node(struct kp_profile *p, uint32_t node, size_t event, uint64_t period);
 
+/* kp_profile_add_weight - @count samples and @period of @event at @node. */
+void kp_profile_add_weight(struct kp_profile *p, uint32_t node, size_t event, uint64_t count,
+			   uint64_t period);
+
 /* kp_profile_finish - compute totals and children lists; call once, after the last add. */
 void kp_profile_finish(struct kp_profile *p);
 
@@ -97,6 +101,20 @@ static inline const struct kp_weight *kp_profile_total(const struct kp_profile *
 {
 	return &p->total[node * p->nr_events + event];
 }
+
+/* Stacks in input or time order, for flame charts: the node each reached and its value. */
+struct kp_seq_ent {
+	uint32_t node;
+	uint64_t value;
+};
+
+struct kp_seq {
+	struct kp_seq_ent *ents;
+	size_t nr, cap;
+};
+
+/* kp_seq_push - append; adjacent entries of the same node merge. */
+void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value);
 
 /* kp_profile_name - the function name of @node's location (interned). */
 const char *kp_profile_name(const struct kp_profile *p, uint32_t node);

@@ -308,8 +308,8 @@ static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp
 	return kp_profile_path(r->p, r->locs, n);
 }
 
-void kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
-		    struct kp_thread *t, bool inverted, size_t event, uint64_t period)
+uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			struct kp_thread *t, bool inverted, size_t event, uint64_t period)
 {
 	uint64_t key[256], hkey;
 	size_t n = stack_key(smp, misc, t, key, ARRAY_SIZE(key));
@@ -325,13 +325,13 @@ void kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t
 	if (e) {
 		stack_replay(r, e);
 		kp_profile_add_node(r->p, e->node, event, period);
-		return;
+		return e->node;
 	}
 	r->log_len = 0;
 	uint32_t node = stack_resolve(r, smp, misc, t, inverted);
 	kp_profile_add_node(r->p, node, event, period);
 	if (!n)
-		return;
+		return node;
 	KP_GROW(r->stack_ents, r->cap_stacks, r->nr_stacks + 1);
 	KP_GROW(r->keys, r->cap_keys, r->nr_keys + n);
 	KP_GROW(r->logs, r->cap_logs, r->nr_logs + r->log_len + 1);
@@ -344,4 +344,5 @@ void kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t
 	memcpy(r->logs + r->nr_logs, r->log, r->log_len * sizeof(*r->log));
 	r->nr_logs += r->log_len;
 	kp_hash_put(&r->stacks, hkey, r->nr_stacks++);
+	return node;
 }

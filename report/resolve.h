@@ -79,9 +79,9 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
  * kp_resolve_add - resolve @smp and add it to the profile for @event with @period; with
  * @inverted the stack goes in leaf first (the comm last). A stack already seen, in the same
  * command, process and maps, is not resolved again: it adds to the node it reached before
- * and repeats the statistics it counted then.
+ * and repeats the statistics it counted then. Returns the node the sample was added to.
  */
-void kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
-		    struct kp_thread *t, bool inverted, size_t event, uint64_t period);
+uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			struct kp_thread *t, bool inverted, size_t event, uint64_t period);
 
 #endif /* KP_RESOLVE_H */

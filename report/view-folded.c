@@ -5,6 +5,7 @@
  * number of samples. Names have ';' (the separator) and line breaks replaced so that every
  * line stays one stack.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 struct folded {
 	const struct kp_profile *p;
 	const struct kp_view_opts *o;
+	double norm;		/* diff: BASE values times this */
 	char *buf;		/* the current path */
 	size_t len, cap;
 	char **lines;
@@ -44,23 +46,57 @@ static void push_name(struct folded *f, uint32_t node)
 	f->len += strlen(suffix);
 }
 
+/* A folded value: thousandths kept when they are not zero. */
+static int put_value(char *buf, size_t n, double v)
+{
+	if (v == (double)(uint64_t)v)
+		return snprintf(buf, n, "%llu", (unsigned long long)v);
+	return snprintf(buf, n, "%.3f", v);
+}
+
+static void add_line(struct folded *f, const char *counts)
+{
+	size_t n = f->len + strlen(counts) + 2;
+	char *line = kp_xmalloc(n);
+
+	snprintf(line, n, "%.*s %s", (int)f->len, f->buf, counts);
+	KP_GROW(f->lines, f->lines_cap, f->nr + 1);
+	f->lines[f->nr++] = line;
+}
+
+/* Does @node carry weight for this output: the event, or either side of a diff? */
+static bool has_weight(const struct folded *f, uint32_t node, bool self)
+{
+	const struct kp_weight *(*get)(const struct kp_profile *, uint32_t, size_t) =
+		self ? kp_profile_self : kp_profile_total;
+
+	if (f->o->svg.diff)
+		return get(f->p, node, 0)->period || get(f->p, node, 1)->period;
+	return get(f->p, node, f->o->event)->count;
+}
+
 static void walk(struct folded *f, uint32_t node)
 {
 	const struct kp_profile *p = f->p;
 	size_t len = f->len;
-	uint64_t self;
+	char counts[96];
 
 	push_name(f, node);
-	self = kp_profile_self(p, node, f->o->event)->count;
-	if (self) {
-		char *line = kp_xmalloc(f->len + 24);
-		snprintf(line, f->len + 24, "%.*s %llu", (int)f->len, f->buf,
-			 (unsigned long long)self);
-		KP_GROW(f->lines, f->lines_cap, f->nr + 1);
-		f->lines[f->nr++] = line;
+	if (has_weight(f, node, true)) {
+		if (f->o->svg.diff) { /* "BASE NEW", BASE normalised to NEW's total */
+			int n = put_value(counts, sizeof(counts),
+					  kp_profile_self(p, node, 0)->period * f->norm / 1000.0);
+			counts[n++] = ' ';
+			put_value(counts + n, sizeof(counts) - n,
+				  kp_profile_self(p, node, 1)->period / 1000.0);
+		} else {
+			snprintf(counts, sizeof(counts), "%llu",
+				 (unsigned long long)kp_profile_self(p, node, f->o->event)->count);
+		}
+		add_line(f, counts);
 	}
 	for (uint32_t c = p->first_child[node]; c; c = p->next_sibling[c])
-		if (kp_profile_total(p, c, f->o->event)->count)
+		if (has_weight(f, c, false))
 			walk(f, c);
 	f->len = len;
 }
@@ -72,10 +108,12 @@ static int cmp_line(const void *a, const void *b)
 
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
 {
-	struct folded f = { p, o, NULL, 0, 0, NULL, 0, 0 };
+	struct folded f = { p, o, 1.0, NULL, 0, 0, NULL, 0, 0 };
 
+	if (o->svg.diff && o->svg.normalize && kp_profile_total(p, 0, 0)->period)
+		f.norm = (double)kp_profile_total(p, 0, 1)->period / kp_profile_total(p, 0, 0)->period;
 	for (uint32_t c = p->first_child[0]; c; c = p->next_sibling[c])
-		if (kp_profile_total(p, c, o->event)->count)
+		if (has_weight(&f, c, false))
 			walk(&f, c);
 	if (f.nr > 1)
 		qsort(f.lines, f.nr, sizeof(*f.lines), cmp_line);

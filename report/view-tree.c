@@ -14,6 +14,7 @@ struct tree {
 	const struct kp_view_opts *o;
 	FILE *out;
 	uint64_t whole;
+	uint64_t base_whole;	/* diff: BASE's total */
 	char prefix[1024];	/* "|  " or "   " per level above */
 };
 
@@ -46,6 +47,11 @@ static void print_node(struct tree *t, uint32_t node, size_t depth, bool last)
 	kp_view_print_pct(t->out, kp_view_pct(tot->period, t->whole), t->o->color);
 	fputs("  ", t->out);
 	kp_view_print_pct(t->out, kp_view_pct(self->period, t->whole), t->o->color);
+	if (t->o->diff) { /* NEW's share minus BASE's share, each of its own total */
+		double d = kp_view_pct(tot->period, t->whole) -
+			   kp_view_pct(kp_profile_total(t->p, node, 0)->period, t->base_whole);
+		fprintf(t->out, "  %+7.2f%%", d);
+	}
 	fprintf(t->out, "  %s%s", t->prefix, depth ? (last ? "`- " : "|- ") : "");
 	print_name(t, node);
 
@@ -69,11 +75,12 @@ static void print_node(struct tree *t, uint32_t node, size_t depth, bool last)
 
 int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
 {
-	struct tree t = { p, o, out, kp_profile_total(p, 0, o->event)->period, "" };
+	struct tree t = { p, o, out, kp_profile_total(p, 0, o->event)->period,
+			  kp_profile_total(p, 0, 0)->period, "" };
 	uint32_t *tops;
 	size_t n = kp_view_children(p, 0, o->event, &tops);
 
-	fprintf(out, "#   total     self  %s\n#\n",
+	fprintf(out, "#   total     self  %s%s\n#\n", o->diff ? "   change  " : "",
 		o->inverted ? "callee tree: each function above the ones that called it"
 			    : "call tree: each function above the ones it called");
 	for (size_t i = 0; i < n; i++)

@@ -10,6 +10,7 @@ const struct kp_view kp_views[] = {
 	{ "tree", kp_view_tree, "caller-based call tree with total and self percentages" },
 	{ "flat", kp_view_flat, "functions by self time" },
 	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count" },
+	{ "svg", kp_view_svg, "an interactive flame graph" },
 };
 const size_t kp_nr_views = ARRAY_SIZE(kp_views);
 
@@ -24,6 +25,23 @@ const struct kp_view *kp_view_find(const char *name)
 double kp_view_pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+double kp_view_pct_d(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+void kp_svg_opts_init(struct kp_svg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->title = "Flame Graph";
+	o->countname = "samples";
+	o->width = 1200;
+	o->frame_height = 16;
+	o->minwidth = 0.1;
+	o->fontsize = 12;
+	o->normalize = true;
 }
 
 void kp_view_print_pct(FILE *out, double pct, bool color)

@@ -13,6 +13,32 @@
 
 #include "profile.h"
 
+/* Flame graph options (view "svg"); flamegraph.pl's names where it has them. */
+struct kp_svg_opts {
+	const char *title, *subtitle;
+	const char *countname;	/* "samples" */
+	double width;		/* image width, px (1200) */
+	double frame_height;	/* px (16) */
+	double minwidth;	/* px: narrower frames are left out (0.1) */
+	double fontsize;	/* px (12) */
+	const char *colors;	/* a palette of kp_svg_palettes[], NULL for kprof's default */
+	bool hash;		/* colours from names, stable across graphs */
+	bool inverted;		/* icicle: the root at the top */
+	bool flamechart;	/* x is time (the order of seq), not name order */
+	bool no_js;		/* a static file */
+	bool diff;		/* event 0 is BASE, event 1 NEW: widths from NEW, colour by change */
+	bool normalize;		/* diff: scale BASE to NEW's total */
+	bool negate;		/* diff: swap red and blue */
+	bool milli;		/* values are in kp_weight.period, in thousandths (folded input) */
+	const struct kp_seq *seq; /* flamechart: stacks in order */
+};
+
+/* The palette names --colors accepts, NULL-terminated. */
+extern const char *const kp_svg_palettes[];
+
+/* kp_svg_opts_init - flamegraph.pl's defaults. */
+void kp_svg_opts_init(struct kp_svg_opts *o);
+
 struct kp_view_opts {
 	size_t event;		/* which event's weights to show */
 	const char *event_name;
@@ -21,7 +47,9 @@ struct kp_view_opts {
 	bool annotate;		/* folded: _[k] kernel, _[i] inlined, _[j] JIT suffixes */
 	bool srcline;		/* tree: show file:line after names */
 	bool inverted;		/* the profile was built leaf first (callee-based) */
+	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
 	const char *sort;	/* flat: comma-separated keys among comm, dso, sym */
+	struct kp_svg_opts svg;
 };
 
 /* An emitter writes the view to @out; it returns 0 or -EINVAL for bad options (after no output). */
@@ -40,11 +68,13 @@ const struct kp_view *kp_view_find(const char *name);
 int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
 /* kp_view_pct - @part as a percentage of @whole (0 when @whole is 0). */
 double kp_view_pct(uint64_t part, uint64_t whole);
+double kp_view_pct_d(double part, double whole);
 
 /* kp_view_print_pct - "%6.2f%%" coloured as perf does: red from 5%, green from 0.5%. */
 void kp_view_print_pct(FILE *out, double pct, bool color);

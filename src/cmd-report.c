@@ -20,6 +20,9 @@
 #include "report/resolve.h"
 #include "report/session.h"
 #include "report/view.h"
+#include "report/folded.h"
+#include "svgopts.h"
+#include "cmd-report.h"
 
 static const char report_usage[] =
 	"usage: kprof report [-i FILE] [--tree | --flat | --folded | --format NAME] [options]\n"
@@ -31,8 +34,11 @@ static const char report_usage[] =
 	"      --tree             call tree with total and self percentages (the default)\n"
 	"      --flat             functions by self time\n"
 	"      --folded           folded stacks for flamegraph.pl, inferno and speedscope\n"
+	"      --svg              an interactive flame graph (options below)\n"
 	"      --format NAME      one of the above by name\n"
-	"      --inverted         tree: callees at the top, their callers below\n"
+	"      --inverted         tree: callees at the top, their callers below;\n"
+	"                         svg: an icicle graph\n"
+	"      --diff BASE        tree: add the change of each entry against the recording BASE\n"
 	"      --percent-limit P  tree: hide entries below P percent\n"
 	"      --sort KEYS        flat: group by comm, dso and/or sym (default sym)\n"
 	"      --annotate         folded: suffix kernel frames _[k], inlined _[i], JIT _[j]\n"
@@ -47,7 +53,8 @@ static const char report_usage[] =
 	"      --stats            also print samples, lost, events and unnamed frames\n"
 	"      --color WHEN       auto (default: when stdout is a terminal), always or never\n"
 	"      --symfs DIR        look for binaries (and /tmp/perf-PID.map files) under DIR\n"
-	"  -h, --help             this text\n";
+	"  -h, --help             this text\n"
+	"\n";
 
 struct id_list {
 	uint64_t *v;
@@ -55,7 +62,10 @@ struct id_list {
 };
 
 struct report {
-	const char *input, *output, *event_name, *symfs;
+	const char *input, *output, *event_name, *symfs, *diff_base;
+	FILE *out_to;		/* write here instead of -o/stdout (kp_report_folded) */
+	bool reverse;		/* build stacks leaf first: tree --inverted, svg --reverse */
+	struct kp_seq seq;	/* svg --flamechart: nodes in time order */
 	const struct kp_view *view;
 	struct kp_view_opts vo;
 	struct kp_dso_opts dso;
@@ -186,8 +196,10 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		r->filtered++;
 		return 0;
 	}
-	kp_resolve_add(&r->res, smp, rec->misc, t, r->vo.inverted, e,
-		       smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1);
+	uint32_t node = kp_resolve_add(&r->res, smp, rec->misc, t, r->reverse, e,
+				       smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1);
+	if (r->vo.svg.flamechart)
+		kp_seq_push(&r->seq, node, 1);
 	r->per_event[e]++;
 	r->kept++;
 	return 0;
@@ -210,16 +222,64 @@ static void print_header(struct report *r, struct kp_session *s, size_t e, FILE 
 	fputc('\n', out);
 }
 
+static void report_bad_line(void *ctx, size_t line, const char *why)
+{
+	kp_warn("folded stacks of '%s', line %zu: %s", (const char *)ctx, line, why);
+}
+
+/* --tree --diff BASE: both recordings as folded stacks, read back into one two-event model. */
+static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
+{
+	struct kp_view_opts vo = r->vo;
+	struct kp_folded_opts fo = { .columns = 1, .first_is_comm = 1, .bad = report_bad_line };
+	struct kp_strtab strs;
+	struct kp_profile dp;
+	char *base = NULL, *now = NULL;
+	size_t base_len, now_len;
+	FILE *mem = open_memstream(&now, &now_len);
+
+	vo.annotate = true;
+	vo.event = r->event >= 0 ? (size_t)r->event : 0;
+	kp_view_folded(&r->prof, &vo, mem);
+	fclose(mem);
+	if (kp_report_folded(r->diff_base, &base, &base_len)) {
+		free(now);
+		return -KP_ERROR_END;
+	}
+	kp_strtab_init(&strs);
+	kp_profile_init(&dp, &strs, 2);
+	fo.ctx = (void *)r->diff_base;
+	kp_folded_parse(&dp, base, base_len, &fo, NULL);
+	fo.event = 1;
+	fo.ctx = (void *)r->input;
+	kp_folded_parse(&dp, now, now_len, &fo, NULL);
+	kp_profile_finish(&dp);
+	fprintf(out, "# kprof report of '%s' against '%s': %s, %llu samples against %llu\n",
+		r->input, r->diff_base, s->evl.ev[vo.event].name,
+		(unsigned long long)(kp_profile_total(&dp, 0, 1)->period / KP_FOLDED_SCALE),
+		(unsigned long long)(kp_profile_total(&dp, 0, 0)->period / KP_FOLDED_SCALE));
+	vo.event = 1;
+	vo.diff = true;
+	kp_view_tree(&dp, &vo, out);
+	kp_profile_release(&dp);
+	kp_strtab_release(&strs);
+	free(base);
+	free(now);
+	return 0;
+}
+
 static int emit_views(struct report *r, struct kp_session *s, FILE *out)
 {
-	bool folded = r->view->emit == kp_view_folded;
+	bool folded = r->view->emit == kp_view_folded || r->view->emit == kp_view_svg;
 	size_t first = r->event >= 0 ? (size_t)r->event : 0;
 	size_t last = r->event >= 0 || folded ? first + 1 : s->evl.nr;
 	int rc = 0;
 
 	if (folded && r->event < 0 && s->evl.nr > 1)
-		kp_notice("the recording has %zu events: folding '%s' (choose with --event)",
+		kp_notice("the recording has %zu events: showing '%s' (choose with --event)",
 			  s->evl.nr, s->evl.ev[0].name);
+	if (r->diff_base)
+		return emit_diff(r, s, out);
 	for (size_t e = first; e < last && !rc; e++) {
 		if (!folded) {
 			if (e > first)
@@ -288,6 +348,8 @@ static FILE *open_output(struct report *r)
 {
 	FILE *f;
 
+	if (r->out_to)
+		return r->out_to;
 	if (!r->output)
 		return stdout;
 	f = fopen(r->output, "w");
@@ -333,6 +395,8 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 		fputc('\n', stderr);
 	if (rc == -KP_ERROR_END)
 		return 1; /* pick_event said why */
+	if (r->vo.svg.flamechart)
+		r->vo.svg.seq = &r->seq;
 	if (!r->prof_ready)
 		start_profile(r, s);
 	kp_profile_finish(&r->prof);
@@ -342,10 +406,12 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 	if (!s->evl.nr)
 		kp_warn("'%s' has no events", r->input);
 	vrc = s->evl.nr ? emit_views(r, s, out) : 0;
+	if (vrc == -KP_ERROR_END) /* the diff's base said why */
+		return 1;
 	/* folded output is read by other tools: its statistics go to stderr */
 	if (!vrc && r->stats)
 		print_stats(r, s, r->view->emit == kp_view_folded ? stderr : out);
-	if (out != stdout && fclose(out))
+	if (out != stdout && out != r->out_to && fclose(out))
 		return kp_error("cannot write '%s': %s", r->output, strerror(errno));
 	if (vrc == -EINVAL)
 		return kp_usage_error("report", "bad --sort keys '%s' (known: comm, dso, sym)",
@@ -382,6 +448,7 @@ static int run(struct report *r)
 		kp_profile_release(&r->prof);
 	}
 	free(r->per_event);
+	free(r->seq.ents);
 	kp_session_release(&s);
 	return rc;
 }
@@ -391,7 +458,7 @@ static int run(struct report *r)
 enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
-	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS,
+	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
@@ -417,6 +484,9 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "svg", no_argument, NULL, OPT_SVG },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -464,7 +534,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_FLAT: return set_view(r, "flat");
 	case OPT_FOLDED: return set_view(r, "folded");
 	case OPT_FORMAT: return set_view(r, optarg);
-	case OPT_INVERTED: r->vo.inverted = true; return 0;
+	case OPT_INVERTED: r->vo.inverted = true; return 0; /* a callee tree, or an icicle */
 	case OPT_LIMIT: return parse_limit(r, optarg);
 	case OPT_SORT: r->vo.sort = optarg; return 0;
 	case OPT_ANNOTATE: r->vo.annotate = true; return 0;
@@ -480,7 +550,12 @@ static int parse_opt(struct report *r, int c)
 	case OPT_STATS: r->stats = true; return 0;
 	case OPT_COLOR: r->color = optarg; return 0;
 	case OPT_SYMFS: r->symfs = optarg; return 0;
-	default: return 2;
+	case OPT_SVG: return set_view(r, "svg");
+	case OPT_DIFF: r->diff_base = optarg; return 0;
+	default:
+		if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST)
+			return kp_svg_opt(&r->vo.svg, &r->reverse, c, optarg, "report");
+		return 2;
 	}
 }
 
@@ -506,17 +581,25 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->t_end = UINT64_MAX;
 	r->color = "auto";
 	r->stderr_tty = -1;
+	kp_svg_opts_init(&r->vo.svg);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(report_usage) - 1;
+			return kp_cmd_help(report_usage) + kp_cmd_help(kp_svg_usage) - 1;
 		if ((rc = parse_opt(r, c)))
 			return rc;
 	}
 	if (optind < argc)
 		return kp_usage_error("report", "unexpected argument '%s'", argv[optind]);
-	if (r->vo.inverted && r->view->emit != kp_view_tree)
-		return kp_usage_error("report", "--inverted applies to --tree only");
+	if (r->view->emit == kp_view_svg) {
+		r->vo.svg.inverted = r->vo.svg.inverted || r->vo.inverted;
+		r->vo.inverted = false;
+	} else if (r->vo.inverted && r->view->emit != kp_view_tree) {
+		return kp_usage_error("report", "--inverted applies to --tree and --svg only");
+	}
+	r->reverse = r->reverse || r->vo.inverted;
+	if (r->diff_base && (r->view->emit != kp_view_tree || r->vo.inverted))
+		return kp_usage_error("report", "--diff applies to the caller --tree");
 	return check_color(r);
 }
 
@@ -536,5 +619,40 @@ int cmd_report(int argc, char **argv)
 		free(r->comms[i]);
 	free(r->comms);
 	free(r);
+	return rc;
+}
+
+int kp_is_recording(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[8];
+	int yes = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+		  !memcmp(magic, KP_FILE_MAGIC, sizeof(magic));
+
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+int kp_report_folded(const char *path, char **text, size_t *len)
+{
+	struct report *r = kp_xcalloc(1, sizeof(*r));
+	char *argv[] = { "report", NULL };
+	int rc = parse_options(r, 1, argv);
+
+	*text = NULL;
+	*len = 0;
+	r->input = path;
+	r->view = kp_view_find("folded");
+	r->vo.annotate = true;
+	r->out_to = open_memstream(text, len);
+	if (!rc)
+		rc = run(r);
+	fclose(r->out_to);
+	free(r);
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
 	return rc;
 }

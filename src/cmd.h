@@ -15,6 +15,8 @@ struct kp_cmd {
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-flamegraph.c - `kprof flamegraph`: folded stacks from anywhere (perf script + a
+ * collapse, bpftrace, async-profiler, kprof report --folded) to an SVG flame graph, as a
+ * drop-in for flamegraph.pl; and `kprof diff`: two recordings or folded files to a
+ * differential flame graph or two-column folded stacks.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd-report.h"
+#include "cmd.h"
+#include "diag.h"
+#include "formats/util.h"
+#include "report/folded.h"
+#include "report/view.h"
+#include "svgopts.h"
+
+#define MAX_BAD_LINES 20
+
+static const char flamegraph_usage[] =
+	"usage: kprof flamegraph [options] [FILE|-]\n"
+	"\n"
+	"Renders folded stacks (\"a;b;c N\", or \"a;b;c N1 N2\" for a differential graph) from\n"
+	"FILE or standard input as an SVG flame graph on standard output.\n"
+	"\n"
+	"  -o, --output FILE      write the SVG to FILE\n"
+	"  -h, --help             this text\n";
+
+static const char diff_usage[] =
+	"usage: kprof diff [options] BASE NEW\n"
+	"\n"
+	"Shows what changed from BASE to NEW, each a recording or a folded file: a differential\n"
+	"flame graph whose widths follow NEW, red where a stack grew, blue where it shrank.\n"
+	"\n"
+	"  -o, --output FILE      write to FILE instead of standard output\n"
+	"      --folded           two-column folded stacks (\"a;b;c BASE NEW\") instead of an SVG\n"
+	"      --no-normalize     compare raw counts, not counts scaled to the same total\n"
+	"  -h, --help             this text\n";
+
+struct input {
+	const char *path;
+	int bad;
+};
+
+static void bad_line(void *ctx, size_t line, const char *why)
+{
+	struct input *in = ctx;
+
+	if (++in->bad <= MAX_BAD_LINES)
+		kp_warn("'%s', line %zu: %s; skipped", in->path, line, why);
+}
+
+/* The whole of @path ("-": standard input) into memory. */
+static int slurp(const char *path, char **text, size_t *len)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	size_t cap = 0;
+	ssize_t n;
+
+	*text = NULL;
+	*len = 0;
+	if (fd < 0)
+		return kp_error("cannot open '%s': %s", path, strerror(errno));
+	do {
+		KP_GROW(*text, cap, *len + 65536);
+		n = read(fd, *text + *len, cap - *len);
+		if (n > 0)
+			*len += n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (n < 0) {
+		free(*text);
+		return kp_error("cannot read '%s': %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* Stacks of a recording or a folded file into @p: one-count lines go to @event. */
+static int load(struct kp_profile *p, const char *path, size_t event, int columns,
+		struct kp_seq *seq, bool reverse)
+{
+	struct input in = { strcmp(path, "-") ? path : "standard input", 0 };
+	struct kp_folded_opts fo = { event, columns, 0, reverse, bad_line, &in };
+	char *text;
+	size_t len, added;
+	int rc;
+
+	if (strcmp(path, "-") && kp_is_recording(path)) {
+		fo.first_is_comm = 1;
+		rc = kp_report_folded(path, &text, &len);
+	} else {
+		rc = slurp(path, &text, &len);
+	}
+	if (rc)
+		return rc;
+	added = kp_folded_parse(p, text, len, &fo, seq);
+	free(text);
+	if (in.bad > MAX_BAD_LINES)
+		kp_warn("'%s': %d more malformed lines skipped", in.path, in.bad - MAX_BAD_LINES);
+	if (!added)
+		return kp_error("'%s' has no stacks", in.path);
+	return 0;
+}
+
+static FILE *output(const char *path)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f)
+		kp_error("cannot create '%s': %s", path, strerror(errno));
+	return f;
+}
+
+static int render(struct kp_profile *p, struct kp_view_opts *vo, const char *out_path,
+		  bool folded)
+{
+	FILE *out = output(out_path);
+	int rc;
+
+	if (!out)
+		return 1;
+	kp_profile_finish(p);
+	rc = folded ? kp_view_folded(p, vo, out) : kp_view_svg(p, vo, out);
+	if (out != stdout && fclose(out))
+		return kp_error("cannot write '%s': %s", out_path, strerror(errno));
+	return rc ? 1 : 0;
+}
+
+enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
+	{ "help", no_argument, NULL, 'h' },
+	KP_SVG_LONG_OPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+struct args {
+	const char *cmd, *usage, *out;
+	struct kp_view_opts vo;
+	bool reverse, folded;
+	int first;		/* index of the first operand */
+};
+
+static int parse(struct args *a, int argc, char **argv)
+{
+	int c, rc;
+
+	kp_svg_opts_init(&a->vo.svg);
+	a->vo.svg.milli = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+		if (c == 'h')
+			return kp_cmd_help(a->usage) + kp_cmd_help(kp_svg_usage) - 1;
+		if (c == 'o')
+			a->out = optarg;
+		else if (c == OPT_FOLDED && a->usage == diff_usage)
+			a->folded = true;
+		else if (c == OPT_NO_NORMALIZE && a->usage == diff_usage)
+			a->vo.svg.normalize = false;
+		else if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST) {
+			if ((rc = kp_svg_opt(&a->vo.svg, &a->reverse, c, optarg, a->cmd)))
+				return rc;
+		} else {
+			return kp_usage_error(a->cmd, "unknown option");
+		}
+	}
+	a->first = optind;
+	return 0;
+}
+
+/* Did any line have two counts, making this a differential graph? */
+static bool has_base(const struct kp_profile *p)
+{
+	for (size_t n = 0; n < p->nr_nodes; n++)
+		if (kp_profile_self(p, (uint32_t)n, 0)->period)
+			return true;
+	return false;
+}
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	struct args a = { .cmd = "flamegraph", .usage = flamegraph_usage };
+	struct kp_strtab strs;
+	struct kp_profile p;
+	struct kp_seq seq = { 0 };
+	int rc = parse(&a, argc, argv);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (argc - a.first > 1)
+		return kp_usage_error("flamegraph", "one input at most, not %d", argc - a.first);
+	kp_strtab_init(&strs);
+	kp_profile_init(&p, &strs, 2);
+	/* one-count lines go to event 1, so that a two-count file is a diff of 0 against 1 */
+	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse);
+	if (!rc) {
+		a.vo.svg.diff = has_base(&p);
+		a.vo.event = 1;
+		a.vo.svg.seq = &seq;
+		if (a.vo.svg.diff && !strcmp(a.vo.svg.title, "Flame Graph"))
+			a.vo.svg.title = "Differential Flame Graph";
+		rc = render(&p, &a.vo, a.out, false);
+	}
+	free(seq.ents);
+	kp_profile_release(&p);
+	kp_strtab_release(&strs);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct args a = { .cmd = "diff", .usage = diff_usage };
+	struct kp_strtab strs;
+	struct kp_profile p;
+	int rc = parse(&a, argc, argv);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (argc - a.first != 2)
+		return kp_usage_error("diff", "give BASE and NEW");
+	kp_strtab_init(&strs);
+	kp_profile_init(&p, &strs, 2);
+	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse);
+	if (!rc)
+		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse);
+	if (!rc) {
+		a.vo.svg.diff = true;
+		a.vo.event = 1;
+		if (!strcmp(a.vo.svg.title, "Flame Graph"))
+			a.vo.svg.title = "Differential Flame Graph";
+		rc = render(&p, &a.vo, a.out, a.folded);
+	}
+	kp_profile_release(&p);
+	kp_strtab_release(&strs);
+	return rc;
+}
