@@ -2,10 +2,10 @@
 /*
  * flamegraph.js - the interactive part of kprof's SVG flame graph. report/view-svg.c embeds it
  * verbatim in a CDATA section, so it must never contain "]" "]" ">" in a row. ES5, no external
- * resources. It reads the DOM view-svg.c writes: <svg id="kprof" data-total data-xpad
- * data-fontsize>, the texts #details #unzoom #search #matched, and in <g id="frames"> one
- * <g class="f" data-x data-v data-d data-p> per frame (x and width in value units, depth, the
- * parent's id) holding a <title>, a <rect> and a <text>.
+ * resources. It reads the DOM view-svg.c writes: the svg element "kprof" (data-total, data-xpad,
+ * data-fontsize), the texts "details", "unzoom", "search" and "matched", and in the group
+ * "frames" one group of class f per frame, with data-x and data-v (start and width in value
+ * units), data-d (depth) and data-p (the parent frame's id), holding a title, a rect, a text.
  *
  *   hover a frame      #details shows its title
  *   click a frame      zoom: it spans the width, its ancestors stretch (class "parent"),

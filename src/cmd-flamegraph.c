@@ -43,6 +43,7 @@ static const char diff_usage[] =
 	"  -o, --output FILE      write to FILE instead of standard output\n"
 	"      --folded           two-column folded stacks (\"a;b;c BASE NEW\") instead of an SVG\n"
 	"      --no-normalize     compare raw counts, not counts scaled to the same total\n"
+	"      --symfs DIR        for recordings: look for binaries under DIR\n"
 	"  -h, --help             this text\n";
 
 struct input {
@@ -86,7 +87,7 @@ static int slurp(const char *path, char **text, size_t *len)
 
 /* Stacks of a recording or a folded file into @p: one-count lines go to @event. */
 static int load(struct kp_profile *p, const char *path, size_t event, int columns,
-		struct kp_seq *seq, bool reverse)
+		struct kp_seq *seq, bool reverse, const char *symfs)
 {
 	struct input in = { strcmp(path, "-") ? path : "standard input", 0 };
 	struct kp_folded_opts fo = { event, columns, 0, reverse, bad_line, &in };
@@ -96,7 +97,7 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 
 	if (strcmp(path, "-") && kp_is_recording(path)) {
 		fo.first_is_comm = 1;
-		rc = kp_report_folded(path, &text, &len);
+		rc = kp_report_folded(path, symfs, NULL, &text, &len);
 	} else {
 		rc = slurp(path, &text, &len);
 	}
@@ -135,19 +136,20 @@ static int render(struct kp_profile *p, struct kp_view_opts *vo, const char *out
 	return rc ? 1 : 0;
 }
 
-enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE };
+enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE, OPT_SYMFS };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SVG_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
 struct args {
-	const char *cmd, *usage, *out;
+	const char *cmd, *usage, *out, *symfs;
 	struct kp_view_opts vo;
 	bool reverse, folded;
 	int first;		/* index of the first operand */
@@ -169,6 +171,8 @@ static int parse(struct args *a, int argc, char **argv)
 			a->folded = true;
 		else if (c == OPT_NO_NORMALIZE && a->usage == diff_usage)
 			a->vo.svg.normalize = false;
+		else if (c == OPT_SYMFS && a->usage == diff_usage)
+			a->symfs = optarg;
 		else if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST) {
 			if ((rc = kp_svg_opt(&a->vo.svg, &a->reverse, c, optarg, a->cmd)))
 				return rc;
@@ -204,7 +208,7 @@ int cmd_flamegraph(int argc, char **argv)
 	kp_strtab_init(&strs);
 	kp_profile_init(&p, &strs, 2);
 	/* one-count lines go to event 1, so that a two-count file is a diff of 0 against 1 */
-	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse);
+	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse, NULL);
 	if (!rc) {
 		a.vo.svg.diff = has_base(&p);
 		a.vo.event = 1;
@@ -232,9 +236,9 @@ int cmd_diff(int argc, char **argv)
 		return kp_usage_error("diff", "give BASE and NEW");
 	kp_strtab_init(&strs);
 	kp_profile_init(&p, &strs, 2);
-	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse);
+	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse, a.symfs);
 	if (!rc)
-		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse);
+		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse, a.symfs);
 	if (!rc) {
 		a.vo.svg.diff = true;
 		a.vo.event = 1;

@@ -242,7 +242,7 @@ static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 	vo.event = r->event >= 0 ? (size_t)r->event : 0;
 	kp_view_folded(&r->prof, &vo, mem);
 	fclose(mem);
-	if (kp_report_folded(r->diff_base, &base, &base_len)) {
+	if (kp_report_folded(r->diff_base, r->symfs, &r->dso, &base, &base_len)) {
 		free(now);
 		return -KP_ERROR_END;
 	}
@@ -634,7 +634,8 @@ int kp_is_recording(const char *path)
 	return yes;
 }
 
-int kp_report_folded(const char *path, char **text, size_t *len)
+int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
+		     char **text, size_t *len)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
 	char *argv[] = { "report", NULL };
@@ -643,6 +644,9 @@ int kp_report_folded(const char *path, char **text, size_t *len)
 	*text = NULL;
 	*len = 0;
 	r->input = path;
+	r->symfs = symfs;
+	if (dso)
+		r->dso = *dso;
 	r->view = kp_view_find("folded");
 	r->vo.annotate = true;
 	r->out_to = open_memstream(text, len);

@@ -7,12 +7,17 @@
 
 #include <stddef.h>
 
+#include "report/dso.h"
+
 /*
  * kp_report_folded - the folded stacks of the recording @path (annotated: _[k], _[i], _[j]),
  * as `kprof report --folded --annotate` prints them, into *@text (owned by the caller,
- * free()) of *@len bytes. Returns 0, or 1 after saying what failed.
+ * free()) of *@len bytes. @symfs and @dso (either may be NULL for the defaults) resolve the
+ * frames as the calling report does, so that two sides of a diff name frames alike.
+ * Returns 0, or 1 after saying what failed.
  */
-int kp_report_folded(const char *path, char **text, size_t *len);
+int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
+		     char **text, size_t *len);
 
 /* kp_is_recording - whether @path starts like a .kprof file. */
 int kp_is_recording(const char *path);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mkfixture.c - writes basic.kprof, the golden reports' recording: mkfixture FILE.
+ * mkfixture.c - writes basic.kprof, the golden reports' recording: mkfixture FILE. With
+ * --variant it writes basic2.kprof, the same with more samples in hot(), for the diff goldens.
  *
  * Synthetic records through the real writer, describing processes that run root/usr/bin/tiny
  * (checked in, so the addresses below stay true; see tiny.c). What it holds, and so what the
@@ -37,6 +38,7 @@
 #define K PERF_CONTEXT_KERNEL
 
 static uint64_t now = 1000000000ull;
+static int variant; /* mkfixture FILE --variant: the "after" recording for diff goldens */
 
 static void side(struct kp_writer *w, uint32_t type, uint16_t misc, const void *body, size_t len,
 		 uint32_t pid, uint32_t tid)
@@ -147,7 +149,7 @@ static void samples(struct kp_writer *w)
 		if (i % 4 == 3)
 			kp_writer_round(w);
 	}
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < (variant ? 14 : 6); i++) /* the variant spends more time in hot() */
 		SAMPLE(w, 4242, 4242, 0, U, HOT, MAIN_RET, GONE_RET);
 	for (int i = 0; i < 3; i++)
 		SAMPLE(w, 4242, 4242, 1, K, K_SYS, K_ENTRY, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
@@ -170,10 +172,11 @@ int main(int argc, char **argv)
 	struct kp_writer w;
 	int fd;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkfixture FILE\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--variant"))) {
+		fprintf(stderr, "usage: mkfixture FILE [--variant]\n");
 		return 2;
 	}
+	variant = argc == 3;
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || kp_writer_init(&w, fd, 19, 0)) {
 		perror(argv[1]);

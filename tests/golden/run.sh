@@ -7,25 +7,34 @@ g="$top_srcdir/tests/golden"
 
 if [ -n "${KPROF_BLESS:-}" ]; then
 	"$top_builddir/tests/golden/mkfixture" "$g/basic.kprof" || exit 1
+	"$top_builddir/tests/golden/mkfixture" "$g/basic2.kprof" --variant || exit 1
 fi
 
-# case NAME ARGS...: one report, compared with $g/expected/NAME
-case_() {
+# run NAME COMMAND...: one kprof command in $g, its output compared with $g/expected/NAME
+run() {
 	name=$1; shift
 	# from inside the directory, so that the paths in the output do not depend on the build
-	(cd "$g" && "$KPROF" report -i basic.kprof --symfs root --color never "$@") \
-		>"$WORK/$name" 2>"$WORK/$name.err"
+	(cd "$g" && "$KPROF" "$@") >"$WORK/$name" 2>"$WORK/$name.err"
 	rc=$?
 	if [ -n "${KPROF_BLESS:-}" ]; then
 		mkdir -p "$g/expected"
 		cp "$WORK/$name" "$g/expected/$name"
 	fi
 	if [ $rc -eq 0 ] && diff -u "$g/expected/$name" "$WORK/$name" >"$WORK/$name.diff"; then
-		pass "golden $name: report $*"
+		pass "golden $name: kprof $*"
 	else
-		fail "golden $name: report $* (status $rc)" "$(head -40 "$WORK/$name.diff")" \
+		fail "golden $name: kprof $* (status $rc)" "$(head -40 "$WORK/$name.diff")" \
 			"$(cat "$WORK/$name.err")"
 	fi
+	case $name in
+	*.svg) check "$name is well-formed XML" xmllint --noout "$WORK/$name" ;;
+	esac
+}
+
+# case NAME ARGS...: a report of basic.kprof
+case_() {
+	name=$1; shift
+	run "$name" report -i basic.kprof --symfs root --color never "$@"
 }
 
 case_ tree --tree
@@ -42,6 +51,42 @@ case_ filter-tid --folded --tid 4243
 case_ filter-comm --folded --comm other,worker
 case_ filter-time --folded --time 1.000002,1.000010
 case_ filter-cpu --folded --cpu 1
+case_ tree-diff --tree --diff basic2.kprof
+case_ flame.svg --svg --no-js --hash
+case_ icicle-blue.svg --svg --no-js --hash --inverted --colors blue --title "<icicle> & co"
+case_ reverse.svg --svg --no-js --hash --reverse --minwidth 50
+case_ chart.svg --svg --no-js --hash --flamechart
+run flamegraph.svg flamegraph --no-js --hash --title "folded input" input.folded
+run hostile.svg flamegraph --no-js --hash hostile.folded
+run diff.svg diff --no-js --hash --symfs root basic.kprof basic2.kprof
+run diff.folded diff --folded --symfs root basic.kprof basic2.kprof
+run diff-raw.folded diff --folded --no-normalize base.folded new.folded
+run diff-folded.svg diff --no-js --hash base.folded new.folded
+
+# Widths are proportional to values: every rect against its data-v, within a pixel.
+for f in flame.svg flamegraph.svg diff.svg; do
+	bad=$(awk '
+		/<svg / { match($0, /width="[0-9.]+"/); W = substr($0, RSTART + 7, RLENGTH - 8)
+			  match($0, /data-total="[0-9.]+"/); T = substr($0, RSTART + 12, RLENGTH - 13) }
+		/<g class="f"/ { match($0, /data-v="[0-9.]+"/); v = substr($0, RSTART + 8, RLENGTH - 9)
+			  match($0, /<rect x="[0-9.]+" y="[0-9.]+" width="[0-9.]+"/); r = substr($0, RSTART, RLENGTH)
+			  sub(/.*width="/, "", r); sub(/"$/, "", r)
+			  want = v * (W - 20) / T; d = r - want; if (d < 0) d = -d
+			  n++; if (d > 1) bad++ }
+		END { print (n ? bad + 0 : "none") }' "$WORK/$f")
+	check "$f: every frame's width follows its count within a pixel" [ "$bad" = 0 ]
+done
+
+# Hostile names stay text: the escapes are in the titles, nothing became markup.
+check "hostile: '</text><script>' is escaped in a title" \
+	grep -q '<title>&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt; (' "$WORK/hostile.svg"
+check "hostile: no script element in a --no-js graph" sh -c "! grep -q '<script' '$WORK/hostile.svg'"
+check "hostile: quotes and ampersands are escaped" \
+	grep -q '<title>say &quot;hi&quot; &amp; &apos;bye&apos; (' "$WORK/hostile.svg"
+check "hostile: bytes that are not UTF-8 became U+FFFD" grep -q "bad$(printf '\357\277\275\357\277\275')name" "$WORK/hostile.svg"
+long=$(grep -o '<title>std::vector&lt;[^<]*' "$WORK/hostile.svg" | head -1 | wc -c)
+check "hostile: a 5000-character template keeps its whole name in the title ($long)" [ "$long" -gt 5000 ]
+check "hostile: malformed lines are reported with their numbers" grep -q "line 7: no count at the end of the line" "$WORK/hostile.svg.err"
 
 # The binary that is on disk with another build-id is reported once, not per sample.
 (cd "$g" && "$KPROF" report -i basic.kprof --symfs root) >/dev/null 2>"$WORK/warn"

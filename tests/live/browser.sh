@@ -5,6 +5,7 @@
 # reload, bad fragments, and a screenshot.
 #   KPROF_BROWSER_SVG=FILE  test FILE instead of recording split (for work on the JS alone)
 #   CHROMIUM=PROGRAM        the browser (default: chromium)
+#   KPROF_BROWSER_KEEP=DIR  copy the SVG and the screenshot there
 . "$top_srcdir/tests/live/lib.sh"
 CHROMIUM=${CHROMIUM:-chromium}
 command -v "$CHROMIUM" >/dev/null 2>&1 ||
@@ -24,9 +25,11 @@ fi
 check "the SVG is written and non-empty" [ -s "$SVG" ]
 
 # chrome N URL-FRAGMENT [FLAGS...]: load the SVG with the fragment; the DOM after the onload
-# script ran goes to $WORK/domN, the console (with any uncaught error) to $WORK/consoleN.
+# script ran goes to $WORK/domN (unless FLAGS ask for a screenshot), the console (with any
+# uncaught error) to $WORK/consoleN.
 chrome() {
 	n=$1 frag=$2; shift 2
+	case "$*" in *--screenshot*) ;; *) set -- --dump-dom "$@" ;; esac
 	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update --disable-sync \
 		--disable-dev-shm-usage --user-data-dir="$WORK/chrome" --virtual-time-budget=2000 \
@@ -44,7 +47,7 @@ chrome() {
 # table FILE: one line per item of an SVG file or dumped DOM, tab-separated:
 #   S  width xpad total                                         the <svg>
 #   T  id class text                                             a <text> with an id
-#   F  id data-x data-v data-d data-p class rect-x rect-width box-text name   a frame
+#   F  id data-x data-v data-d data-p class rect-x rect-width box-text name rect-fill   a frame
 # (one tag a line first; the script is dropped; names are XML-unescaped)
 table() {
 	tr '\n' ' ' <"$1" | sed -e 's/<script.*<\/script>//' -e 's/</\n</g' | awk '
@@ -66,12 +69,14 @@ table() {
 	/^<g[ \t]/ && (" " attr($0, "class") " ") ~ / f / {
 		id = attr($0, "id"); x = attr($0, "data-x"); v = attr($0, "data-v")
 		d = attr($0, "data-d"); p = attr($0, "data-p"); cls = attr($0, "class")
-		title = rx = rw = txt = ""; inframe = 1; next
+		title = rx = rw = fill = txt = ""; inframe = 1; next
 	}
 	inframe && /^<title>/ { title = unxml(body($0)) }
-	inframe && /^<rect[ \t]/ && rx == "" { rx = attr($0, "x"); rw = attr($0, "width") }
+	inframe && /^<rect[ \t]/ && rx == "" {
+		rx = attr($0, "x"); rw = attr($0, "width"); fill = attr($0, "fill")
+	}
 	inframe && /^<text[ \t>]/ { txt = unxml(body($0)) }
-	inframe && /^<\/g>/ { print "F", id, x, v, d, p, cls, rx, rw, txt, name(title); inframe = 0 }
+	inframe && /^<\/g>/ { print "F", id, x, v, d, p, cls, rx, rw, txt, name(title), fill; inframe = 0 }
 	!inframe && /^<text[ \t]/ && attr($0, "id") != "" {
 		print "T", attr($0, "id"), attr($0, "class"), unxml(body($0))
 	}'
@@ -83,6 +88,12 @@ near() { awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d
 	exit !(g ~ /^-?[0-9.]+$/ && w ~ /^-?[0-9.]+$/ && d <= t + 1e-9) }'; }
 # hidden CLASS: the class list has "hide"
 hidden() { case " $1 " in *" hide "*) return 0 ;; *) return 1 ;; esac; }
+# spans X WIDTH [CLASS]: a box across the full width (within 1 px) that is not hidden
+spans() { near "${1:-x}" "$XPAD" 1 && near "${2:-x}" "$FULL" 1 && ! hidden "$3"; }
+# has TABLE KIND ID: the table has that line
+has() { [ -n "$(awk -F '\t' -v k="$2" -v id="$3" '$1 == k && $2 == id { print "y"; exit }' "$1")" ]; }
+# is_png FILE: FILE starts as a PNG does
+is_png() { [ "$(head -c 4 "$1" | tail -c 3)" = PNG ]; }
 
 # --- what the file says, read independently of the JavaScript ---------------------------------
 table "$SVG" >"$WORK/svg.tab"
@@ -127,26 +138,24 @@ got=$(echo "$matched" | sed -n 's/^Matched: \([0-9.]*\)%$/\1/p')
 check "#matched says '$matched', the file says $want% (within 0.1)" near "${got:-x}" "${want:-y}" 0.1
 check "#search offers 'Reset Search' while a search is on" \
 	[ "$(field "$WORK/dom1.tab" T search 4)" = "Reset Search" ]
-purple=$(awk -F '\t' '$1 == "F" && $11 ~ /work_a/ { n++ } END { print n + 0 }' "$WORK/dom1.tab")
-check "the DOM still names every work_a frame ($purple)" [ "$purple" -gt 0 ]
-grep -o '<rect[^>]*fill="rgb(230,0,230)"' "$WORK/dom1" | wc -l >"$WORK/n1"
-check "the $purple frames matching /work_a/ are purple ($(cat "$WORK/n1") purple boxes)" \
-	[ "$(cat "$WORK/n1")" -eq "$purple" ]
+bad=$(awk -F '\t' '$1 == "F" && (($11 ~ /work_a/) != ($12 == "rgb(230,0,230)")) { printf "%s ", $2 }' \
+	"$WORK/dom1.tab")
+n=$(awk -F '\t' '$1 == "F" && $12 == "rgb(230,0,230)"' "$WORK/dom1.tab" | wc -l)
+check "exactly the frames matching /work_a/ are purple ($n purple; wrong: ${bad:-none})" \
+	eval '[ -z "$bad" ] && [ "$n" -gt 0 ]'
 
 # --- a real click event on the work_a frame under via_left --------------------------------------
 check_zoomed() {	# check_zoomed TAB HOW
-	cls=$(field "$1" T unzoom 3)
-	check "$2: #unzoom is shown (class '$cls')" sh -c "[ -n \"\$(grep '^T	unzoom	' '$1')\" ]"
-	if hidden "$cls"; then fail "$2: #unzoom has no class hide"; else pass "$2: #unzoom has no class hide"; fi
+	tab=$1 cls=$(field "$1" T unzoom 3)
+	check "$2: #unzoom is shown (class '$cls')" eval 'has "$tab" T unzoom && ! hidden "$cls"'
 	x=$(field "$1" F "$FID" 8) w=$(field "$1" F "$FID" 9) c=$(field "$1" F "$FID" 7)
-	check "$2: the clicked $FID spans the width (x ${x:-none} ~ $XPAD, width ${w:-none} ~ $FULL)" \
-		sh -c "near '${x:-x}' '$XPAD' 1 && near '${w:-x}' '$FULL' 1"
-	if hidden "$c"; then fail "$2: $FID is shown"; else pass "$2: $FID is shown (class '$c')"; fi
+	check "$2: the clicked $FID is shown across the width (x ${x:-none} ~ $XPAD, width ${w:-none} ~ $FULL, class '$c')" \
+		spans "$x" "$w" "$c"
 	check "$2: its label is the full name ('$(field "$1" F "$FID" 10)')" \
 		[ "$(field "$1" F "$FID" 10)" = "work_a" ]
 	x=$(field "$1" F "$PID" 8) w=$(field "$1" F "$PID" 9) c=$(field "$1" F "$PID" 7)
-	check "$2: its parent via_left ($PID) stays, stretched (x ${x:-none}, width ${w:-none})" \
-		sh -c "near '${x:-x}' '$XPAD' 1 && near '${w:-x}' '$FULL' 1 && ! case ' $c ' in *' hide '*) true;; *) false;; esac"
+	check "$2: its parent via_left ($PID) stays, stretched (x ${x:-none}, width ${w:-none}, class '$c')" \
+		spans "$x" "$w" "$c"
 	for id in $OUTSIDE; do
 		c=$(field "$1" F "$id" 7)
 		check "$2: $(field "$1" F "$id" 11) ($id), outside it, is hidden (class '$c')" hidden "$c"
@@ -174,8 +183,7 @@ check "an invalid regex says so ('$(field "$WORK/dom4.tab" T matched 4)')" \
 # --- a screenshot of the search and zoom together -----------------------------------------------
 chrome 5 "s=work_a&click=$FID" --screenshot="$WORK/fg.png" --window-size=1200,800
 size=$(stat -c %s "$WORK/fg.png" 2>/dev/null || echo 0)
-check "the screenshot is a PNG of over 10 KB ($size bytes)" \
-	sh -c "[ '$size' -gt 10240 ] && [ \"\$(head -c 4 '$WORK/fg.png' | tail -c 3)\" = PNG ]"
+check "the screenshot is a PNG of over 10 KB ($size bytes)" eval '[ "$size" -gt 10240 ] && is_png "$WORK/fg.png"'
 [ -n "${KPROF_BROWSER_KEEP:-}" ] && cp "$WORK/fg.png" "$WORK/fg.svg" "$KPROF_BROWSER_KEEP/"
 
 done_testing
