@@ -15,11 +15,16 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages="build-essential autoconf automake pkg-config
 	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev libiberty-dev
-	clang libclang-rt-14-dev libxml2-utils linux-perf binutils procps diffutils"
+	binutils procps diffutils"
+# what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
+# and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
+check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf"
+optional_packages="chromium"
 
+# install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop
 install_missing() {
 	missing=""
-	for p in $packages; do
+	for p in "$@"; do
 		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 		[ "$status" = installed ] || missing="$missing $p"
 	done
@@ -32,8 +37,9 @@ install_missing() {
 	fi
 	echo "kprof setup: installing:$missing"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
+	[ -n "${apt_updated:-}" ] || apt-get update -qq
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	apt_updated=1
 }
 
 # configure_in DIR [configure options...]
@@ -55,7 +61,27 @@ summary() {
 		END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
 }
 
-install_missing
+# install_optional PACKAGES...: like install_missing, but a failure only warns
+install_optional() {
+	for p in "$@"; do
+		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$status" = installed ] && continue
+		if [ "$(id -u)" -eq 0 ] && [ -z "${apt_updated:-}" ]; then
+			apt-get update -qq >/dev/null 2>&1 && apt_updated=1
+		fi
+		if [ "$(id -u)" -ne 0 ] || ! DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1; then
+			echo "kprof setup: could not install $p; the tests that need it will skip" >&2
+		fi
+	done
+}
+
+if [ "${1:-}" = --check ]; then
+	install_missing $packages $check_packages
+	install_optional $optional_packages
+else
+	install_missing $packages
+fi
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
 	autoreconf -fi
 fi
