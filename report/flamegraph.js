@@ -43,10 +43,24 @@ var kp_init = (function () {
 		return null;
 	}
 
+	/* C++ and Rust parameter and template lists dropped: "f<int>(long)" -> "f", as the C
+	 * side does for the box (the title keeps the whole name) */
+	function shorten(name) {
+		var out = "", depth = 0, i, c;
+		for (i = 0; i < name.length; i++) {
+			c = name.charAt(i);
+			if (c === "(" || c === "<") depth++;
+			else if ((c === ")" || c === ">") && depth > 0) depth--;
+			else if (!depth) out += c;
+		}
+		return out.length ? out : name;
+	}
+
 	/* the name cut to fit @w pixels: "" under 3 characters, ".." ending a cut name */
 	function fit(name, w) {
 		var n = Math.floor((w - 6) / (fontsize * 0.59));
 		if (n < 3) return "";
+		if (name.length > n) name = shorten(name);
 		return name.length <= n ? name : name.substring(0, n - 2) + "..";
 	}
 

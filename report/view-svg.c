@@ -407,7 +407,7 @@ static void write_head(struct svg *g, double w, double h)
 		so->diff ? "#e0e0ff" : "#eeeeb0");
 	fprintf(out, "<style type=\"text/css\">text{font-family:Verdana,sans-serif;font-size:%gpx;"
 		     "fill:rgb(0,0,0)}#title{text-anchor:middle;font-size:%gpx}"
-		     "#search,#unzoom,#matched{cursor:pointer}.hide{display:none}"
+		     "#search,#unzoom{cursor:pointer}.hide{display:none}.parent{opacity:0.5}"
 		     ".f:hover{stroke:black;stroke-width:0.5;cursor:pointer}</style>\n",
 		so->fontsize, so->fontsize + 5);
 	if (!so->no_js)
