@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const kp_error_msgs[] = {
 #define _E(name, msg) msg,
@@ -51,6 +53,22 @@ void *kp_xrealloc(void *ptr, size_t size)
 char *kp_xstrdup(const char *s)
 {
 	return check_oom(strdup(s), strlen(s) + 1);
+}
+
+int kp_read_fd(int fd, char **buf, size_t *len)
+{
+	size_t cap = 0;
+	ssize_t n;
+
+	*buf = NULL;
+	*len = 0;
+	do {
+		KP_GROW(*buf, cap, *len + 65536);
+		n = read(fd, *buf + *len, cap - *len);
+		if (n > 0)
+			*len += n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	return n < 0 ? -errno : 0;
 }
 
 /*

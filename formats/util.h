@@ -60,6 +60,12 @@ char *kp_xstrdup(const char *s);
 		}                                                                         \
 	} while (0)
 
+/*
+ * kp_read_fd - read @fd to its end into *@buf (owned by the caller, free(); NULL when nothing
+ * was read) of *@len bytes. Returns 0 or -errno; on error *@buf holds what was read.
+ */
+int kp_read_fd(int fd, char **buf, size_t *len);
+
 /* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);
 

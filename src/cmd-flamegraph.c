@@ -62,25 +62,18 @@ static void bad_line(void *ctx, size_t line, const char *why)
 /* The whole of @path ("-": standard input) into memory. */
 static int slurp(const char *path, char **text, size_t *len)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	size_t cap = 0;
-	ssize_t n;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO, err;
 
 	*text = NULL;
 	*len = 0;
 	if (fd < 0)
 		return kp_error("cannot open '%s': %s", path, strerror(errno));
-	do {
-		KP_GROW(*text, cap, *len + 65536);
-		n = read(fd, *text + *len, cap - *len);
-		if (n > 0)
-			*len += n;
-	} while (n > 0 || (n < 0 && errno == EINTR));
+	err = kp_read_fd(fd, text, len);
 	if (fd != STDIN_FILENO)
 		close(fd);
-	if (n < 0) {
+	if (err) {
 		free(*text);
-		return kp_error("cannot read '%s': %s", path, strerror(errno));
+		return kp_error("cannot read '%s': %s", path, strerror(-err));
 	}
 	return 0;
 }

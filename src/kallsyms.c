@@ -12,22 +12,15 @@
 
 static int read_file(const char *path, char **buf, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 0;
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	*buf = NULL;
 	*len = 0;
 	if (fd < 0)
 		return -errno;
-	do {
-		KP_GROW(*buf, cap, *len + 65536);
-		n = read(fd, *buf + *len, cap - *len);
-		if (n > 0)
-			*len += n;
-	} while (n > 0 || (n < 0 && errno == EINTR));
+	err = kp_read_fd(fd, buf, len);
 	close(fd);
-	return n < 0 ? -errno : 0;
+	return err;
 }
 
 static int cmp_sym(const void *a, const void *b)
