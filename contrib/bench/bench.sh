@@ -1,0 +1,236 @@
+#!/bin/bash
+# bench.sh - kprof against perf on the same machine, in the same run, alternating the two.
+#
+#   make bench                       (from the build directory), or
+#   contrib/bench/bench.sh [BUILD_DIR]
+#   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
+#                                    (default 5); QUICK=1: smaller workloads, for a try-out
+#
+# Every figure is a median with its min-max over RUNS runs, and every comparison a ratio of
+# kprof to perf measured in the same run: timings drift on shared machines, ratios less so.
+# The table goes to stdout and to BUILD_DIR/bench/results.md, with the machine's facts.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+kprof=$build/kprof
+runs=${RUNS:-5}
+quick=${QUICK:-}
+out=$build/bench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out"
+
+die() { echo "bench: $*" >&2; exit 1; }
+[ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
+command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
+[ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install time"
+command -v cc >/dev/null || die "no C compiler: apt-get install build-essential"
+
+# --- workloads: a fixed amount of work each, so a profiler's cost shows up as time ---------
+cc -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/work-fp" "$top/contrib/bench/work.c"
+cc -O2 -g -fomit-frame-pointer -pthread -o "$tmp/work-nofp" "$top/contrib/bench/work.c"
+scale=${quick:+5}; scale=${scale:-1}
+r2s=$((10000 / scale))			# split rounds: about 2 s of CPU
+declare -A workloads=(
+	[split-fp]="$tmp/work-fp split $r2s"
+	[split-nofp]="$tmp/work-nofp split $r2s"
+	[deep-200]="$tmp/work-fp deep $((r2s / 2)) 200"
+	[threads-2]="$tmp/work-fp threads 2 $((r2s / 2))"
+	[forks-300]="$tmp/work-fp forks $((300 / scale))"
+)
+order=(split-fp split-nofp deep-200 threads-2 forks-300)
+
+# --- measuring --------------------------------------------------------------------------------
+# run FILE CMD...: append "wall cpu maxrss_kb" of CMD to FILE; CMD's stderr is kept in $tmp/err
+run() {
+	local file=$1; shift
+	/usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
+	awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >>"$file"
+}
+# stat FILE COLUMN: "median min max" of a column (1 wall, 2 cpu, 3 rss, 4 extra)
+stat_() {
+	awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END {
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%s %s %s\n", m, v[1], v[NR] }'
+}
+med() { stat_ "$1" "$2" | cut -d' ' -f1; }
+range() { stat_ "$1" "$2" | awk '{ printf "%s (%s-%s)", $1, $2, $3 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }'; }
+kprof_samples() { sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$tmp/err"; }
+perf_samples() { sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/err"; }
+
+# --- 1. recording overhead, recorder cost, file size --------------------------------------
+record_rows=""
+size_rows=""
+# overhead WORKLOAD LABEL OPTS...: alone, kprof, perf (and perf -z at 4 kHz), alternating
+overhead() {
+	local w=$1 label=$2; shift 2
+	local d=$tmp/o-$w-$label
+	mkdir -p "$d"
+	for i in $(seq 0 "$runs"); do
+		local f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		run "$f/alone" ${workloads[$w]}
+		run "$f/kprof" "$kprof" record -g "$@" -o "$tmp/k.kprof" -- ${workloads[$w]}
+		echo "$(kprof_samples) $(stat -c %s "$tmp/k.kprof")" >>"$f/kprof.n"
+		run "$f/perf" perf record -g "$@" -o "$tmp/p.data" -- ${workloads[$w]}
+		echo "$(perf_samples) $(stat -c %s "$tmp/p.data")" >>"$f/perf.n"
+		if [ "$label" = "4 kHz" ] && [ "$w" = split-fp ]; then
+			run "$f/perfz" perf record -z -g "$@" -o "$tmp/pz.data" -- ${workloads[$w]}
+			# perf -z does not print its sample count: ask perf report
+			echo "$(perf report -i "$tmp/pz.data" --stats 2>/dev/null |
+				sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -1) \
+				$(stat -c %s "$tmp/pz.data")" >>"$f/perfz.n"
+			"$kprof" report -i "$tmp/k.kprof" --flat --color never >"$f/kflat.$i"
+			perf report -i "$tmp/p.data" --no-children --stdio --sort sym >"$f/pflat.$i" 2>/dev/null
+		fi
+	done
+	local a k p ks ps
+	a=$(med "$d/alone" 1); k=$(med "$d/kprof" 1); p=$(med "$d/perf" 1)
+	ks=$(med "$d/kprof.n" 1); ps=$(med "$d/perf.n" 1)
+	local ko po ac kc pc
+	ko=$(pct "$k" "$a"); po=$(pct "$p" "$a")
+	ac=$(med "$d/alone" 2); kc=$(med "$d/kprof" 2); pc=$(med "$d/perf" 2)
+	# the recorder's own CPU: the run's CPU minus the workload's, per 1000 samples (ms)
+	local kr pr
+	kr=$(awk -v t="$kc" -v a="$ac" -v n="$ks" 'BEGIN { printf "%.2f", (n ? (t - a) * 1e6 / n : 0) }')
+	pr=$(awk -v t="$pc" -v a="$ac" -v n="$ps" 'BEGIN { printf "%.2f", (n ? (t - a) * 1e6 / n : 0) }')
+	record_rows+="| $w | $label | $(range "$d/alone" 1) | $(range "$d/kprof" 1) | $ko% | $(range "$d/perf" 1) | $po% | $(awk -v a="$ko" -v b="$po" 'BEGIN { if (b <= 0) print "n/a"; else printf "%.2f", a / b }') | $kr | $pr | $(ratio "$kr" "$pr") | $ks / $ps |"$'\n'
+	if [ -f "$d/perfz.n" ]; then
+		local kb pb pzb
+		kb=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/kprof.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		pb=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/perf.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		pzb=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/perfz.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		size_rows+="| $w, -g, 4 kHz | $kb | $pb | $pzb | $(ratio "$kb" "$pb") | $(ratio "$kb" "$pzb") |"$'\n'
+		accuracy "$d"
+	fi
+}
+
+# accuracy DIR: the largest error of self% against the true 60/30/10, kprof and perf
+accuracy_row=""
+accuracy() {
+	local d=$1 f k p
+	k=0; p=0
+	for f in "$d"/kflat.[1-9]*; do
+		k=$(awk -v m="$k" '$NF == "work_a" { a = $1 } $NF == "work_b" { b = $1 } $NF == "work_c" { c = $1 }
+			END { gsub("%", "", a); gsub("%", "", b); gsub("%", "", c)
+			e = a - 60; if (e < 0) e = -e; x = b - 30; if (x < 0) x = -x; if (x > e) e = x
+			x = c - 10; if (x < 0) x = -x; if (x > e) e = x; if (m > e) e = m; printf "%.2f", e }' "$f")
+	done
+	for f in "$d"/pflat.[1-9]*; do
+		p=$(awk -v m="$p" '$NF == "work_a" { a = $1 } $NF == "work_b" { b = $1 } $NF == "work_c" { c = $1 }
+			END { gsub("%", "", a); gsub("%", "", b); gsub("%", "", c)
+			e = a - 60; if (e < 0) e = -e; x = b - 30; if (x < 0) x = -x; if (x > e) e = x
+			x = c - 10; if (x < 0) x = -x; if (x > e) e = x; if (m > e) e = m; printf "%.2f", e }' "$f")
+	done
+	accuracy_row="| split-fp, 4 kHz, $runs runs | $k | $p | $(ratio "$k" "$p") |"
+}
+
+echo "bench: recording overhead ($runs runs each, alternating)..." >&2
+overhead split-fp "1 kHz" -F 1000
+overhead split-fp "4 kHz" -F 4000
+overhead split-fp "-c 100000" -c 100000
+for w in split-nofp deep-200 threads-2 forks-300; do
+	overhead "$w" "4 kHz" -F 4000
+done
+
+# --- 2. report throughput and scaling -----------------------------------------------------
+echo "bench: recording about 1 M samples with each tool..." >&2
+big=$((105000 / scale))			# about 20 s of CPU at 50 kHz (-c 20000): 1 M samples
+"$kprof" record -c 20000 -g -o "$tmp/big.kprof" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
+kbig=$(kprof_samples)
+perf record -c 20000 -g -o "$tmp/big.data" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
+pbig=$(perf_samples)
+collapse() { # perf script's frames to folded stacks: the in-repository equivalent of
+	# stackcollapse-perf.pl (which is not in this repository)
+	perf script -i "$tmp/big.data" -F comm,ip,sym 2>/dev/null | awk '
+	function flush(  s, i) { if (comm == "") return; s = comm
+		for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++; comm = ""; n = 0 }
+	/^[^ \t]/ { flush(); comm = $1; next }
+	/^[ \t]+[0-9a-f]+ / { f[++n] = $2; next }
+	/^$/ { flush() }
+	END { flush(); for (s in c) print s, c[s] }'
+}
+echo "bench: report throughput ($runs runs each, alternating)..." >&2
+d=$tmp/rep
+mkdir -p "$d"
+for i in $(seq 0 "$runs"); do
+	f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+	run "$f/k-folded" "$kprof" report -i "$tmp/big.kprof" --folded
+	run "$f/p-report" perf report -i "$tmp/big.data" --stdio
+	run "$f/k-tree" "$kprof" report -i "$tmp/big.kprof" --tree
+	run "$f/p-report-flat" perf report -i "$tmp/big.data" --stdio --no-children -g none
+	run "$f/k-svg" "$kprof" report -i "$tmp/big.kprof" --svg
+	run "$f/p-script" perf script -i "$tmp/big.data"
+	export -f collapse; export tmp
+	run "$f/p-script-collapse" bash -c collapse
+done
+rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 0) }'; }
+report_rows=""
+for t in k-folded:"kprof report --folded":$kbig k-tree:"kprof report --tree":$kbig \
+	k-svg:"kprof report --svg":$kbig p-report:"perf report --stdio":$pbig \
+	p-report-flat:"perf report --stdio --no-children -g none":$pbig \
+	p-script:"perf script":$pbig p-script-collapse:"perf script, collapsed (awk)":$pbig; do
+	name=${t%%:*}; rest=${t#*:}; label=${rest%:*}; n=${rest##*:}
+	report_rows+="| $label | $n | $(range "$d/$name" 1) | $(rate "$n" "$(med "$d/$name" 1)") | $(med "$d/$name" 3) |"$'\n'
+done
+kf=$(med "$d/k-folded" 1)
+report_ratio="kprof --folded against perf report --stdio: $(ratio "$(med "$d/p-report" 1)" "$kf")x faster; against perf script + collapse: $(ratio "$(med "$d/p-script-collapse" 1)" "$kf")x; peak RSS $(med "$d/k-folded" 3) KB against perf report's $(med "$d/p-report" 3) KB"
+
+echo "bench: scaling..." >&2
+# 5 M samples: the 1 M recording's data chunks five times over, behind its first chunk
+first=$(od -An -t u8 -j 72 -N 8 "$tmp/big.kprof" | tr -d ' ')
+meta=$((64 + 32 + first))
+head -c "$meta" "$tmp/big.kprof" >"$tmp/big5.kprof"
+for i in 1 2 3 4 5; do tail -c +"$((meta + 1))" "$tmp/big.kprof" >>"$tmp/big5.kprof"; done
+"$kprof" record -c 20000 -g -o "$tmp/small.kprof" -- "$tmp/work-fp" split $((big / 10)) >/dev/null 2>"$tmp/err"
+ksmall=$(kprof_samples)
+scale_rows=""
+for t in small:$ksmall big:$kbig big5:$((kbig * 5)); do
+	name=${t%%:*}; n=${t#*:}
+	for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$name.kprof" --folded; done
+	scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) |"$'\n'
+done
+
+# --- the table ----------------------------------------------------------------------------
+pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
+{
+	echo "## kprof against perf"
+	echo
+	echo "$(date -u +%Y-%m-%d), \`contrib/bench/bench.sh\`, $runs runs per figure after a warm-up, alternating tools."
+	echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs);"
+	echo "kernel $(uname -r); $(perf --version); kprof $("$kprof" --version | cut -d' ' -f2); hardware PMU: $pmu."
+	echo
+	echo "### Recording: the workload's wall time (s) alone and under each tool, median (min-max)"
+	echo
+	echo "| workload | rate | alone | kprof record -g | kprof slowdown | perf record -g | perf slowdown | slowdown ratio kprof/perf | kprof CPU ms/1000 samples | perf CPU ms/1000 samples | ratio | samples kprof / perf |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	printf "%s" "$record_rows"
+	echo
+	echo "### File size: bytes per sample"
+	echo
+	echo "| recording | kprof (default) | perf record -g | perf record -z -g | kprof/perf | kprof/perf -z |"
+	echo "|---|---|---|---|---|---|"
+	printf "%s" "$size_rows"
+	echo
+	echo "### Report throughput: one recording of about 1 M samples by each tool (-c 20000 -g)"
+	echo
+	echo "| command | samples | wall s, median (min-max) | M samples/s | peak RSS KB |"
+	echo "|---|---|---|---|---|"
+	printf "%s" "$report_rows"
+	echo
+	echo "$report_ratio."
+	echo
+	echo "### Scaling: kprof report --folded"
+	echo
+	echo "| samples | wall s | M samples/s | peak RSS KB |"
+	echo "|---|---|---|---|"
+	printf "%s" "$scale_rows"
+	echo
+	echo "### Accuracy: largest error of self % against the true 60/30/10 split (points)"
+	echo
+	echo "| recording | kprof | perf | ratio |"
+	echo "|---|---|---|---|"
+	echo "$accuracy_row"
+} | tee "$out/results.md"
