@@ -173,12 +173,13 @@ report_rows=""
 for t in k-folded:"kprof report --folded":$kbig k-tree:"kprof report --tree":$kbig \
 	k-svg:"kprof report --svg":$kbig p-report:"perf report --stdio":$pbig \
 	p-report-flat:"perf report --stdio --no-children -g none":$pbig \
-	p-script:"perf script":$pbig p-script-collapse:"perf script, collapsed (awk)":$pbig; do
+	p-script:"perf script":$pbig p-script-collapse:"perf script piped into an awk collapse":$pbig; do
 	name=${t%%:*}; rest=${t#*:}; label=${rest%:*}; n=${rest##*:}
 	report_rows+="| $label | $n | $(range "$d/$name" 1) | $(rate "$n" "$(med "$d/$name" 1)") | $(med "$d/$name" 3) |"$'\n'
 done
-kf=$(med "$d/k-folded" 1)
-report_ratio="kprof --folded against perf report --stdio: $(ratio "$(med "$d/p-report" 1)" "$kf")x faster; against perf script + collapse: $(ratio "$(med "$d/p-script-collapse" 1)" "$kf")x; peak RSS $(med "$d/k-folded" 3) KB against perf report's $(med "$d/p-report" 3) KB"
+# ratios of throughput (samples per second): the two recordings hold different sample counts
+kr=$(rate "$kbig" "$(med "$d/k-folded" 1)")
+report_ratio="kprof report --folded against perf report --stdio: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-report" 1)")")x the throughput; against perf script + the awk collapse: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-script-collapse" 1)")")x (stackcollapse-perf.pl, which is not in this repository, is much slower than that awk); peak RSS $(med "$d/k-folded" 3) KB against perf report's $(med "$d/p-report" 3) KB"
 
 echo "bench: scaling..." >&2
 # 5 M samples: the 1 M recording's data chunks five times over, behind its first chunk
