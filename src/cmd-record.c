@@ -4,8 +4,12 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +24,18 @@
 
 static const char record_usage[] =
 	"usage: kprof record [options] [--] COMMAND [ARGS...]\n"
+	"       kprof record [options] -a | -p PID | -t TID | -u USER [-- COMMAND [ARGS...]]\n"
 	"\n"
-	"Runs COMMAND and samples it, its threads and its children on every CPU.\n"
+	"Runs COMMAND and samples it, its threads and its children on every CPU; or samples\n"
+	"the whole machine (-a) or processes that already run, until COMMAND ends, --duration\n"
+	"passes, or Ctrl-C.\n"
 	"\n"
+	"  -a, --all-cpus             every process on every CPU (-C for some CPUs)\n"
+	"  -C, --cpu LIST             with -a: only these CPUs, e.g. 0,2-3\n"
+	"  -p, --pid PID[,PID]        attach to running processes: their threads and children\n"
+	"  -t, --tid TID[,TID]        attach to these threads only\n"
+	"  -u, --uid USER             attach to the processes of USER (a name or a number)\n"
+	"      --duration SECONDS     stop after this long\n"
 	"  -e, --event EVENT[,EVENT]  events to sample (default cpu-clock); modifiers :u :k\n"
 	"  -c, --count PERIOD         one sample every PERIOD events (ns for cpu-clock)\n"
 	"  -F, --freq HZ              samples per second (default 4000)\n"
@@ -116,6 +129,71 @@ static int parse_num(const char *s, const char *what, uint64_t min, uint64_t max
 	return 0;
 }
 
+/* "1,2,5" or, for CPUs, also ranges "0-3,6": numbers into a new array. */
+static int parse_list(const char *s, const char *opt, bool ranges, int **out, size_t *nr)
+{
+	const char *p = s;
+	char *end;
+
+	while (*p) {
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p || lo < 0)
+			return kp_usage_error("record", "%s takes numbers, not '%s'", opt, s);
+		if (*end == '-' && ranges) {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo || hi - lo > 4096)
+				return kp_usage_error("record", "bad range in %s '%s'", opt, s);
+		}
+		for (long v = lo; v <= hi; v++) {
+			*out = kp_xrealloc(*out, (*nr + 1) * sizeof(**out));
+			(*out)[(*nr)++] = (int)v;
+		}
+		if (*end && *end != ',')
+			return kp_usage_error("record", "%s takes numbers, not '%s'", opt, s);
+		p = *end ? end + 1 : end;
+	}
+	return *nr ? 0 : kp_usage_error("record", "%s needs a value", opt);
+}
+
+/* -u USER: the processes /proc shows as owned by USER, attached to like -p. */
+static int user_pids(const char *user, struct kp_record_opts *o)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	long uid = pw ? (long)pw->pw_uid : strtol(user, &end, 10);
+	struct dirent *de;
+	DIR *d;
+
+	if (!pw && (end == user || *end || uid < 0))
+		return kp_usage_error("record", "no user '%s'", user);
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char path[300];
+		struct stat st;
+		long pid = strtol(de->d_name, &end, 10);
+		snprintf(path, sizeof(path), "/proc/%s", de->d_name);
+		if (*end || pid <= 0 || pid == getpid() || stat(path, &st) || st.st_uid != (uid_t)uid)
+			continue;
+		o->pids = kp_xrealloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
+		o->pids[o->nr_pids++] = (int)pid;
+	}
+	if (d)
+		closedir(d);
+	return o->nr_pids ? 0 : kp_error("user '%s' has no processes", user);
+}
+
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v > 0 && v < 1e7))
+		return kp_usage_error("record", "--duration takes seconds, not '%s'", s);
+	*out = v;
+	return 0;
+}
+
 static int parse_level(const char *s, int *level)
 {
 	char *end;
@@ -130,7 +208,7 @@ static int parse_level(const char *s, int *level)
 	return 0;
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS };
+enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -142,6 +220,12 @@ static const struct option long_opts[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "compression-level", required_argument, NULL, 'z' },
 	{ "all-kallsyms", no_argument, NULL, OPT_ALL_KALLSYMS },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -186,6 +270,19 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case OPT_ALL_KALLSYMS:
 		o->all_kallsyms = true;
 		return 0;
+	case 'a':
+		o->system_wide = true;
+		return 0;
+	case 'C':
+		return parse_list(optarg, "-C", true, &o->cpus, &o->nr_cpus);
+	case 'p':
+		return parse_list(optarg, "-p", false, &o->pids, &o->nr_pids);
+	case 't':
+		return parse_list(optarg, "-t", false, &o->tids, &o->nr_tids);
+	case 'u':
+		return user_pids(optarg, o);
+	case OPT_DURATION:
+		return parse_duration(optarg, &o->duration);
 	default:
 		return 2;
 	}
@@ -201,16 +298,21 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	o->level = KP_WRITER_DEFAULT_LEVEL;
 	optind = 1;
 	/* '+': stop at the command, so its own options are left alone */
-	while ((c = getopt_long(argc, argv, "+e:c:F:go:m:z:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:c:F:go:m:z:haC:p:t:u:", long_opts, NULL)) != -1) {
 		if (c == 'h')
 			return help() - 1; /* -1: done, exit 0 */
 		rc = parse_opt(c, o);
 		if (rc)
 			return rc;
 	}
-	if (optind >= argc)
-		return kp_usage_error("record", "no command to record");
-	o->argv = argv + optind;
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (!o->argv && !o->system_wide && !o->nr_pids && !o->nr_tids)
+		return kp_usage_error("record", "no command to record (or -a, -p, -t, -u)");
+	if (o->cpus && !o->system_wide)
+		return kp_usage_error("record", "-C applies to -a");
+	if ((o->nr_pids || o->nr_tids) && (o->system_wide || o->argv))
+		return kp_usage_error("record", "-p, -t and -u attach: not with -a or a command");
 	if (!o->nr_evs && kp_evspec_parse("cpu-clock", &o->evs, &o->nr_evs))
 		return 1;
 	return 0;
@@ -231,5 +333,8 @@ int cmd_record(int argc, char **argv)
 	else if (rc < 0)
 		rc = 0;
 	kp_evspec_free(o.evs, o.nr_evs);
+	free(o.cpus);
+	free(o.pids);
+	free(o.tids);
 	return rc;
 }

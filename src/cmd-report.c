@@ -48,6 +48,7 @@ static const char report_usage[] =
 	"      --event NAME       the event to show, when the recording has several\n"
 	"      --pid LIST, --tid LIST, --cpu LIST, --comm LIST\n"
 	"                         only samples of these processes, threads, CPUs or commands\n"
+	"      --no-idle          leave out the idle task (swapper, pid 0) of a system-wide run\n"
 	"      --time START,END   only samples in this time range (seconds, as kprof script\n"
 	"                         prints them; either side may be empty)\n"
 	"      --stats            also print samples, lost, events and unnamed frames\n"
@@ -74,6 +75,7 @@ struct report {
 	size_t nr_comms;
 	uint64_t t_start, t_end;
 	bool stats;
+	bool no_idle;		/* drop the idle task's samples (pid 0, "swapper") */
 	const char *color;
 	/* state */
 	struct kp_profile prof;
@@ -137,6 +139,8 @@ static bool keep_sample(struct report *r, struct kp_session *s, const struct kp_
 {
 	if (!in_list(&r->pids, smp->pid) || !in_list(&r->tids, smp->tid) ||
 	    !in_list(&r->cpus, smp->cpu))
+		return false;
+	if (r->no_idle && (smp->sample_type & PERF_SAMPLE_TID) && smp->pid == 0)
 		return false;
 	if ((r->t_start || r->t_end != UINT64_MAX) &&
 	    (!(smp->sample_type & PERF_SAMPLE_TIME) || smp->time < r->t_start ||
@@ -334,7 +338,10 @@ static void warn_dsos(struct kp_session *s)
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		const struct kp_session_dso *d = &s->dso_list[i];
 		enum kp_dso_status st;
-		if (!d->unnamed)
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++) /* one line per path, however recorded */
+			seen = s->dso_list[j].path == d->path && s->dso_list[j].unnamed;
+		if (!d->unnamed || seen)
 			continue;
 		st = kp_dso_status(d->dso);
 		if (st != KP_DSO_OK)
@@ -459,6 +466,7 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
+	OPT_NO_IDLE,
 };
 
 static const struct option long_opts[] = {
@@ -486,6 +494,7 @@ static const struct option long_opts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -552,6 +561,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_SYMFS: r->symfs = optarg; return 0;
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
+	case OPT_NO_IDLE: r->no_idle = true; return 0;
 	default:
 		if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST)
 			return kp_svg_opt(&r->vo.svg, &r->reverse, c, optarg, "report");

@@ -116,8 +116,12 @@ void kp_kallsyms_scan(struct kp_kallsyms *k, const struct perf_event_attr *attr,
 		if (h->type != PERF_RECORD_SAMPLE || kp_rec_parse_sample(attr, h, &s))
 			continue;
 		hit(k, s.ip);
-		for (uint64_t i = 0; i < s.nr_callchain; i++)
+		/* reports look return addresses up at address - 1, which can be the function
+		 * before when the call was its last instruction: keep that symbol too */
+		for (uint64_t i = 0; i < s.nr_callchain; i++) {
 			hit(k, s.callchain[i]);
+			hit(k, s.callchain[i] - 1);
+		}
 	}
 }
 

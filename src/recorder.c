@@ -24,6 +24,7 @@
 #include "diag.h"
 #include "formats/util.h"
 #include "perf.h"
+#include "synth.h"
 
 #define KP_MAX_CPUS 4096
 #define POLL_MS 100
@@ -140,8 +141,9 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 	a->sample_type = default_sample_type(o);
 	a->read_format = PERF_FORMAT_LOST;
 	a->disabled = 1;
-	a->enable_on_exec = 1;
-	a->inherit = 1;
+	/* a launched command: counting starts at its exec; otherwise kprof enables the events */
+	a->enable_on_exec = o->argv && !o->system_wide;
+	a->inherit = rec->inherit;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -157,39 +159,65 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 	}
 }
 
-/* Open event @ev on CPU index @ci, falling back from a missing hardware event to cpu-clock. */
-static int open_one(struct kp_recorder *rec, size_t ev, int ci)
+static size_t fd_index(const struct kp_recorder *rec, size_t ev, size_t t, int ci)
+{
+	return (ev * rec->nr_targets + t) * rec->nr_cpus + ci;
+}
+
+static int open_fd(struct kp_recorder *rec, struct kp_evspec *e, size_t t, int ci)
+{
+	return kp_perf_open(&e->attr, rec->targets[t], rec->cpus[ci], -1);
+}
+
+/*
+ * Open event @ev for target @t on CPU index @ci, falling back from a missing hardware event to
+ * cpu-clock, and from kernel samples the user may not take to user space only. A thread that
+ * ended since the targets were listed is skipped.
+ */
+static int open_one(struct kp_recorder *rec, size_t ev, size_t t, int ci)
 {
 	struct kp_evspec *e = &rec->o->evs[ev];
-	int fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
+	int fd = open_fd(rec, e, t, ci);
+	size_t i = fd_index(rec, ev, t, ci);
 
 	if (fd < 0 && kp_perf_is_unsupported(fd) && kp_evspec_fallback(e)) {
 		kp_notice("event '%s' is not supported here (no hardware PMU): using 'cpu-clock'",
 			  e->spec);
 		build_attr(rec, e, ev == 0);
-		fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
+		fd = open_fd(rec, e, t, ci);
 	}
 	if ((fd == -EACCES || fd == -EPERM) && kp_evspec_user_only(e)) {
 		kp_notice("kernel samples are not permitted: recording '%s' in user space only",
 			  e->spec);
 		kp_hint("'sysctl kernel.perf_event_paranoid=1' or CAP_PERFMON allows kernel samples");
-		fd = kp_perf_open(&e->attr, rec->child, rec->cpus[ci], -1);
+		fd = open_fd(rec, e, t, ci);
 	}
+	if (fd == -ESRCH && rec->targets[t] > 0 && !rec->o->argv)
+		return 0; /* the thread is gone */
 	if (fd < 0) {
 		kp_perf_explain(e->spec, &e->attr, fd);
+		if (fd == -EACCES && rec->targets[t] < 0)
+			kp_hint("recording every CPU needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON; "
+				"'kprof record -- CMD' or -p PID profiles your own processes");
 		return 1;
 	}
-	rec->fds[ev * rec->nr_cpus + ci] = fd;
-	if (kp_perf_id(fd, &rec->ids[ev * rec->nr_cpus + ci]) < 0)
+	rec->fds[i] = fd;
+	if (kp_perf_id(fd, &rec->ids[i]) < 0)
 		return kp_error("cannot read the id of event '%s': %s", e->spec, strerror(errno));
 	return 0;
 }
 
+/* The ring of CPU index @ci: mapped on its first open fd; every other fd there writes into it. */
 static int map_ring(struct kp_recorder *rec, int ci)
 {
-	int fd = rec->fds[ci];
-	int err = kp_ring_map(&rec->rings[ci], fd, rec->cpus[ci], rec->o->pages);
+	size_t n = rec->o->nr_evs * rec->nr_targets;
+	int owner = -1, err;
 
+	for (size_t k = 0; k < n && owner < 0; k++)
+		owner = rec->fds[k * rec->nr_cpus + ci];
+	if (owner < 0)
+		return kp_error("nothing to record on CPU %d: every target is gone", rec->cpus[ci]);
+	err = kp_ring_map(&rec->rings[ci], owner, rec->cpus[ci], rec->o->pages);
 	if (err) {
 		kp_error("cannot mmap the ring of CPU %d (%zu pages): %s", rec->cpus[ci],
 			 rec->o->pages, strerror(-err));
@@ -198,12 +226,47 @@ static int map_ring(struct kp_recorder *rec, int ci)
 				"again with a smaller -m");
 		return 1;
 	}
-	rec->pfds[ci] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	for (size_t ev = 1; ev < rec->o->nr_evs; ev++)
-		if (ioctl(rec->fds[ev * rec->nr_cpus + ci], PERF_EVENT_IOC_SET_OUTPUT, fd) < 0)
+	rec->pfds[ci] = (struct pollfd){ .fd = owner, .events = POLLIN };
+	for (size_t k = 0; k < n; k++) {
+		int fd = rec->fds[k * rec->nr_cpus + ci];
+		if (fd >= 0 && fd != owner && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0)
 			return kp_error("cannot share the ring of CPU %d: %s", rec->cpus[ci],
 					strerror(errno));
+	}
 	return 0;
+}
+
+/* Who the events follow: the launched command, every process (-1), or listed threads. */
+static int pick_targets(struct kp_recorder *rec)
+{
+	const struct kp_record_opts *o = rec->o;
+	size_t nr = 0;
+
+	if (o->system_wide) {
+		rec->targets = kp_xcalloc(1, sizeof(int));
+		rec->targets[0] = -1;
+		rec->nr_targets = 1;
+		return 0;
+	}
+	if (o->argv) {
+		rec->targets = kp_xcalloc(1, sizeof(int));
+		rec->targets[0] = rec->child;
+		rec->nr_targets = 1;
+		rec->inherit = true;
+		return 0;
+	}
+	/* -p: every thread of each process, inherited by what they start; -t: those threads */
+	for (size_t i = 0; i < o->nr_pids; i++)
+		if (kp_synth_threads(o->pids[i], &rec->targets, &nr) < 0)
+			return kp_error("cannot attach to process %d: %s", o->pids[i],
+					"no such process");
+	for (size_t i = 0; i < o->nr_tids; i++) {
+		rec->targets = kp_xrealloc(rec->targets, (nr + 1) * sizeof(int));
+		rec->targets[nr++] = o->tids[i];
+	}
+	rec->nr_targets = nr;
+	rec->inherit = o->nr_pids > 0;
+	return nr ? 0 : kp_error("no process or thread to attach to");
 }
 
 static int open_events(struct kp_recorder *rec)
@@ -212,12 +275,19 @@ static int open_events(struct kp_recorder *rec)
 	int cpus[KP_MAX_CPUS];
 	size_t n;
 
-	rec->nr_cpus = kp_cpus_online(cpus, KP_MAX_CPUS);
+	if (o->cpus) {
+		rec->nr_cpus = (int)o->nr_cpus;
+		memcpy(cpus, o->cpus, o->nr_cpus * sizeof(*cpus));
+	} else {
+		rec->nr_cpus = kp_cpus_online(cpus, KP_MAX_CPUS);
+	}
 	if (rec->nr_cpus <= 0)
 		return kp_error("cannot read the online CPUs: %s", strerror(-rec->nr_cpus));
 	rec->cpus = kp_xcalloc(rec->nr_cpus, sizeof(*rec->cpus));
 	memcpy(rec->cpus, cpus, rec->nr_cpus * sizeof(*cpus));
-	n = o->nr_evs * rec->nr_cpus;
+	if (pick_targets(rec))
+		return 1;
+	n = o->nr_evs * rec->nr_targets * rec->nr_cpus;
 	rec->fds = kp_xcalloc(n, sizeof(*rec->fds));
 	rec->ids = kp_xcalloc(n, sizeof(*rec->ids));
 	for (size_t i = 0; i < n; i++)
@@ -227,12 +297,42 @@ static int open_events(struct kp_recorder *rec)
 	for (size_t ev = 0; ev < o->nr_evs; ev++)
 		build_attr(rec, &o->evs[ev], ev == 0);
 	for (size_t ev = 0; ev < o->nr_evs; ev++)
-		for (int ci = 0; ci < rec->nr_cpus; ci++)
-			if (open_one(rec, ev, ci))
-				return 1;
+		for (size_t t = 0; t < rec->nr_targets; t++)
+			for (int ci = 0; ci < rec->nr_cpus; ci++)
+				if (open_one(rec, ev, t, ci))
+					return 1;
 	for (int ci = 0; ci < rec->nr_cpus; ci++)
 		if (map_ring(rec, ci))
 			return 1;
+	return 0;
+}
+
+static size_t nr_fds(const struct kp_recorder *rec)
+{
+	return rec->o->nr_evs * rec->nr_targets * rec->nr_cpus;
+}
+
+/* Without a command to exec, kprof starts the events itself, then lists what already runs. */
+static int start_events(struct kp_recorder *rec)
+{
+	const struct kp_record_opts *o = rec->o;
+	struct kp_synth_stats st;
+
+	if (o->argv && !o->system_wide)
+		return 0; /* enable_on_exec does it */
+	for (size_t i = 0; i < nr_fds(rec); i++)
+		if (rec->fds[i] >= 0 && ioctl(rec->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return kp_error("cannot start the events: %s", strerror(errno));
+	if (o->system_wide || !o->argv) {
+		size_t first = 0;
+		while (first < nr_fds(rec) && rec->fds[first] < 0)
+			first++;
+		kp_synth_procs(&rec->w, &o->evs[0].attr, first < nr_fds(rec) ? rec->ids[first] : 0,
+			       o->system_wide ? NULL : o->pids, o->system_wide ? 0 : o->nr_pids, &st);
+		if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
+			kp_synth_procs(&rec->w, &o->evs[0].attr, rec->ids[first], o->tids,
+				       o->nr_tids, &st);
+	}
 	return 0;
 }
 
@@ -330,11 +430,17 @@ static void write_meta(struct kp_recorder *rec)
 	snprintf(buf, sizeof(buf), "kprof ");
 	kp_writer_add_meta(w, "cmdline", (s = prefix(buf, s)));
 	free(s);
-	while (o->argv[argc])
-		argc++;
-	s = join_argv(argc, o->argv);
-	kp_writer_add_meta(w, "command", s);
-	free(s);
+	if (o->argv) {
+		while (o->argv[argc])
+			argc++;
+		s = join_argv(argc, o->argv);
+		kp_writer_add_meta(w, "command", s);
+		free(s);
+	}
+	kp_writer_add_meta(w, "target", o->system_wide ? "system-wide"
+					: o->argv      ? "command"
+					: o->nr_pids   ? "processes"
+						       : "threads");
 	kp_writer_add_meta(w, "kallsyms", rec->o->all_kallsyms && rec->ks.nr ? "full snapshot"
 									   : rec->ks.state);
 }
@@ -343,15 +449,18 @@ static int write_header(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
 	size_t reserve = KP_WRITER_CHUNK + rec->nr_cpus * rec->rings[0].size;
-	uint64_t *ids = kp_xcalloc(rec->nr_cpus, sizeof(*ids));
+	size_t per_ev = rec->nr_targets * rec->nr_cpus;
+	uint64_t *ids = kp_xcalloc(per_ev, sizeof(*ids));
 
 	if (kp_writer_init(&rec->w, rec->out_fd, o->level, reserve))
 		return kp_error("cannot write '%s': %s", o->output, kp_strerror(rec->w.err));
 	for (size_t ev = 0; ev < o->nr_evs; ev++) {
 		const struct kp_evspec *e = &o->evs[ev];
-		memcpy(ids, &rec->ids[ev * rec->nr_cpus], rec->nr_cpus * sizeof(*ids));
-		kp_writer_add_attr(&rec->w, &e->attr, ev, ids, rec->nr_cpus, e->name, e->spec,
-				   e->fallback);
+		uint32_t n = 0;
+		for (size_t k = 0; k < per_ev; k++)
+			if (rec->fds[ev * per_ev + k] >= 0)
+				ids[n++] = rec->ids[ev * per_ev + k];
+		kp_writer_add_attr(&rec->w, &e->attr, ev, ids, n, e->name, e->spec, e->fallback);
 	}
 	free(ids);
 	write_meta(rec);
@@ -403,19 +512,72 @@ static void drain_all(struct kp_recorder *rec)
 
 static void reap_child(struct kp_recorder *rec)
 {
-	if (!rec->child_done && waitpid(rec->child, &rec->status, WNOHANG) == rec->child)
+	if (rec->o->argv && !rec->child_done &&
+	    waitpid(rec->child, &rec->status, WNOHANG) == rec->child)
 		rec->child_done = true;
+}
+
+static double elapsed(const struct kp_recorder *rec)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - rec->started.tv_sec) + (now.tv_nsec - rec->started.tv_nsec) / 1e9;
+}
+
+/* Attached processes and threads: is any of them still there? */
+static bool targets_alive(const struct kp_recorder *rec)
+{
+	for (size_t t = 0; t < rec->nr_targets; t++)
+		if (rec->targets[t] > 0 && (kill(rec->targets[t], 0) == 0 || errno == EPERM))
+			return true;
+	return false;
+}
+
+/* Whether to stop: the command ended; or, without one, a signal, the duration, the targets gone. */
+static bool finished(struct kp_recorder *rec)
+{
+	const struct kp_record_opts *o = rec->o;
+
+	if (rec->w.err)
+		return true;
+	if (o->duration > 0 && elapsed(rec) >= o->duration) {
+		if (o->argv && !rec->child_done)
+			kill(rec->child, SIGTERM);
+		return !o->argv;
+	}
+	if (o->argv)
+		return rec->child_done;
+	if (got_signal)
+		return true;
+	return !o->system_wide && !targets_alive(rec);
+}
+
+static void stop_sampling(struct kp_recorder *rec)
+{
+	for (size_t i = 0; i < nr_fds(rec); i++)
+		if (rec->fds[i] >= 0)
+			ioctl(rec->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static void wait_child(struct kp_recorder *rec)
+{
+	while (rec->o->argv && !rec->child_done) {
+		if (waitpid(rec->child, &rec->status, 0) == rec->child || errno == ECHILD)
+			rec->child_done = true;
+	}
 }
 
 static void record_loop(struct kp_recorder *rec)
 {
 	bool killed = false;
 
-	while (!rec->child_done && !rec->w.err) {
+	clock_gettime(CLOCK_MONOTONIC, &rec->started);
+	while (!finished(rec)) {
 		poll(rec->pfds, rec->nr_cpus, POLL_MS);
 		drain_all(rec);
 		reap_child(rec);
-		if (nr_signals > 1 && !killed) {
+		if (rec->o->argv && nr_signals > 1 && !killed) {
 			kp_notice("interrupted again: stopping '%s'", rec->o->argv[0]);
 			kill(rec->child, SIGKILL);
 			killed = true;
@@ -423,28 +585,25 @@ static void record_loop(struct kp_recorder *rec)
 	}
 	if (rec->w.err) {
 		/* the disk is full or failing: stop sampling, keep what is on disk */
-		for (size_t i = 0; i < rec->o->nr_evs * rec->nr_cpus; i++)
-			ioctl(rec->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		stop_sampling(rec);
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(rec->w.err));
-		kp_notice("stopped recording; waiting for '%s' to end", rec->o->argv[0]);
-		while (!rec->child_done) {
-			if (waitpid(rec->child, &rec->status, 0) == rec->child || errno == ECHILD)
-				rec->child_done = true;
-		}
+		if (rec->o->argv)
+			kp_notice("stopped recording; waiting for '%s' to end", rec->o->argv[0]);
+		wait_child(rec);
 		return;
 	}
+	stop_sampling(rec);
 	drain_all(rec);
+	wait_child(rec);
 }
 
 /* PERF_FORMAT_LOST through read(): losses after the last LOST record show only here. */
 static void read_lost(struct kp_recorder *rec)
 {
-	for (size_t ev = 0; ev < rec->o->nr_evs; ev++) {
-		for (int ci = 0; ci < rec->nr_cpus; ci++) {
-			uint64_t v[2];
-			if (read(rec->fds[ev * rec->nr_cpus + ci], v, sizeof(v)) == sizeof(v))
-				rec->rings[ci].lost_read += v[1];
-		}
+	for (size_t i = 0; i < nr_fds(rec); i++) {
+		uint64_t v[2];
+		if (rec->fds[i] >= 0 && read(rec->fds[i], v, sizeof(v)) == sizeof(v))
+			rec->rings[i % rec->nr_cpus].lost_read += v[1];
 	}
 }
 
@@ -526,7 +685,7 @@ static int finish(struct kp_recorder *rec)
 		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));
 	rec->out_fd = -1;
 	summary(rec, &s);
-	return exit_code(rec->status);
+	return rec->o->argv ? exit_code(rec->status) : 0;
 }
 
 static void cleanup(struct kp_recorder *rec)
@@ -537,7 +696,7 @@ static void cleanup(struct kp_recorder *rec)
 	}
 	for (int ci = 0; ci < rec->nr_cpus && rec->rings; ci++)
 		kp_ring_unmap(&rec->rings[ci]);
-	for (size_t i = 0; rec->fds && i < rec->o->nr_evs * rec->nr_cpus; i++)
+	for (size_t i = 0; rec->fds && i < nr_fds(rec); i++)
 		if (rec->fds[i] >= 0)
 			close(rec->fds[i]);
 	if (rec->out_fd >= 0)
@@ -549,6 +708,7 @@ static void cleanup(struct kp_recorder *rec)
 	if (rec->w.buf)
 		kp_writer_close(&rec->w);
 	free(rec->cpus);
+	free(rec->targets);
 	free(rec->fds);
 	free(rec->ids);
 	free(rec->rings);
@@ -566,7 +726,7 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	rec->out_fd = rec->go_fd = rec->exec_fd = -1;
 	kp_kallsyms_read(&rec->ks);
 	install_signals();
-	rc = start_child(rec);
+	rc = o->argv ? start_child(rec) : 0;
 	if (!rc)
 		rc = open_events(rec);
 	if (!rc)
@@ -574,6 +734,8 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	if (!rc)
 		rc = write_header(rec);
 	if (!rc)
+		rc = start_events(rec);
+	if (!rc && o->argv)
 		rc = release_child(rec);
 	if (rc) {
 		discard_output(rec);

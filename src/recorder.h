@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "evspec.h"
 #include "formats/writer.h"
@@ -29,7 +30,15 @@ struct kp_record_opts {
 	size_t pages;		/* -m, data pages per ring */
 	int level;		/* -z */
 	bool all_kallsyms;	/* --all-kallsyms: the whole table, not the symbols hit */
-	char **argv;		/* the command, NULL-terminated */
+	bool system_wide;	/* -a: every process on the CPUs */
+	int *cpus;		/* -C: these CPUs only (NULL: every online CPU) */
+	size_t nr_cpus;
+	int *pids;		/* -p/-u: these processes, their threads and later children */
+	size_t nr_pids;
+	int *tids;		/* -t: these threads only */
+	size_t nr_tids;
+	double duration;	/* --duration: seconds, 0 for none */
+	char **argv;		/* the command, NULL-terminated; NULL without one */
 	int argc_all;		/* kprof's own command line, for the metadata */
 	char **argv_all;
 };
@@ -38,7 +47,10 @@ struct kp_recorder {
 	const struct kp_record_opts *o;
 	int *cpus;
 	int nr_cpus;
-	int *fds;		/* [ev * nr_cpus + cpu index] */
+	int *targets;		/* pid argument of each event: the child, -1 (all), or threads */
+	size_t nr_targets;
+	bool inherit;		/* follow the targets' new threads and children */
+	int *fds;		/* [(ev * nr_targets + target) * nr_cpus + cpu index], -1 if gone */
 	uint64_t *ids;		/* same layout */
 	struct kp_ring *rings;	/* one per CPU, owned by the first event's fd */
 	struct pollfd *pfds;
@@ -51,6 +63,7 @@ struct kp_recorder {
 	int status;		/* the child's wait status */
 	bool child_done;
 	uint64_t wakeups;
+	struct timespec started;
 	struct kp_kallsyms ks;	/* read before the command starts */
 };
 

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * synth.c - records for processes that existed before the recording started, read from /proc:
+ * a COMM for every thread and an MMAP2 for every executable mapping, with the build-id read
+ * from the mapped file, so that a report names their frames as it does for a launched command.
+ * They carry time 0, so the report's time order puts them before every sample.
+ */
+#include "synth.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/util.h"
+
+struct bid_cache_ent {
+	char *path;
+	uint8_t id[20];
+	uint8_t len;	/* 0: the file has none, or cannot be read */
+};
+
+struct synth {
+	struct kp_writer *w;
+	const struct perf_event_attr *attr;
+	uint64_t id;
+	struct bid_cache_ent *cache;
+	size_t nr_cache, cap_cache;
+	struct kp_synth_stats *st;
+};
+
+/* The sample_id_all trailer the kernel would have written: TID, TIME, ID, STREAM_ID, CPU, IDENT. */
+static size_t trailer(const struct synth *s, uint32_t pid, uint32_t tid, uint64_t *out)
+{
+	uint64_t st = s->attr->sample_type;
+	size_t n = 0;
+
+	if (st & PERF_SAMPLE_TID)
+		out[n++] = (uint64_t)tid << 32 | pid;
+	if (st & PERF_SAMPLE_TIME)
+		out[n++] = 0;
+	if (st & PERF_SAMPLE_ID)
+		out[n++] = s->id;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		out[n++] = s->id;
+	if (st & PERF_SAMPLE_CPU)
+		out[n++] = 0;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		out[n++] = s->id;
+	return n;
+}
+
+static void emit(struct synth *s, uint32_t type, uint16_t misc, const void *body, size_t len,
+		 uint32_t pid, uint32_t tid)
+{
+	uint64_t buf[(8192 + 128) / 8];
+	size_t pos = 8 + kp_align8(len), n;
+
+	if (len > 8192)
+		return;
+	memset(buf, 0, pos);
+	memcpy((char *)buf + 8, body, len);
+	n = trailer(s, pid, tid, (uint64_t *)((char *)buf + pos));
+	*(struct kp_rec_header *)buf = (struct kp_rec_header){ type, misc, (uint16_t)(pos + 8 * n) };
+	kp_writer_add(s->w, buf);
+}
+
+static void comm(struct synth *s, uint32_t pid, uint32_t tid, const char *name)
+{
+	struct {
+		uint32_t pid, tid;
+		char comm[16];
+	} c = { pid, tid, "" };
+
+	snprintf(c.comm, sizeof(c.comm), "%s", name);
+	emit(s, PERF_RECORD_COMM, 0, &c, sizeof(c), pid, tid);
+	s->st->threads++;
+}
+
+/* The GNU build-id note of an ELF file, through libelf; 0 when it has none. */
+static uint8_t read_build_id(const char *path, uint8_t *id)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	Elf *e;
+	size_t n = 0, len = 0;
+
+	if (fd < 0)
+		return 0;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_getphdrnum(e, &n) == 0) {
+		for (size_t i = 0; i < n && !len; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+			GElf_Nhdr nh;
+			size_t off = 0, name_off, desc_off;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz <= 20) {
+					memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+					len = nh.n_descsz;
+					break;
+				}
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return (uint8_t)len;
+}
+
+static const struct bid_cache_ent *build_id(struct synth *s, const char *path)
+{
+	for (size_t i = 0; i < s->nr_cache; i++)
+		if (!strcmp(s->cache[i].path, path))
+			return &s->cache[i];
+	KP_GROW(s->cache, s->cap_cache, s->nr_cache + 1);
+	s->cache[s->nr_cache].path = kp_xstrdup(path);
+	s->cache[s->nr_cache].len = read_build_id(path, s->cache[s->nr_cache].id);
+	return &s->cache[s->nr_cache++];
+}
+
+/* One line of /proc/PID/maps: "start-end perms offset maj:min inode   path". */
+static void map_line(struct synth *s, uint32_t pid, const char *line)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	char perms[8], path[4096] = "";
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint8_t id[24];
+		uint32_t prot, flags;
+		char path[4096];
+	} m;
+	const struct bid_cache_ent *b = NULL;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms, &off,
+		   &maj, &min, &ino, path) < 7 || perms[2] != 'x' || end <= start)
+		return;
+	if (path[0] != '/' && strcmp(path, "[vdso]"))
+		return; /* anonymous code (JIT) is named later from perf-PID.map */
+	memset(&m, 0, offsetof(__typeof__(m), path));
+	m.pid = m.tid = pid;
+	m.start = start;
+	m.len = end - start;
+	m.pgoff = off;
+	m.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1;
+	m.flags = perms[3] == 'p' ? 2 /* MAP_PRIVATE */ : 1 /* MAP_SHARED */;
+	if (path[0] == '/')
+		b = build_id(s, path);
+	if (b && b->len) {
+		m.id[0] = b->len;
+		memcpy(m.id + 4, b->id, b->len);
+	} else {
+		uint32_t mm[2] = { maj, min };
+		uint64_t inode = ino;
+		memcpy(m.id, mm, sizeof(mm));
+		memcpy(m.id + 8, &inode, sizeof(inode));
+	}
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	emit(s, PERF_RECORD_MMAP2,
+	     PERF_RECORD_MISC_USER | (b && b->len ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0), &m,
+	     offsetof(__typeof__(m), path) + strlen(m.path) + 1, pid, pid);
+	s->st->maps++;
+}
+
+static void maps(struct synth *s, uint32_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0)
+		map_line(s, pid, line);
+	free(line);
+	fclose(f);
+}
+
+static int read_comm(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, (int)n, f);
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Every thread of @pid (from /proc/PID/task), then the process's maps. */
+static void process(struct synth *s, uint32_t pid)
+{
+	char path[320], name[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return; /* gone meanwhile */
+	while ((de = readdir(d))) {
+		if (!all_digits(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%s/comm", pid, de->d_name);
+		if (!read_comm(path, name, sizeof(name)))
+			comm(s, pid, (uint32_t)strtoul(de->d_name, NULL, 10), name);
+	}
+	closedir(d);
+	maps(s, pid);
+	s->st->processes++;
+}
+
+void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uint64_t id,
+		    const int *pids, size_t nr_pids, struct kp_synth_stats *st)
+{
+	struct synth s = { w, attr, id, NULL, 0, 0, st };
+
+	elf_version(EV_CURRENT);
+	memset(st, 0, sizeof(*st));
+	if (!pids) { /* every process, and the idle task, as perf names it */
+		struct dirent *de;
+		DIR *d = opendir("/proc");
+		comm(&s, 0, 0, "swapper");
+		while (d && (de = readdir(d)))
+			if (all_digits(de->d_name))
+				process(&s, (uint32_t)strtoul(de->d_name, NULL, 10));
+		if (d)
+			closedir(d);
+	} else {
+		for (size_t i = 0; i < nr_pids; i++)
+			process(&s, (uint32_t)pids[i]);
+	}
+	for (size_t i = 0; i < s.nr_cache; i++)
+		free(s.cache[i].path);
+	free(s.cache);
+}
+
+int kp_synth_threads(int pid, int **tids, size_t *nr)
+{
+	char path[64];
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!all_digits(de->d_name))
+			continue;
+		KP_GROW(*tids, cap, *nr + 1);
+		(*tids)[(*nr)++] = (int)strtol(de->d_name, NULL, 10);
+	}
+	closedir(d);
+	return 0;
+}

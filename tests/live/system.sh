@@ -1,0 +1,71 @@
+#!/bin/sh
+# Live: system-wide and attach recording: processes that already run are named from /proc,
+# each with its own comm and functions; idle time is the swapper task; -C, -p, -t, --duration.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+INLINE="$top_builddir/tests/workloads/inline"
+if ! "$KPROF" record -a -o "$WORK/probe.kprof" --duration 0.1 >/dev/null 2>"$WORK/probe.err"; then
+	skip_all "system-wide recording is not permitted here: $(head -1 "$WORK/probe.err")"
+fi
+
+# two workloads started before kprof: only /proc tells who they are
+"$SPLIT" 4 >/dev/null & p1=$!
+"$INLINE" 4 >/dev/null & p2=$!
+sleep 0.3
+"$KPROF" record -a -g -o "$WORK/a.kprof" -- sleep 1.5 >/dev/null 2>"$WORK/a.err"
+check "record -a -- sleep exits with sleep's status" [ $? -eq 0 ]
+"$KPROF" report -i "$WORK/a.kprof" --folded >"$WORK/a.folded"
+check "split is there with its own functions" grep -q "^split;.*;main;via_left;work_a [0-9]*\$" "$WORK/a.folded"
+check "inline is there with its own functions" grep -q "^inline;.*;shapes::Engine::spin(long) [0-9]*\$" "$WORK/a.folded"
+check "no split function under inline's comm" sh -c "! grep -q '^inline;.*work_a' '$WORK/a.folded'"
+"$KPROF" report -i "$WORK/a.kprof" --flat --sort comm --color never >"$WORK/a.comm"
+s=$(awk '$NF == "split" { sub("%", "", $1); print $1 }' "$WORK/a.comm")
+i=$(awk '$NF == "inline" { sub("%", "", $1); print $1 }' "$WORK/a.comm")
+check "two CPU-bound workloads on 2 CPUs share the machine (split ${s}%, inline ${i}%)" \
+	awk -v a="${s:-0}" -v b="${i:-0}" 'BEGIN { exit !(a > 25 && b > 25) }'
+
+# attach to a running process for a while
+"$KPROF" record -g -p "$p1" --duration 1 -o "$WORK/p.kprof" >/dev/null 2>"$WORK/p.err"
+check "record -p PID --duration 1 exits 0" [ $? -eq 0 ]
+"$KPROF" report -i "$WORK/p.kprof" --folded >"$WORK/p.folded"
+check "the attached process's frames are named" grep -q "^split;.*;main;via_right;work_a [0-9]*\$" "$WORK/p.folded"
+check "nothing else was recorded" sh -c "! grep -qv '^split;' '$WORK/p.folded'"
+n=$("$KPROF" script -i "$WORK/p.kprof" | grep -c " cpu-clock: ")
+check "about a second of samples at 4 kHz ($n)" [ "$n" -gt 2000 -a "$n" -lt 6000 ]
+tid=$(ls /proc/$p2/task | head -1)
+"$KPROF" record -t "$tid" --duration 0.5 -o "$WORK/t.kprof" >/dev/null 2>&1
+check "record -t TID names the thread's frames" \
+	sh -c "'$KPROF' report -i '$WORK/t.kprof' --folded | grep -q '^inline;.*shapes::Engine'"
+kill $p1 $p2 2>/dev/null
+wait $p1 $p2 2>/dev/null
+
+# -C: one CPU; Ctrl-C ends a recording without a command, and the file is complete
+"$KPROF" record -a -C 0 -o "$WORK/c.kprof" >/dev/null 2>&1 &
+k=$!
+sleep 1
+kill -INT $k
+wait $k
+check "record -a stops on SIGINT with status 0" [ $? -eq 0 ]
+"$KPROF" script -i "$WORK/c.kprof" --stats >"$WORK/c.stats"
+check "...and its file is complete" grep -q "^# samples: [1-9]" "$WORK/c.stats"
+# the machine was idle: its time is the swapper task's, which --no-idle hides
+"$KPROF" report -i "$WORK/c.kprof" --folded >"$WORK/c.folded"
+check "idle time is the swapper task" grep -q "^swapper;" "$WORK/c.folded"
+"$KPROF" report -i "$WORK/c.kprof" --folded --no-idle >"$WORK/c.noidle"
+check "--no-idle hides it" sh -c "! grep -q '^swapper;' '$WORK/c.noidle'"
+check "-C 0 samples CPU 0 only" sh -c "! '$KPROF' script -i '$WORK/c.kprof' | grep -q ' cpu-clock: ' || ! '$KPROF' script -i '$WORK/c.kprof' | grep ' cpu-clock: ' | grep -vq '\\[000\\]'"
+
+"$KPROF" record -p 999999999 -o "$WORK/x.kprof" >/dev/null 2>"$WORK/x.err"
+check "attaching to a process that does not exist is an error" grep -q "cannot attach to process 999999999" "$WORK/x.err"
+"$KPROF" record -a -p 1 >/dev/null 2>&1
+check "-a with -p is a usage error" [ $? -eq 2 ]
+
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ]; then
+	chmod 755 "$WORK"
+	runuser -u nobody -- "$KPROF" record -a -o /dev/null --duration 0.1 >/dev/null 2>"$WORK/n.err"
+	check "unprivileged -a fails, naming what would work" grep -q "profiles your own processes" "$WORK/n.err"
+else
+	skip "unprivileged -a needs root, runuser and perf_event_paranoid >= 1"
+fi
+
+done_testing
