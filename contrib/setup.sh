@@ -15,6 +15,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages="build-essential autoconf automake pkg-config
 	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev libiberty-dev
+	libtraceevent-dev
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)

@@ -95,6 +95,7 @@ enum kp_rec_type {
 	KP_REC_ROUND = 67,	/* every ring was drained: records before it are ordered */
 	KP_REC_STATS = 68,	/* final statistics, once at the end */
 	KP_REC_RING_STATS = 69,	/* final statistics of one ring, just before KP_REC_STATS */
+	KP_REC_TP_FORMAT = 70,	/* a tracepoint's format file: how to decode its RAW payload */
 	KP_REC_TYPE_MAX
 };
 
@@ -195,5 +196,21 @@ struct kp_rec_ring_stats {
 	uint64_t bytes;
 };
 _Static_assert(sizeof(struct kp_rec_ring_stats) == 48, "kp_rec_ring_stats changed size");
+
+/**
+ * struct kp_rec_tp_format - a tracepoint's tracefs format file (type KP_REC_TP_FORMAT)
+ * @id:      the tracepoint's id (its events/SYS/NAME/id, the attr's config)
+ * @sys_len: bytes of the system name that follows, including its NUL
+ * @fmt_len: bytes of the format text after it (not NUL-terminated)
+ *
+ * Followed by "system\0", then the format text, zero-padded to a multiple of 8.
+ */
+struct kp_rec_tp_format {
+	struct kp_rec_header h;
+	uint64_t id;
+	uint32_t sys_len;
+	uint32_t fmt_len;
+};
+_Static_assert(sizeof(struct kp_rec_tp_format) == 24, "kp_rec_tp_format changed size");
 
 #endif /* KPROF_FORMAT_H */

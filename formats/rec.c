@@ -74,6 +74,17 @@ static int check_kallsyms(const struct kp_rec_header *rec)
 	return sizeof(*k) + (uint64_t)k->len > rec->size ? -KP_ERECORD : 0;
 }
 
+static int check_tp_format(const struct kp_rec_header *rec)
+{
+	const struct kp_rec_tp_format *f = (const void *)rec;
+	const char *sys = (const char *)(f + 1);
+
+	if (!f->sys_len || sizeof(*f) + (uint64_t)f->sys_len + f->fmt_len > rec->size ||
+	    sys[f->sys_len - 1] || memchr(sys, 0, f->sys_len - 1))
+		return -KP_ERECORD;
+	return 0;
+}
+
 static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[PERF_RECORD_MMAP] = { "mmap", 48, check_mmap },
 	[PERF_RECORD_LOST] = { "lost", 24, NULL },
@@ -102,6 +113,7 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[KP_REC_ROUND] = { "round", sizeof(struct kp_rec_header), NULL },
 	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL },
 	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL },
+	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format },
 };
 
 const struct kp_rec_info *kp_rec_info_of(uint32_t type)

@@ -220,3 +220,15 @@ void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)
 		len -= n;
 	}
 }
+
+int kp_writer_add_tp_format(struct kp_writer *w, uint64_t id, const char *sys, const char *fmt,
+			    size_t len)
+{
+	struct kp_rec_tp_format f = { { KP_REC_TP_FORMAT, 0, 0 }, id, strlen(sys) + 1, len };
+	struct part parts[] = { { sys, f.sys_len }, { fmt, len } };
+
+	if (kp_align8(sizeof(f) + f.sys_len + len) > KP_REC_MAX_SIZE)
+		return -EMSGSIZE;
+	add_parts(w, &f, sizeof(f), parts, ARRAY_SIZE(parts));
+	return 0;
+}

@@ -86,4 +86,11 @@ void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr,
  */
 void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len);
 
+/*
+ * kp_writer_add_tp_format - a tracepoint's format file. Returns 0, or -EMSGSIZE when it does
+ * not fit in one record (nothing is written then).
+ */
+int kp_writer_add_tp_format(struct kp_writer *w, uint64_t id, const char *sys, const char *fmt,
+			    size_t len);
+
 #endif /* KP_WRITER_H */

@@ -36,7 +36,10 @@ static const char record_usage[] =
 	"  -t, --tid TID[,TID]        attach to these threads only\n"
 	"  -u, --uid USER             attach to the processes of USER (a name or a number)\n"
 	"      --duration SECONDS     stop after this long\n"
-	"  -e, --event EVENT[,EVENT]  events to sample (default cpu-clock); modifiers :u :k\n"
+	"  -e, --event EVENT[,EVENT]  events to sample (default cpu-clock); modifiers :u :k;\n"
+	"                             tracepoints SYS:NAME (globs), sampled at every hit\n"
+	"      --filter EXPR          a filter for the tracepoint before it, e.g.\n"
+	"                             'common_pid == 1234' (the kernel's syntax)\n"
 	"  -c, --count PERIOD         one sample every PERIOD events (ns for cpu-clock)\n"
 	"  -F, --freq HZ              samples per second (default 4000)\n"
 	"  -g                         record frame-pointer call chains, kernel frames included\n"
@@ -208,7 +211,7 @@ static int parse_level(const char *s, int *level)
 	return 0;
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION };
+enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -226,6 +229,7 @@ static const struct option long_opts[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "uid", required_argument, NULL, 'u' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -283,6 +287,8 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		return user_pids(optarg, o);
 	case OPT_DURATION:
 		return parse_duration(optarg, &o->duration);
+	case OPT_FILTER:
+		return kp_evspec_filter(o->evs, o->nr_evs, optarg) ? 2 : 0;
 	default:
 		return 2;
 	}

@@ -19,6 +19,7 @@
 #include "formats/util.h"
 #include "input.h"
 #include "report/session.h"
+#include "report/tracepoint.h"
 
 static const char script_usage[] =
 	"usage: kprof script [-i FILE] [--header] [--stats] [--kallsyms]\n"
@@ -35,6 +36,7 @@ static const char script_usage[] =
 
 struct script {
 	struct kp_session *s;
+	struct kp_tp *tp;		/* tracepoint decoder, from the recording's formats */
 	uint64_t kallsyms_bytes;
 	struct kp_rec_ring_stats *rings;
 	size_t nr_rings, rings_cap;
@@ -98,8 +100,13 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 		fprintf(s->out, " %" PRIx64, smp->ip);
 	if (smp->sample_type & PERF_SAMPLE_ADDR)
 		fprintf(s->out, " addr %" PRIx64, smp->addr);
-	if (smp->sample_type & PERF_SAMPLE_RAW)
-		fprintf(s->out, " raw %u bytes", smp->raw_size);
+	if (smp->sample_type & PERF_SAMPLE_RAW) {
+		char buf[4096];
+		if (s->tp && !kp_tp_format(s->tp, smp->raw, smp->raw_size, buf, sizeof(buf)))
+			fprintf(s->out, " %s", buf);
+		else
+			fprintf(s->out, " raw %u bytes", smp->raw_size);
+	}
 	if (smp->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		fputs(" callchain:", s->out);
 		print_callchain(s, smp);
@@ -253,6 +260,16 @@ static int on_own(void *ctx, struct kp_session *ss, const struct kp_rec_header *
 	case KP_REC_RING_STATS:
 		keep_ring_stats(s, rec);
 		return 0;
+	case KP_REC_TP_FORMAT: {
+		const struct kp_rec_tp_format *f = (const void *)rec;
+		const char *sys = (const char *)(f + 1);
+		if (!s->tp)
+			s->tp = kp_tp_new();
+		if (kp_tp_add_format(s->tp, sys, sys + f->sys_len, f->fmt_len))
+			kp_warn("cannot parse the format of tracepoint %llu of '%s'",
+				(unsigned long long)f->id, sys);
+		return 0;
+	}
 	default:
 		return 0;
 	}
@@ -317,6 +334,7 @@ static int run(struct script *s, const char *path)
 			(unsigned long long)ss.no_event);
 	rc = kp_input_error(&ss.r, path);
 	kp_session_release(&ss);
+	kp_tp_free(s->tp);
 	free(s->rings);
 	free(s->kallsyms);
 	return rc;

@@ -18,6 +18,8 @@ static const struct kp_cmd commands[] = {
 	{ "script", cmd_script, "print every record of a recording in time order" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an SVG flame graph" },
 	{ "diff", cmd_diff, "compare two recordings or folded files: a differential flame graph" },
+	{ "stat", cmd_stat, "count events exactly for a command, processes or CPUs" },
+	{ "list", cmd_list, "list the events, tracepoints and PMUs -e can name" },
 };
 
 static void usage(FILE *f)

@@ -23,6 +23,11 @@ int kp_perf_id(int fd, uint64_t *id)
 	return ioctl(fd, PERF_EVENT_IOC_ID, id) < 0 ? -errno : 0;
 }
 
+int kp_perf_set_filter(int fd, const char *filter)
+{
+	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0 ? -errno : 0;
+}
+
 int kp_perf_is_unsupported(int err)
 {
 	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;

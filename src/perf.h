@@ -16,6 +16,13 @@ int kp_perf_open(const struct perf_event_attr *attr, pid_t pid, int cpu, int gro
 int kp_perf_id(int fd, uint64_t *id);
 
 /*
+ * kp_perf_set_filter - apply a tracepoint filter (PERF_EVENT_IOC_SET_FILTER) to @fd.
+ * Returns 0 or -errno: -EINVAL for a filter the kernel cannot parse (an unknown field, bad
+ * syntax) or an event that is not a tracepoint, -EEXIST for a second filter on the same fd.
+ */
+int kp_perf_set_filter(int fd, const char *filter);
+
+/*
  * kp_perf_explain - print why opening @what (an event name) failed with -@err, and a hint:
  * the sysctl or capability for EACCES/EPERM, the limits for EINVAL/EMFILE/ENOMEM.
  */

@@ -25,6 +25,7 @@
 #include "formats/util.h"
 #include "perf.h"
 #include "synth.h"
+#include "tracefs.h"
 
 #define KP_MAX_CPUS 4096
 #define POLL_MS 100
@@ -139,6 +140,14 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->freq = 1;
 	}
 	a->sample_type = default_sample_type(o);
+	if (a->type == PERF_TYPE_TRACEPOINT) {
+		/* every hit, with its fields, unless -c asks otherwise (perf does the same) */
+		a->sample_type |= PERF_SAMPLE_RAW;
+		if (!o->period) {
+			a->sample_period = 1;
+			a->freq = 0;
+		}
+	}
 	a->read_format = PERF_FORMAT_LOST;
 	a->disabled = 1;
 	/* a launched command: counting starts at its exec; otherwise kprof enables the events */
@@ -202,6 +211,13 @@ static int open_one(struct kp_recorder *rec, size_t ev, size_t t, int ci)
 		return 1;
 	}
 	rec->fds[i] = fd;
+	if (e->filter && kp_perf_set_filter(fd, e->filter) < 0) {
+		kp_error("cannot apply the filter '%s' to '%s': %s", e->filter, e->spec,
+			 strerror(errno == EINVAL ? EINVAL : errno));
+		kp_hint("the filter syntax is the kernel's: fields of the event's format "
+			"('kprof list %s' shows them), e.g. 'common_pid == 1234'", e->spec);
+		return 1;
+	}
 	if (kp_perf_id(fd, &rec->ids[i]) < 0)
 		return kp_error("cannot read the id of event '%s': %s", e->spec, strerror(errno));
 	return 0;
@@ -445,6 +461,33 @@ static void write_meta(struct kp_recorder *rec)
 									   : rec->ks.state);
 }
 
+/* The format file of each tracepoint, so reports decode its RAW payload on any machine. */
+static void write_tp_formats(struct kp_recorder *rec)
+{
+	struct kp_tracefs tfs;
+	bool open = false;
+
+	for (size_t ev = 0; ev < rec->o->nr_evs; ev++) {
+		const struct kp_evspec *e = &rec->o->evs[ev];
+		char sys[256], *name, *fmt = NULL;
+		if (e->attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (!open && kp_tracefs_open(&tfs) < 0)
+			return;
+		open = true;
+		snprintf(sys, sizeof(sys), "%s", e->spec);
+		name = strchr(sys, ':');
+		if (!name)
+			continue;
+		*name++ = '\0';
+		if (kp_tracefs_format(&tfs, sys, name, &fmt) == 0 &&
+		    kp_writer_add_tp_format(&rec->w, e->attr.config, sys, fmt, strlen(fmt)))
+			kp_warn("the format of '%s' is too large to store: its fields will not be "
+				"decoded", e->spec);
+		free(fmt);
+	}
+}
+
 static int write_header(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
@@ -464,6 +507,7 @@ static int write_header(struct kp_recorder *rec)
 	}
 	free(ids);
 	write_meta(rec);
+	write_tp_formats(rec);
 	if (o->all_kallsyms && rec->ks.nr)
 		kp_kallsyms_write_all(&rec->ks, &rec->w);
 	/* the metadata chunk goes out now, so even a recording killed at once has it */

@@ -76,6 +76,20 @@ static void test_own_records(void)
 	m->value_len = 100;
 	ok(kp_rec_validate(&m->h, w.len) == -KP_ERECORD, "a meta whose value overruns is rejected");
 	w.len = 0;
+	{
+		static const char fmt[] = "name: sched_switch\nID: 372\n";
+		struct kp_rec_tp_format *f;
+		ok(kp_writer_add_tp_format(&w, 372, "sched", fmt, sizeof(fmt) - 1) == 0,
+		   "a tracepoint format record is written");
+		f = (void *)w.buf;
+		ok(kp_rec_validate(&f->h, w.len) == 0 && f->id == 372 &&
+			   !strcmp((const char *)(f + 1), "sched") &&
+			   !memcmp((const char *)(f + 1) + f->sys_len, fmt, f->fmt_len),
+		   "it validates and gives back id, system and format");
+		f->fmt_len = 4000;
+		ok(kp_rec_validate(&f->h, w.len) == -KP_ERECORD, "a format that overruns is rejected");
+		w.len = 0;
+	}
 	kp_writer_close(&w);
 	close(fd);
 }

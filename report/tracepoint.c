@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#include "tracepoint.h"
+
+#include <event-parse.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <trace-seq.h>
+
+#include "formats/util.h"
+
+struct kp_tp {
+	struct tep_handle *tep;
+};
+
+struct kp_tp *kp_tp_new(void)
+{
+	struct kp_tp *t = kp_xcalloc(1, sizeof(*t));
+
+	t->tep = tep_alloc();
+	if (!t->tep) {
+		fprintf(stderr, "kprof: out of memory in libtraceevent\n");
+		abort();
+	}
+	/* recordings are read on the machine kind they were made on (FORMAT.md: one byte order) */
+	tep_set_long_size(t->tep, sizeof(long));
+	tep_set_file_bigendian(t->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									      : TEP_LITTLE_ENDIAN);
+	return t;
+}
+
+void kp_tp_free(struct kp_tp *t)
+{
+	if (!t)
+		return;
+	tep_free(t->tep);
+	free(t);
+}
+
+int kp_tp_add_format(struct kp_tp *t, const char *sys, const char *fmt, size_t len)
+{
+	struct tep_event *ev = NULL;
+
+	return tep_parse_format(t->tep, &ev, fmt, len, sys) ? -KP_ERECORD : 0;
+}
+
+int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap)
+{
+	struct tep_record rec;
+	struct tep_event *ev;
+	struct trace_seq s;
+	uint16_t type;
+
+	buf[0] = '\0';
+	if (size < sizeof(type))
+		return -KP_ESAMPLE;
+	memcpy(&type, raw, sizeof(type)); /* common_type, the first field of every event */
+	ev = tep_find_event(t->tep, type);
+	if (!ev)
+		return -KP_ESAMPLE;
+	/* libtraceevent reads fields at their format offsets: refuse a payload that is too short */
+	for (int pass = 0; pass < 2; pass++)
+		for (const struct tep_format_field *f = pass ? ev->format.fields
+							     : ev->format.common_fields;
+		     f; f = f->next) {
+			uint32_t loc;
+			if ((uint64_t)f->offset + f->size > size)
+				return -KP_ESAMPLE;
+			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4)
+				continue;
+			/* __data_loc: u16 offset and u16 length of data elsewhere in the payload */
+			memcpy(&loc, (const char *)raw + f->offset, sizeof(loc));
+			if ((loc & 0xffff) + (loc >> 16) > size)
+				return -KP_ESAMPLE;
+		}
+	memset(&rec, 0, sizeof(rec));
+	rec.data = (void *)raw;
+	rec.size = (int)size;
+	trace_seq_init(&s);
+	tep_print_fields(&s, rec.data, rec.size, ev);
+	trace_seq_terminate(&s);
+	snprintf(buf, cap, "%s", s.buffer + strspn(s.buffer, " "));
+	trace_seq_destroy(&s);
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracepoint.h - decodes the RAW payload of tracepoint samples with libtraceevent, from the
+ * format files the recording carries (KP_REC_TP_FORMAT): "prev_comm=bash prev_pid=1 ...".
+ */
+#ifndef KP_TRACEPOINT_H
+#define KP_TRACEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_tp;
+
+/* kp_tp_new - an empty decoder; never fails (aborts on OOM). */
+struct kp_tp *kp_tp_new(void);
+void kp_tp_free(struct kp_tp *t);
+
+/*
+ * kp_tp_add_format - learn the event described by @fmt (@len bytes of a tracefs format file)
+ * of system @sys. Returns 0, or -KP_ERECORD when libtraceevent cannot parse it.
+ */
+int kp_tp_add_format(struct kp_tp *t, const char *sys, const char *fmt, size_t len);
+
+/*
+ * kp_tp_format - "field=value ..." for a RAW payload of @size bytes, into @buf of
+ * @cap bytes (always NUL-terminated). Returns 0, or -KP_ESAMPLE when the payload names an
+ * event of no known format or is shorter than its fields.
+ */
+int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap);
+
+#endif /* KP_TRACEPOINT_H */

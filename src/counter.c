@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * counter.c - the counting engine of `kprof stat`: a command held before exec, the counter
+ * targets, one counting event per event and target, and the wait for the end.
+ */
+#include "config.h"
+
+#include "counter.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "formats/util.h"
+#include "perf.h"
+#include "tracefs.h"
+
+/* Signal state: the only globals, as signal handlers need them. */
+static volatile sig_atomic_t nr_signals;
+static volatile pid_t signal_child;
+
+/*
+ * SIGINT from the terminal reaches the whole foreground process group, the command included;
+ * a signal sent to kprof alone is passed on to the command.
+ */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	nr_signals++;
+	if (signal_child > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
+		kill(signal_child, sig);
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig; /* only interrupts poll() */
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_flags = 0;
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* ---- the command, held before exec -------------------------------------------------------- */
+
+/* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
+static void run_child(int go_rd, int exec_wr, char **argv)
+{
+	char c = 0;
+	int err;
+
+	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
+		;
+	if (c != 'g')
+		_exit(127);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(exec_wr, &err, sizeof(err)) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+static int start_child(struct kp_counter *c)
+{
+	int go[2], ex[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return kp_error("cannot create a pipe: %s", strerror(errno));
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return kp_error("cannot create a pipe: %s", strerror(errno));
+	}
+	c->child = fork();
+	if (c->child < 0)
+		return kp_error("cannot fork: %s", strerror(errno));
+	if (c->child == 0) {
+		close(go[1]);
+		close(ex[0]);
+		run_child(go[0], ex[1], c->o->argv);
+	}
+	close(go[0]);
+	close(ex[1]);
+	c->go_fd = go[1];
+	c->exec_fd = ex[0];
+	signal_child = c->child;
+	return 0;
+}
+
+/* Let the command exec; 0 once it did, else say why it could not. */
+static int release_child(struct kp_counter *c)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		return kp_error("cannot start '%s': %s", c->o->argv[0], strerror(errno));
+	close(c->go_fd);
+	c->go_fd = -1;
+	do
+		n = read(c->exec_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(c->exec_fd);
+	c->exec_fd = -1;
+	if (n == sizeof(err)) {
+		waitpid(c->child, &c->status, 0);
+		c->child_done = true;
+		return kp_error("cannot run '%s': %s", c->o->argv[0], strerror(err));
+	}
+	return 0;
+}
+
+/* ---- targets ------------------------------------------------------------------------------ */
+
+static void add_target(struct kp_counter *c, pid_t pid, int cpu)
+{
+	c->targets = kp_xrealloc(c->targets, (c->nr_targets + 1) * sizeof(*c->targets));
+	c->targets[c->nr_targets++] = (struct kp_counter_target){ pid, cpu };
+}
+
+/* Every thread of process @pid, from /proc/PID/task; 0, or 1 after an error. */
+static int add_threads(struct kp_counter *c, pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return kp_error("cannot find process %d: %s", (int)pid,
+				errno == ENOENT ? "no such process" : strerror(errno));
+	while ((d = readdir(dir))) {
+		char *end;
+		long tid = strtol(d->d_name, &end, 10);
+		if (*end == '\0' && tid > 0)
+			add_target(c, (pid_t)tid, -1);
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int setup_targets(struct kp_counter *c)
+{
+	const struct kp_counter_opts *o = c->o;
+	int cpus[KP_COUNTER_MAX_CPUS], n;
+
+	if (o->nr_pids) {
+		for (int i = 0; i < o->nr_pids; i++)
+			if (add_threads(c, o->pids[i]))
+				return 1;
+		return 0;
+	}
+	if (o->cpus) {
+		for (int i = 0; i < o->nr_cpus; i++)
+			add_target(c, -1, o->cpus[i]);
+		return 0;
+	}
+	if (!o->system_wide) {
+		/*
+		 * The command: one task counter on any CPU (cpu -1), as perf stat does. A per-CPU
+		 * task counter is "enabled" whenever the task runs but "running" only while it
+		 * runs on that CPU, so its times would look multiplexed when they are not.
+		 */
+		add_target(c, c->child, -1);
+		return 0;
+	}
+	n = kp_cpus_online(cpus, KP_COUNTER_MAX_CPUS);
+	if (n <= 0)
+		return kp_error("cannot read the online CPUs: %s", strerror(n ? -n : EINVAL));
+	for (int i = 0; i < n; i++)
+		add_target(c, -1, cpus[i]);
+	return 0;
+}
+
+/* ---- counters ----------------------------------------------------------------------------- */
+
+static void build_attr(const struct kp_counter *c, struct kp_evspec *e)
+{
+	struct perf_event_attr *a = &e->attr;
+
+	a->size = sizeof(*a);
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->disabled = 1;
+	/* the command's own counters start at its exec; the others at PERF_EVENT_IOC_ENABLE */
+	a->enable_on_exec = c->o->argv && !c->o->system_wide && !c->o->nr_pids;
+	a->inherit = !c->o->system_wide;
+}
+
+/* After EINVAL from a filter: the syntax, and the fields the tracepoint has. */
+static void filter_hint(const struct kp_evspec *e)
+{
+	const char *colon = strchr(e->name, ':');
+	struct kp_tracefs t;
+	char *sys, *fmt = NULL, *fields;
+
+	if (!colon || kp_tracefs_open(&t))
+		return;
+	sys = kp_xstrdup(e->name);
+	sys[colon - e->name] = '\0';
+	if (kp_tracefs_format(&t, sys, colon + 1, &fmt) == 0) {
+		fields = kp_tracefs_fields(fmt);
+		kp_hint("a filter compares the fields of '%s' (%s) with ==, !=, <, <=, >, >=, & "
+			"or ~ (a glob), joined by && and ||", e->name, fields);
+		free(fields);
+	}
+	free(fmt);
+	free(sys);
+}
+
+static int apply_filter(int fd, const struct kp_evspec *e)
+{
+	int err = kp_perf_set_filter(fd, e->filter);
+
+	if (!err)
+		return 0;
+	kp_error("cannot set the filter '%s' on '%s': %s", e->filter, e->spec,
+		 err == -EINVAL ? "the kernel rejects it (Invalid argument)" : strerror(-err));
+	if (err == -EINVAL)
+		filter_hint(e);
+	return 1;
+}
+
+/* Open event @ev on target @ti; a missing PMU marks the event unsupported. 0 or 1. */
+static int open_one(struct kp_counter *c, size_t ev, int ti)
+{
+	struct kp_evspec *e = &c->o->evs[ev];
+	const struct kp_counter_target *t = &c->targets[ti];
+	int fd = kp_perf_open(&e->attr, t->pid, t->cpu, -1);
+
+	if (fd < 0 && kp_perf_is_unsupported(fd)) {
+		c->ev[ev].unsupported = true;
+		return 0;
+	}
+	if ((fd == -EACCES || fd == -EPERM) && kp_evspec_user_only(e)) {
+		fd = kp_perf_open(&e->attr, t->pid, t->cpu, -1);
+		if (fd >= 0)
+			kp_notice("kernel events are not permitted: counting '%s' in user space "
+				  "only", e->spec);
+		c->ev[ev].user_only = true;
+	}
+	if (fd == -ESRCH && t->cpu < 0)
+		return 0; /* a thread of a -p process ended since /proc listed it */
+	if (fd < 0) {
+		kp_perf_explain(e->spec, &e->attr, fd);
+		return 1;
+	}
+	c->fds[ev * c->nr_targets + ti] = fd;
+	return e->filter ? apply_filter(fd, e) : 0;
+}
+
+static int open_counters(struct kp_counter *c)
+{
+	const struct kp_counter_opts *o = c->o;
+	size_t n = o->nr_evs * c->nr_targets;
+
+	c->fds = kp_xcalloc(n, sizeof(*c->fds));
+	c->now = kp_xcalloc(n, sizeof(*c->now));
+	c->ev = kp_xcalloc(o->nr_evs, sizeof(*c->ev));
+	for (size_t i = 0; i < n; i++)
+		c->fds[i] = -1;
+	for (size_t ev = 0; ev < o->nr_evs; ev++) {
+		build_attr(c, &o->evs[ev]);
+		for (int ti = 0; ti < c->nr_targets && !c->ev[ev].unsupported; ti++)
+			if (open_one(c, ev, ti))
+				return 1;
+	}
+	return 0;
+}
+
+void kp_counter_read(struct kp_counter *c)
+{
+	for (size_t i = 0; i < c->o->nr_evs * c->nr_targets; i++) {
+		uint64_t v[3];
+		if (c->fds[i] >= 0 && read(c->fds[i], v, sizeof(v)) == sizeof(v))
+			c->now[i] = (struct kp_counter_count){ v[0], v[1], v[2] };
+	}
+}
+
+/* ---- waiting ------------------------------------------------------------------------------ */
+
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : (int)fd;
+#else
+	(void)pid;
+	return -ENOSYS;
+#endif
+}
+
+/* What kp_counter_wait() polls: the command's or the processes' pidfds (readable at exit). */
+static int setup_waits(struct kp_counter *c)
+{
+	const struct kp_counter_opts *o = c->o;
+
+	c->nr_waits = o->argv ? 1 : o->nr_pids;
+	c->waits = kp_xcalloc(c->nr_waits ? c->nr_waits : 1, sizeof(*c->waits));
+	c->wait_pids = kp_xcalloc(c->nr_waits ? c->nr_waits : 1, sizeof(*c->wait_pids));
+	for (int i = 0; i < c->nr_waits; i++) {
+		pid_t pid = o->argv ? c->child : o->pids[i];
+		int fd = pidfd_of(pid);
+		if (fd == -ESRCH)
+			return kp_error("cannot find process %d: no such process", (int)pid);
+		c->waits[i] = (struct pollfd){ .fd = fd < 0 ? -1 : fd, .events = POLLIN };
+		c->wait_pids[i] = pid;
+	}
+	c->nr_alive = c->nr_waits;
+	return 0;
+}
+
+/* Account for ended processes: reap the command (with its rusage), count the -p ones. */
+static void check_waits(struct kp_counter *c)
+{
+	if (c->o->argv) {
+		if (!c->child_done && wait4(c->child, &c->status, WNOHANG, &c->ru) == c->child)
+			c->child_done = true;
+		c->nr_alive = !c->child_done;
+		return;
+	}
+	for (int i = 0; i < c->nr_waits; i++) {
+		struct pollfd *p = &c->waits[i];
+		bool ended = p->fd >= 0 ? (p->revents & (POLLIN | POLLHUP)) != 0
+					: kill(c->wait_pids[i], 0) < 0 && errno == ESRCH;
+		if (ended && c->wait_pids[i] > 0) {
+			c->wait_pids[i] = 0;
+			if (p->fd >= 0)
+				close(p->fd);
+			p->fd = -1;
+			c->nr_alive--;
+		}
+	}
+}
+
+bool kp_counter_wait(struct kp_counter *c, int timeout_ms)
+{
+	bool stop_on_signal = !c->o->argv;
+
+	/* a signal that comes between the check and poll(), and without pidfds (Linux < 5.3)
+	 * a process's end, are seen at the latest this much later */
+	if (timeout_ms < 0 || timeout_ms > 250)
+		timeout_ms = 250;
+	if (!(nr_signals && stop_on_signal))
+		poll(c->waits, c->nr_waits, timeout_ms);
+	check_waits(c);
+	if ((c->nr_waits && !c->nr_alive) || (nr_signals && stop_on_signal))
+		return false;
+	if (nr_signals > 1 && !c->killed) {
+		kp_notice("interrupted again: stopping '%s'", c->o->argv[0]);
+		kill(c->child, SIGKILL);
+		c->killed = true;
+	}
+	return true;
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+int kp_counter_start(struct kp_counter *c, const struct kp_counter_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->go_fd = c->exec_fd = -1;
+	install_signals();
+	if (o->argv && start_child(c))
+		return 1;
+	if (setup_targets(c) || open_counters(c) || setup_waits(c))
+		return 1;
+	if (o->system_wide || o->nr_pids)
+		for (size_t i = 0; i < o->nr_evs * c->nr_targets; i++)
+			if (c->fds[i] >= 0)
+				ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	return o->argv ? release_child(c) : 0;
+}
+
+int kp_counter_exit_code(const struct kp_counter *c)
+{
+	if (!c->o->argv)
+		return 0;
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return 1;
+}
+
+void kp_counter_release(struct kp_counter *c)
+{
+	if (c->child > 0 && !c->child_done) {
+		kill(c->child, SIGKILL);
+		waitpid(c->child, NULL, 0);
+	}
+	for (size_t i = 0; c->fds && i < c->o->nr_evs * c->nr_targets; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	for (int i = 0; c->waits && i < c->nr_waits; i++)
+		if (c->waits[i].fd >= 0)
+			close(c->waits[i].fd);
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->exec_fd >= 0)
+		close(c->exec_fd);
+	free(c->targets);
+	free(c->fds);
+	free(c->now);
+	free(c->ev);
+	free(c->waits);
+	free(c->wait_pids);
+	signal_child = 0;
+}

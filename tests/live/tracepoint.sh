@@ -1,0 +1,44 @@
+#!/bin/sh
+# Live: tracepoints in kprof record: every hit sampled with its RAW payload, decoded from the
+# format stored in the recording; globs; --filter.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+GETUID="$top_builddir/tests/workloads/getuid"
+[ "$(id -u)" -eq 0 ] || skip_all "tracepoints need root here (tracefs is root-only)"
+# kprof mounts tracefs when it is not: put the system back as it was afterwards
+mounted_before=$(grep -c " /sys/kernel/tracing tracefs " /proc/mounts)
+restore() {
+	[ "$mounted_before" -eq 0 ] && grep -q " /sys/kernel/tracing tracefs " /proc/mounts &&
+		umount /sys/kernel/tracing
+	rm -rf "$WORK"
+}
+trap restore EXIT
+
+"$KPROF" record -e syscalls:sys_enter_getuid -o "$WORK/g.kprof" -- "$GETUID" 1234 >/dev/null 2>"$WORK/g.err" ||
+	skip_all "tracepoints cannot be recorded here: $(grep -m1 kprof "$WORK/g.err")"
+n=$("$KPROF" script -i "$WORK/g.kprof" | grep -c " syscalls:sys_enter_getuid: ")
+check "a tracepoint sample per getuid call: $n of 1234" [ "$n" -eq 1234 ]
+check "...decoded from the stored format" \
+	sh -c "'$KPROF' script -i '$WORK/g.kprof' | grep ' syscalls:sys_enter_getuid: ' | head -1 | grep -q '__syscall_nr=102'"
+
+"$KPROF" record -e 'syscalls:sys_enter_getu*' -o "$WORK/glob.kprof" -- "$GETUID" 10 >/dev/null 2>&1
+check "a glob picks the matching tracepoints" \
+	sh -c "'$KPROF' script -i '$WORK/glob.kprof' --header | grep -q 'syscalls:sys_enter_getuid'"
+
+"$KPROF" record -e syscalls:sys_enter_getuid --filter 'common_pid == 1' -o "$WORK/f.kprof" -- "$GETUID" 100 >/dev/null 2>&1
+n=$("$KPROF" script -i "$WORK/f.kprof" | grep -c " syscalls:sys_enter_getuid: ")
+check "--filter 'common_pid == 1' keeps none of the workload's calls ($n)" [ "$n" -eq 0 ]
+
+"$KPROF" record -e sched:sched_switch -o "$WORK/s.kprof" -- sleep 0.2 >/dev/null 2>&1
+"$KPROF" script -i "$WORK/s.kprof" | grep " sched:sched_switch: " | head -1 >"$WORK/s.line"
+check "sched_switch decodes prev_comm, prev_pid and next_pid" \
+	grep -Eq "prev_comm=sleep prev_pid=[0-9]+ .*next_pid=[0-9]+" "$WORK/s.line"
+
+"$KPROF" record -e syscalls:sys_enter_getuid --filter 'bogus ===' -o "$WORK/b.kprof" -- true >/dev/null 2>"$WORK/b.err"
+check "a bad filter fails with status 1" [ $? -eq 1 ]
+check "...saying what the filter is applied to" grep -q "cannot apply the filter 'bogus ===' to 'syscalls:sys_enter_getuid'" "$WORK/b.err"
+check "...and leaves no file" [ ! -e "$WORK/b.kprof" ]
+"$KPROF" record -e nosuchsys:nosuchevent -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
+check "an unknown tracepoint is an error naming it" grep -q "nosuchsys:nosuchevent" "$WORK/x.err"
+
+done_testing
