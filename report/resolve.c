@@ -341,7 +341,8 @@ uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint
 	stats_add(&e->delta, &before, -1);
 	memcpy(r->keys + r->nr_keys, key, n * sizeof(*key));
 	r->nr_keys += n;
-	memcpy(r->logs + r->nr_logs, r->log, r->log_len * sizeof(*r->log));
+	if (r->log_len)
+		memcpy(r->logs + r->nr_logs, r->log, r->log_len * sizeof(*r->log));
 	r->nr_logs += r->log_len;
 	kp_hash_put(&r->stacks, hkey, r->nr_stacks++);
 	return node;

@@ -135,6 +135,33 @@ for w in split-nofp deep-200 threads-2 forks-300; do
 	overhead "$w" "4 kHz" -F 4000
 done
 
+# --- 1b. the whole machine: -a -g at 1 kHz while two CPU-bound threads keep it busy -------
+echo "bench: system-wide recording ($runs runs each, alternating)..." >&2
+secs=${quick:+2}; secs=${secs:-10}
+"$tmp/work-fp" threads 2 100000000 >/dev/null 2>&1 &
+busy=$!
+d=$tmp/sys
+mkdir -p "$d"
+for i in $(seq 0 "$runs"); do
+	f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+	run "$f/kprof" "$kprof" record -a -g -F 1000 -o "$tmp/a.kprof" -- sleep "$secs"
+	echo "$(kprof_samples) $(stat -c %s "$tmp/a.kprof") $(sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' "$tmp/err")" >>"$f/kprof.n"
+	run "$f/perf" perf record -a -g -F 1000 -o "$tmp/a.data" -- sleep "$secs"
+	echo "$(perf_samples) $(stat -c %s "$tmp/a.data") $(perf report -i "$tmp/a.data" --stats 2>/dev/null |
+		sed -n 's/^ *LOST events: *\([0-9]*\).*/\1/p' | head -1)" >>"$f/perf.n"
+done
+kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null || true
+# the recorder's own CPU (sleep's is nil), per 1000 samples; bytes per sample; lost
+sys_row() { # TOOL
+	local cpu n b l
+	cpu=$(med "$d/$1" 2); n=$(med "$d/$1.n" 1)
+	b=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/$1.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	l=$(awk '{ s += ($3 == "" ? 0 : $3) } END { print s + 0 }' "$d/$1.n")
+	printf "| %s | %s | %s | %.2f | %s | %s |\n" "$1" "$n" "$(range "$d/$1" 2)" \
+		"$(awk -v c="$cpu" -v n="$n" 'BEGIN { print (n ? c * 1e6 / n : 0) }')" "$b" "$l"
+}
+sys_rows="$(sys_row kprof)"$'\n'"$(sys_row perf)"$'\n'
+
 # --- 2. report throughput and scaling -----------------------------------------------------
 echo "bench: recording about 1 M samples with each tool..." >&2
 # about 1 M samples at 50 kHz (-c 20000): sampling that fast slows the workload itself down
@@ -210,6 +237,12 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 	echo "| workload | rate | alone | kprof record -g | kprof slowdown | perf record -g | perf slowdown | slowdown ratio kprof/perf | kprof CPU ms/1000 samples | perf CPU ms/1000 samples | ratio | samples kprof / perf |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf "%s" "$record_rows"
+	echo
+	echo "### The whole machine: record -a -g -F 1000 -- sleep $secs, two busy threads on $(nproc) CPUs"
+	echo
+	echo "| tool | samples | recorder CPU s, median (min-max) | CPU ms per 1000 samples | bytes per sample | lost (all runs) |"
+	echo "|---|---|---|---|---|---|"
+	printf "%s" "$sys_rows"
 	echo
 	echo "### File size: bytes per sample"
 	echo
