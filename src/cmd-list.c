@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-list.c - `kprof list [GLOB]`: the events -e takes, marked where this machine lacks them;
- * the tracepoints in tracefs; the PMUs in sysfs with their format terms; the probe syntaxes.
+ * the tracepoints in tracefs; the PMUs in sysfs with their format terms and named events;
+ * the syntaxes of probes, PMU terms and groups.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,30 +19,22 @@
 #include "evspec.h"
 #include "formats/util.h"
 #include "perf.h"
+#include "pmu.h"
 #include "tracefs.h"
 
-#define PMU_DIR "/sys/bus/event_source/devices"
+#define PMU_DIR KP_PMU_DIR
 
 static const char list_usage[] =
 	"usage: kprof list [GLOB]\n"
 	"\n"
 	"Lists the events kprof stat and kprof record take with -e: hardware, software and\n"
 	"hardware cache events (marked where this machine does not have them), raw events,\n"
-	"tracepoints (readable by root), the kernel's PMUs with their format terms, and the\n"
-	"probe syntaxes. GLOB (a shell pattern, e.g. 'sched:*' or '*cache*') keeps the names\n"
-	"that match.\n"
+	"tracepoints (readable by root), the kernel's PMUs with their format terms and their\n"
+	"named events (PMU/EVENT/), and the syntaxes of raw events, probes, breakpoints, PMU\n"
+	"terms and groups. GLOB (a shell pattern, e.g. 'sched:*' or '*cache*') keeps the\n"
+	"names that match.\n"
 	"\n"
 	"  -h, --help   this text\n";
-
-/* Syntaxes documented here; -e does not take the probes yet. */
-static const struct {
-	const char *syntax, *what;
-} syntaxes[] = {
-	{ "rNNNN", "raw PMU event NNNN (hex), as the CPU manual numbers it" },
-	{ "uprobe:PATH:SYMBOL[+OFF]", "user-space probe on SYMBOL in PATH; -e: not yet" },
-	{ "kprobe:FUNC[+OFF]", "kernel probe on FUNC; -e: not yet" },
-	{ "mem:ADDR[:rwx]", "breakpoint on ADDR: read, write, execute; -e: not yet" },
-};
 
 /* What one listing works with: the glob, and whether a section's heading was printed. */
 struct lister {
@@ -145,18 +136,6 @@ static void list_tracepoints(struct lister *l)
 	kp_tracefs_free(tps, nr);
 }
 
-/* A small sysfs file's first line, without the newline; "" when it cannot be read. */
-static void read_line(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 struct term {
 	char text[160]; /* "retprobe=config:0" */
 };
@@ -177,74 +156,90 @@ static int cmp_term(const void *a, const void *b)
 /* "retprobe=config:0 ref_ctr_offset=config:32-63", from the PMU's format/ directory */
 static void format_terms(const char *pmu, char *out, size_t len)
 {
-	char path[512], value[128];
-	struct term *terms = NULL;
-	size_t nr = 0, o = 0;
-	struct dirent *d;
-	DIR *dir;
+	size_t nr, o = 0;
+	char **names = kp_pmu_list(pmu, "format", &nr);
+	struct term *terms = kp_xcalloc(nr ? nr : 1, sizeof(*terms));
 
 	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s/format", PMU_DIR, pmu);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/format/%s", PMU_DIR, pmu, d->d_name);
-		read_line(path, value, sizeof(value));
-		terms = kp_xrealloc(terms, (nr + 1) * sizeof(*terms));
-		snprintf(terms[nr++].text, sizeof(terms->text), "%.60s=%.90s", d->d_name, value);
+	for (size_t i = 0; i < nr; i++) {
+		char *value = kp_pmu_format(pmu, names[i]);
+		snprintf(terms[i].text, sizeof(terms->text), "%.60s=%.90s", names[i],
+			 value ? value : "");
+		free(value);
 	}
-	closedir(dir);
 	if (nr)
 		qsort(terms, nr, sizeof(*terms), cmp_term);
 	for (size_t i = 0; i < nr && o < len; i++)
 		o += snprintf(out + o, len - o, "%s%s", i ? " " : "", terms[i].text);
 	free(terms);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	kp_pmu_free_list(names, nr);
 }
 
 static void list_pmus(struct lister *l)
 {
-	char **pmus = NULL, path[512], type[32], terms[1024], name[1200];
-	size_t nr = 0;
-	struct dirent *d;
-	DIR *dir = opendir(PMU_DIR);
+	size_t nr;
+	char **pmus = kp_pmu_list(NULL, NULL, &nr), type[32], terms[1024], name[1200];
 
-	if (!dir)
-		return;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.' && matches(l, d->d_name)) {
-			pmus = kp_xrealloc(pmus, (nr + 1) * sizeof(*pmus));
-			pmus[nr++] = kp_xstrdup(d->d_name);
-		}
-	closedir(dir);
-	if (nr)
-		qsort(pmus, nr, sizeof(*pmus), cmp_str);
 	section(l, "PMUs (" PMU_DIR ") and their format terms");
 	for (size_t i = 0; i < nr; i++) {
-		snprintf(path, sizeof(path), "%s/%.200s/type", PMU_DIR, pmus[i]);
-		read_line(path, type, sizeof(type));
+		uint32_t t;
+		if (!matches(l, pmus[i]))
+			continue;
+		if (kp_pmu_type(pmus[i], &t) == 0)
+			snprintf(type, sizeof(type), "PMU type %u", t);
+		else
+			snprintf(type, sizeof(type), "PMU type ?");
 		format_terms(pmus[i], terms, sizeof(terms));
 		snprintf(name, sizeof(name), "%.200s:%s%s", pmus[i], terms[0] ? " " : "", terms);
-		snprintf(path, sizeof(path), "PMU type %s", type);
-		line(l, name, path);
-		free(pmus[i]);
+		line(l, name, type);
 	}
-	free(pmus);
+	kp_pmu_free_list(pmus, nr);
+}
+
+/* Every PMU's named events, as -e takes them: "msr/tsc/", with their definition. */
+static void list_pmu_events(struct lister *l)
+{
+	size_t np, ne;
+	char **pmus = kp_pmu_list(NULL, NULL, &np), name[300], tag[600];
+
+	section(l, "PMU events (" PMU_DIR "/PMU/events)");
+	for (size_t i = 0; i < np; i++) {
+		char **events = kp_pmu_list(pmus[i], "events", &ne);
+		for (size_t j = 0; j < ne; j++) {
+			char *def;
+			snprintf(name, sizeof(name), "%.140s/%.140s/", pmus[i], events[j]);
+			if (!matches(l, name))
+				continue;
+			def = kp_pmu_event(pmus[i], events[j]);
+			snprintf(tag, sizeof(tag), "%s event%s%.500s", pmus[i], def ? ": " : "",
+				 def ? def : "");
+			line(l, name, tag);
+			free(def);
+		}
+		kp_pmu_free_list(events, ne);
+	}
+	kp_pmu_free_list(pmus, np);
 }
 
 static void list_syntaxes(struct lister *l)
 {
-	section(l, "raw events and probes (syntax)");
-	for (size_t i = 0; i < ARRAY_SIZE(syntaxes); i++)
-		if (matches(l, syntaxes[i].syntax))
-			line(l, syntaxes[i].syntax, syntaxes[i].what);
+	const char *syntax, *what;
+
+	uint32_t type;
+	bool kprobe = kp_pmu_type("kprobe", &type) == 0, uprobe = kp_pmu_type("uprobe", &type) == 0;
+	char tag[256];
+
+	section(l, "raw events, probes, PMU terms and groups (syntax)");
+	for (size_t i = 0; (syntax = kp_evspec_syntax(i, &what)); i++) {
+		/* marked where this kernel lacks the PMU, as the named events are */
+		bool lacks = (!kprobe && strstr(syntax, "kprobe:") == syntax) ||
+			     (!kprobe && strstr(syntax, "kretprobe:") == syntax) ||
+			     (!uprobe && strstr(syntax, "uprobe:") == syntax) ||
+			     (!uprobe && strstr(syntax, "uretprobe:") == syntax);
+		snprintf(tag, sizeof(tag), "%s%s", what, lacks ? "; not supported here" : "");
+		if (matches(l, syntax))
+			line(l, syntax, tag);
+	}
 }
 
 static const struct option long_opts[] = {
@@ -271,6 +266,7 @@ int cmd_list(int argc, char **argv)
 	list_named(&l, PERF_TYPE_HW_CACHE, "hardware cache events");
 	list_tracepoints(&l);
 	list_pmus(&l);
+	list_pmu_events(&l);
 	list_syntaxes(&l);
 	if (!l.shown)
 		return kp_error("no event matches '%s'", l.glob);

@@ -195,15 +195,28 @@ static int setup_targets(struct kp_counter *c)
 
 /* ---- counters ----------------------------------------------------------------------------- */
 
-static void build_attr(const struct kp_counter *c, struct kp_evspec *e)
+/*
+ * Is event @ev opened as a member of its group? Not when it leads it, is in none, or its
+ * leader is not supported here: then it counts on its own, as if it were in no group.
+ */
+static bool grouped_member(const struct kp_counter *c, size_t ev)
 {
-	struct perf_event_attr *a = &e->attr;
+	int leader = c->o->evs[ev].group_leader;
+
+	return leader >= 0 && (size_t)leader != ev && !c->ev[leader].unsupported;
+}
+
+static void build_attr(const struct kp_counter *c, size_t ev)
+{
+	struct perf_event_attr *a = &c->o->evs[ev].attr;
+	bool member = grouped_member(c, ev);
 
 	a->size = sizeof(*a);
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a->disabled = 1;
+	/* a group member is enabled with its leader, so it is created enabled itself */
+	a->disabled = !member;
 	/* the command's own counters start at its exec; the others at PERF_EVENT_IOC_ENABLE */
-	a->enable_on_exec = c->o->argv && !c->o->system_wide && !c->o->nr_pids;
+	a->enable_on_exec = !member && c->o->argv && !c->o->system_wide && !c->o->nr_pids;
 	a->inherit = !c->o->system_wide;
 }
 
@@ -241,19 +254,47 @@ static int apply_filter(int fd, const struct kp_evspec *e)
 	return 1;
 }
 
+/* A missing PMU is "<not supported>" for the named events; for a probe it is an error. */
+static bool may_be_unsupported(const struct kp_evspec *e)
+{
+	return e->kind != KP_EVSPEC_UPROBE && e->kind != KP_EVSPEC_KPROBE &&
+	       e->kind != KP_EVSPEC_BREAKPOINT;
+}
+
+static void explain_open(const struct kp_counter *c, size_t ev, int err)
+{
+	const struct kp_evspec *e = &c->o->evs[ev];
+
+	kp_evspec_explain(e, err);
+	if (grouped_member(c, ev) && err == -EINVAL)
+		kp_hint("'%s' is in a group led by '%s': the kernel puts only events that can "
+			"count together in one group (software events and one PMU's events)",
+			e->spec, c->o->evs[e->group_leader].spec);
+}
+
 /* Open event @ev on target @ti; a missing PMU marks the event unsupported. 0 or 1. */
 static int open_one(struct kp_counter *c, size_t ev, int ti)
 {
 	struct kp_evspec *e = &c->o->evs[ev];
 	const struct kp_counter_target *t = &c->targets[ti];
-	int fd = kp_perf_open(&e->attr, t->pid, t->cpu, -1);
+	int group_fd = -1, fd, first;
 
-	if (fd < 0 && kp_perf_is_unsupported(fd)) {
+	if (grouped_member(c, ev)) {
+		group_fd = c->fds[(size_t)e->group_leader * c->nr_targets + ti];
+		if (group_fd < 0)
+			return 0; /* the leader's thread ended before it could be opened */
+	}
+	fd = first = kp_perf_open(&e->attr, t->pid, t->cpu, group_fd);
+	if (fd < 0 && kp_perf_is_unsupported(fd) && may_be_unsupported(e)) {
 		c->ev[ev].unsupported = true;
+		if ((size_t)e->group_leader == ev && ev + 1 < c->o->nr_evs &&
+		    c->o->evs[ev + 1].group_leader == (int)ev)
+			kp_notice("'%s' leads a group but is not supported here: the rest of its "
+				  "group counts without it", e->spec);
 		return 0;
 	}
 	if ((fd == -EACCES || fd == -EPERM) && kp_evspec_user_only(e)) {
-		fd = kp_perf_open(&e->attr, t->pid, t->cpu, -1);
+		fd = kp_perf_open(&e->attr, t->pid, t->cpu, group_fd);
 		if (fd >= 0)
 			kp_notice("kernel events are not permitted: counting '%s' in user space "
 				  "only", e->spec);
@@ -262,7 +303,8 @@ static int open_one(struct kp_counter *c, size_t ev, int ti)
 	if (fd == -ESRCH && t->cpu < 0)
 		return 0; /* a thread of a -p process ended since /proc listed it */
 	if (fd < 0) {
-		kp_perf_explain(e->spec, &e->attr, fd);
+		/* when user space only fails too, the first refusal is the one to explain */
+		explain_open(c, ev, c->ev[ev].user_only ? first : fd);
 		return 1;
 	}
 	c->fds[ev * c->nr_targets + ti] = fd;
@@ -279,8 +321,9 @@ static int open_counters(struct kp_counter *c)
 	c->ev = kp_xcalloc(o->nr_evs, sizeof(*c->ev));
 	for (size_t i = 0; i < n; i++)
 		c->fds[i] = -1;
+	/* a leader comes before its members, so their group_fd is open when they are */
 	for (size_t ev = 0; ev < o->nr_evs; ev++) {
-		build_attr(c, &o->evs[ev]);
+		build_attr(c, ev);
 		for (int ti = 0; ti < c->nr_targets && !c->ev[ev].unsupported; ti++)
 			if (open_one(c, ev, ti))
 				return 1;

@@ -9,6 +9,13 @@
  * processes are followed per thread (from /proc/PID/task) with cpu=-1 and inherit. Counting
  * needs no ring, so cpu=-1 with inherit works (sampling would need per-CPU events). Every fd
  * reads {value, time enabled, time running}.
+ *
+ * Groups (struct kp_evspec's group_leader): on each target the leader is opened disabled
+ * (with enable_on_exec for a command), each member after it with group_fd = the leader's fd
+ * and enabled, so the kernel schedules the group as one. Each member is still read on its
+ * own fd (no PERF_FORMAT_GROUP), which is exact as long as the group is not multiplexed,
+ * and scaled by its own enabled/running times when it is. A group whose leader this machine
+ * lacks counts its members on their own.
  */
 #ifndef KP_COUNTER_H
 #define KP_COUNTER_H

@@ -8,6 +8,9 @@
 
 #include "diag.h"
 #include "formats/util.h"
+#include "perf.h"
+#include "pmu.h"
+#include "probe.h"
 #include "tracefs.h"
 
 #define HWC_ID(c, op, res)                                                             \
@@ -102,21 +105,38 @@ static size_t edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-static void suggest(const char *name)
+bool kp_evspec_suggest(const char *name, const char *const *names, size_t nr)
 {
-	size_t best = (size_t)-1;
+	size_t best = (size_t)-1, shown = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(event_names); i++) {
-		size_t d = edit_distance(name, event_names[i].name);
+	for (size_t i = 0; i < nr; i++) {
+		size_t d = edit_distance(name, names[i]);
 		best = d < best ? d : best;
 	}
-	if (best > 3 && best > strlen(name) / 2) {
-		kp_hint("'kprof list' lists the events kprof knows");
-		return;
+	if (best == (size_t)-1 || (best > 3 && best > strlen(name) / 2))
+		return false;
+	for (size_t i = 0; i < nr && shown < 5; i++) {
+		bool dup = false;
+		if (edit_distance(name, names[i]) != best)
+			continue;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = !strcmp(names[j], names[i]);
+		if (!dup) {
+			kp_hint("did you mean '%s'?", names[i]);
+			shown++;
+		}
 	}
+	return true;
+}
+
+static void suggest(const char *name)
+{
+	const char *names[ARRAY_SIZE(event_names)];
+
 	for (size_t i = 0; i < ARRAY_SIZE(event_names); i++)
-		if (edit_distance(name, event_names[i].name) == best)
-			kp_hint("did you mean '%s'?", event_names[i].name);
+		names[i] = event_names[i].name;
+	if (!kp_evspec_suggest(name, names, ARRAY_SIZE(names)))
+		kp_hint("'kprof list' lists the events kprof knows");
 }
 
 static const struct kp_evspec_name *lookup(const char *name)
@@ -162,6 +182,15 @@ static bool parse_raw(const char *text, uint64_t *config)
 	return true;
 }
 
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+
+	if (!d)
+		kp_die("out of memory");
+	return d;
+}
+
 /* What one kp_evspec_parse() call works with: tracefs is opened on the first tracepoint. */
 struct parse_ctx {
 	struct kp_evspec **specs;
@@ -181,6 +210,7 @@ static struct kp_evspec *new_spec(struct parse_ctx *c, const char *spec)
 	e->spec = kp_xstrdup(spec);
 	e->attr.size = sizeof(e->attr);
 	e->token = c->token;
+	e->group_leader = -1;
 	return e;
 }
 
@@ -221,8 +251,12 @@ static int add_tracepoints(struct parse_ctx *c, const char *text, const char *sy
 		snprintf(full, len, "%s:%s", tps[i].system, tps[i].name);
 		e = new_spec(c, full);
 		e->name = e->name_buf = full;
+		e->kind = KP_EVSPEC_TRACEPOINT;
 		e->attr.type = PERF_TYPE_TRACEPOINT;
 		e->attr.config = tps[i].id;
+		/* the kernel samples the function tracer only without user call chains */
+		if (!strcmp(full, "ftrace:function"))
+			e->attr.exclude_callchain_user = 1;
 	}
 	kp_tracefs_free(tps, n);
 	/* a malformed id file is tracefs's fault, not a bad spec */
@@ -273,6 +307,7 @@ static int parse_named(struct parse_ctx *c, char *text, char *colon)
 		e->attr.config = n->config;
 	} else {
 		e->name = e->name_buf = kp_xstrdup(text);
+		e->kind = KP_EVSPEC_RAW;
 		e->attr.type = PERF_TYPE_RAW;
 		e->attr.config = raw;
 	}
@@ -284,12 +319,73 @@ static int parse_named(struct parse_ctx *c, char *text, char *colon)
 	return 0;
 }
 
+/* A probe: the text after its prefix goes to src/probe.c. */
+static int parse_probe(struct parse_ctx *c, const char *text, enum kp_evspec_kind kind,
+		       const char *arg, bool ret)
+{
+	struct kp_evspec *e = new_spec(c, text);
+
+	e->kind = kind;
+	e->name = e->name_buf = kp_xstrdup(text);
+	if (kind == KP_EVSPEC_UPROBE)
+		return kp_probe_uprobe(text, arg, ret, &e->attr, &e->probe_arg);
+	if (kind == KP_EVSPEC_KPROBE)
+		return kp_probe_kprobe(text, arg, ret, &e->attr, &e->probe_arg);
+	return kp_probe_breakpoint(text, arg, &e->attr);
+}
+
+/* PMU/TERMS/ with optional modifiers after the last slash: "msr/tsc/", "cpu/event=1/u". */
+static int parse_pmu(struct parse_ctx *c, char *text, size_t name_len)
+{
+	char *close = strchr(text + name_len + 1, '/'), *mods;
+	struct kp_evspec *e;
+	int err;
+
+	if (!close) {
+		kp_error("bad event '%s': a PMU event is PMU/TERM=VALUE,.../ (no closing '/')", text);
+		return -EINVAL;
+	}
+	mods = close + 1 + (close[1] == ':');
+	if (mods[strspn(mods, "uk")]) {
+		kp_error("bad modifier '%s' after event '%.*s': only 'u' and 'k' are known", close + 1,
+			 (int)(close + 1 - text), text);
+		return -EINVAL;
+	}
+	e = new_spec(c, text);
+	e->kind = KP_EVSPEC_PMU;
+	e->name = e->name_buf = xstrndup(text, (size_t)(close + 1 - text));
+	text[name_len] = *close = '\0';
+	err = kp_pmu_parse(text, text + name_len + 1, e->spec, &e->attr);
+	if (!err)
+		apply_modifiers(e, mods);
+	return err;
+}
+
+static const struct {
+	const char *prefix;
+	enum kp_evspec_kind kind;
+	bool ret;
+} probe_prefixes[] = {
+	{ "uprobe:", KP_EVSPEC_UPROBE, false },	   { "uretprobe:", KP_EVSPEC_UPROBE, true },
+	{ "kprobe:", KP_EVSPEC_KPROBE, false },	   { "kretprobe:", KP_EVSPEC_KPROBE, true },
+	{ "mem:", KP_EVSPEC_BREAKPOINT, false },
+};
+
 static int parse_token(struct parse_ctx *c, char *text)
 {
 	char *colon = strchr(text, ':');
+	size_t pmu_len = strspn(text, KP_PMU_NAME_CHARS);
 	bool known;
 	uint64_t raw;
 
+	for (size_t i = 0; i < ARRAY_SIZE(probe_prefixes); i++) {
+		size_t n = strlen(probe_prefixes[i].prefix);
+		if (!strncmp(text, probe_prefixes[i].prefix, n))
+			return parse_probe(c, text, probe_prefixes[i].kind, text + n,
+					   probe_prefixes[i].ret);
+	}
+	if (pmu_len && text[pmu_len] == '/')
+		return parse_pmu(c, text, pmu_len);
 	if (!colon)
 		return parse_named(c, text, NULL);
 	*colon = '\0';
@@ -301,22 +397,89 @@ static int parse_token(struct parse_ctx *c, char *text)
 	return parse_tracepoint(c, text, colon);
 }
 
+/*
+ * The length of the event at @s: up to the next ',', '{' or '}', except inside a PMU
+ * event's /TERMS/, whose commas separate terms.
+ */
+static size_t event_len(const char *s)
+{
+	size_t n = strspn(s, KP_PMU_NAME_CHARS);
+
+	if (n && s[n] == '/') {
+		const char *close = strchr(s + n + 1, '/');
+		if (!close)
+			return strlen(s);
+		n = (size_t)(close + 1 - s);
+	}
+	return n + strcspn(s + n, ",{}");
+}
+
+/* What the group syntax allows at @p, given whether a group is open; 0, or -EINVAL. */
+static int group_syntax(const char *list, const char *p, bool open)
+{
+	if (*p == '{' && open)
+		kp_error("bad event list '%s': groups do not nest", list);
+	else if (*p == '{' && p != list && p[-1] != ',')
+		kp_error("bad event list '%s': a group starts the list or follows a comma", list);
+	else if (*p == '}' && !open)
+		kp_error("bad event list '%s': '}' without '{'", list);
+	else if (*p == '}' && p[1] && p[1] != ',')
+		kp_error("bad event list '%s': a group ends with '}' and takes no modifiers",
+			 list);
+	else if (!*p && open)
+		kp_error("bad event list '%s': '{' without '}'", list);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* Make entries [@first, *@nr) one group; an empty group is an error. */
+static int close_group(struct parse_ctx *c, const char *list, size_t first)
+{
+	if (*c->nr == first) {
+		kp_error("bad event list '%s': an empty group", list);
+		return -EINVAL;
+	}
+	for (size_t i = first; i < *c->nr; i++)
+		(*c->specs)[i].group_leader = (int)first;
+	return 0;
+}
+
 int kp_evspec_parse(const char *list, struct kp_evspec **specs, size_t *nr)
 {
-	char *copy = kp_xstrdup(list), *save = NULL, *tok;
 	struct parse_ctx c = { specs, nr, *nr ? (*specs)[*nr - 1].token : 0, { 0 }, 1 };
-	size_t first = *nr;
+	size_t first = *nr, group = 0;
+	bool open = false;
+	const char *p = list;
 	int err = 0;
 
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		c.token++;
-		err = parse_token(&c, tok);
+	while (!err && (*p || open)) {
+		size_t len;
+		err = group_syntax(list, p, open);
+		if (err)
+			break;
+		if (*p == '{' || *p == '}') {
+			if (*p == '}')
+				err = close_group(&c, list, group);
+			open = *p == '{';
+			group = *nr;
+			p++;
+			continue;
+		}
+		len = event_len(p);
+		if (len) {
+			char *tok = xstrndup(p, len);
+			c.token++;
+			err = parse_token(&c, tok);
+			free(tok);
+		}
+		p += len;
+		p += *p == ',';
 	}
 	if (!err && *nr == first) {
 		kp_error("no event in '%s'", list);
 		err = -EINVAL;
 	}
-	free(copy);
 	return err;
 }
 
@@ -368,11 +531,18 @@ bool kp_evspec_fallback(struct kp_evspec *e)
 
 bool kp_evspec_user_only(struct kp_evspec *e)
 {
-	if (e->modifiers || e->attr.exclude_kernel || e->attr.type == PERF_TYPE_TRACEPOINT)
+	if (e->modifiers || e->attr.exclude_kernel || e->kind == KP_EVSPEC_TRACEPOINT ||
+	    e->kind == KP_EVSPEC_UPROBE || e->kind == KP_EVSPEC_KPROBE)
 		return false;
 	e->attr.exclude_kernel = 1;
 	e->attr.exclude_hv = 1;
 	return true;
+}
+
+bool kp_evspec_every_hit(const struct kp_evspec *e)
+{
+	return e->kind == KP_EVSPEC_TRACEPOINT || e->kind == KP_EVSPEC_UPROBE ||
+	       e->kind == KP_EVSPEC_KPROBE || e->kind == KP_EVSPEC_BREAKPOINT;
 }
 
 void kp_evspec_free(struct kp_evspec *specs, size_t nr)
@@ -381,15 +551,115 @@ void kp_evspec_free(struct kp_evspec *specs, size_t nr)
 		free(specs[i].spec);
 		free(specs[i].filter);
 		free(specs[i].name_buf);
+		free(specs[i].probe_arg);
 	}
 	free(specs);
 }
 
+/* The syntaxes beyond the named events: kp_evspec_list() and `kprof list` show them. */
+static const struct {
+	const char *syntax, *what;
+} syntaxes[] = {
+	{ "rNNNN", "raw PMU event NNNN (hex), as the CPU manual numbers it" },
+	{ "SYS:NAME", "tracepoint (globs allowed), e.g. sched:sched_switch, ftrace:function" },
+	{ "uprobe:PATH:SYMBOL[+OFF]", "user-space probe on function SYMBOL of binary PATH" },
+	{ "uretprobe:PATH:SYMBOL[+OFF]", "user-space probe on the returns of SYMBOL" },
+	{ "kprobe:FUNC[+OFF]", "kernel probe on FUNC (needs the kprobe PMU)" },
+	{ "kretprobe:FUNC", "kernel probe on the returns of FUNC" },
+	{ "mem:ADDR[:rwx]", "hardware breakpoint on ADDR (hex): read, write, execute" },
+	{ "PMU/TERM=VAL,.../", "event of a sysfs PMU from its format terms" },
+	{ "PMU/EVENT/", "named event of a sysfs PMU, e.g. msr/tsc/" },
+	{ "{EVENT,EVENT,...}", "group: counted together, the first event leads" },
+};
+
+const char *kp_evspec_syntax(size_t i, const char **what)
+{
+	if (i >= ARRAY_SIZE(syntaxes))
+		return NULL;
+	*what = syntaxes[i].what;
+	return syntaxes[i].syntax;
+}
+
 void kp_evspec_list(void)
 {
+	const char *what;
+
 	for (size_t i = 0; i < ARRAY_SIZE(event_names); i++) {
 		const struct kp_evspec_name *e = &event_names[i];
 		printf("%-26s [%s]%s%s\n", e->name, kp_evspec_type_name(e->type),
 		       e->alias ? " or " : "", e->alias ? e->alias : "");
 	}
+	for (size_t i = 0; kp_evspec_syntax(i, &what); i++)
+		printf("%-26s %s\n", syntaxes[i].syntax, what);
+}
+
+/*
+ * The hint for a probe, or an event kprof knows more about than kp_perf_explain() does;
+ * false (and nothing printed) when there is none. With @print false, only whether.
+ */
+static bool explain_kind(const struct kp_evspec *e, int err, bool print)
+{
+	bool perm = err == -EACCES || err == -EPERM;
+
+	switch (e->kind) {
+	case KP_EVSPEC_UPROBE:
+		if (!perm && err != -EINVAL)
+			return false;
+		if (print && perm)
+			kp_hint("uprobes need CAP_SYS_ADMIN (CAP_PERFMON and "
+				"kernel.perf_event_paranoid do not suffice): run kprof as root");
+		else if (print)
+			kp_hint("the kernel refused a probe at offset %#llx of '%s': not the start "
+				"of an instruction?", (unsigned long long)e->attr.probe_offset,
+				e->probe_arg);
+		return true;
+	case KP_EVSPEC_KPROBE:
+		if (!perm && err != -ENOENT && err != -EINVAL)
+			return false;
+		if (print && perm)
+			kp_hint("kprobes need CAP_PERFMON or CAP_SYS_ADMIN");
+		else if (print)
+			kp_hint("'%s' is not a kernel function that can be probed there (see "
+				"/proc/kallsyms; notrace functions cannot be)", e->probe_arg);
+		return true;
+	case KP_EVSPEC_BREAKPOINT:
+		if (err != -ENOSPC && err != -EINVAL)
+			return false;
+		if (print && err == -ENOSPC)
+			kp_hint("the CPU has only a few breakpoint registers (4 on x86), shared by "
+				"the events of one task");
+		else if (print)
+			kp_hint("a data breakpoint's address must be aligned to its 8 bytes");
+		return true;
+	case KP_EVSPEC_PMU:
+		if (err != -EINVAL)
+			return false;
+		if (print && (e->attr.freq || e->attr.sample_period))
+			kp_hint("some PMUs can only count, not sample (msr, for one): 'kprof stat -e "
+				"%s' counts it", e->spec);
+		else if (print)
+			kp_hint("the PMU refuses this configuration (config %#llx, config1 %#llx, "
+				"config2 %#llx)", (unsigned long long)e->attr.config,
+				(unsigned long long)e->attr.config1, (unsigned long long)e->attr.config2);
+		return true;
+	case KP_EVSPEC_TRACEPOINT:
+		if (!perm || strcmp(e->name, "ftrace:function"))
+			return false;
+		if (print)
+			kp_hint("the kernel lets perf use the function tracer only for root, and "
+				"some kernels refuse it even to root");
+		return true;
+	default:
+		return false;
+	}
+}
+
+void kp_evspec_explain(const struct kp_evspec *e, int err)
+{
+	if (!explain_kind(e, err, false)) {
+		kp_perf_explain(e->spec, &e->attr, err);
+		return;
+	}
+	kp_error("cannot open event '%s': %s", e->spec, strerror(-err));
+	explain_kind(e, err, true);
 }

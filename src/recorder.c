@@ -140,18 +140,23 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->freq = 1;
 	}
 	a->sample_type = default_sample_type(o);
-	if (a->type == PERF_TYPE_TRACEPOINT) {
-		/* every hit, with its fields, unless -c asks otherwise (perf does the same) */
+	if (a->type == PERF_TYPE_TRACEPOINT) /* its fields, decoded by kprof script */
 		a->sample_type |= PERF_SAMPLE_RAW;
-		if (!o->period) {
-			a->sample_period = 1;
-			a->freq = 0;
-		}
+	if (kp_evspec_every_hit(e) && !o->period) {
+		/* tracepoints, probes, breakpoints: every hit, unless -c asks otherwise (as perf) */
+		a->sample_period = 1;
+		a->freq = 0;
+	}
+	if (e->group_leader >= 0 && &o->evs[e->group_leader] != e) {
+		/* a group member follows its leader, which alone is enabled */
+		a->disabled = 0;
 	}
 	a->read_format = PERF_FORMAT_LOST;
 	a->disabled = 1;
 	/* a launched command: counting starts at its exec; otherwise kprof enables the events */
 	a->enable_on_exec = o->argv && !o->system_wide;
+	if (e->group_leader >= 0 && &o->evs[e->group_leader] != e)
+		a->enable_on_exec = 0;
 	a->inherit = rec->inherit;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
@@ -173,9 +178,15 @@ static size_t fd_index(const struct kp_recorder *rec, size_t ev, size_t t, int c
 	return (ev * rec->nr_targets + t) * rec->nr_cpus + ci;
 }
 
+/* A group member opens with its leader's fd on the same target and CPU. */
 static int open_fd(struct kp_recorder *rec, struct kp_evspec *e, size_t t, int ci)
 {
-	return kp_perf_open(&e->attr, rec->targets[t], rec->cpus[ci], -1);
+	int group_fd = -1;
+	size_t ev = e - rec->o->evs;
+
+	if (e->group_leader >= 0 && (size_t)e->group_leader != ev)
+		group_fd = rec->fds[fd_index(rec, (size_t)e->group_leader, t, ci)];
+	return kp_perf_open(&e->attr, rec->targets[t], rec->cpus[ci], group_fd);
 }
 
 /*
@@ -204,7 +215,7 @@ static int open_one(struct kp_recorder *rec, size_t ev, size_t t, int ci)
 	if (fd == -ESRCH && rec->targets[t] > 0 && !rec->o->argv)
 		return 0; /* the thread is gone */
 	if (fd < 0) {
-		kp_perf_explain(e->spec, &e->attr, fd);
+		kp_evspec_explain(e, fd);
 		if (fd == -EACCES && rec->targets[t] < 0)
 			kp_hint("recording every CPU needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON; "
 				"'kprof record -- CMD' or -p PID profiles your own processes");

@@ -12,6 +12,16 @@ check "it lists hardware cache events" grep -Eq '^  L1-dcache-load-misses +\[har
 check "it documents raw events and the probe syntaxes" sh -c "grep -q '^  rNNNN ' '$WORK/all.txt' &&
 	grep -q '^  uprobe:PATH:SYMBOL\[+OFF\] ' '$WORK/all.txt' && grep -q '^  kprobe:FUNC\[+OFF\] ' '$WORK/all.txt' &&
 	grep -q '^  mem:ADDR\[:rwx\] ' '$WORK/all.txt'"
+check "...and uretprobe, kretprobe, PMU terms, PMU events and groups" sh -c "
+	grep -q '^  uretprobe:PATH:SYMBOL\[+OFF\] ' '$WORK/all.txt' && grep -q '^  kretprobe:FUNC ' '$WORK/all.txt' &&
+	grep -q '^  PMU/TERM=VAL,.../ ' '$WORK/all.txt' && grep -q '^  PMU/EVENT/ ' '$WORK/all.txt' &&
+	grep -q '^  {EVENT,EVENT,...} ' '$WORK/all.txt'"
+check "no syntax is marked 'not yet' any more" sh -c "! grep -q 'not yet' '$WORK/all.txt'"
+if [ -d /sys/bus/event_source/devices/kprobe ]; then
+	check "kprobe:FUNC is not marked (this kernel has a kprobe PMU)" sh -c "! grep -q '^  kprobe:FUNC.*not supported here' '$WORK/all.txt'"
+else
+	check "kprobe:FUNC is marked not supported here (no kprobe PMU)" grep -q '^  kprobe:FUNC.*; not supported here\]$' "$WORK/all.txt"
+fi
 
 # cycles: marked exactly when counting it fails for want of a PMU
 "$KPROF" stat -x, -o "$WORK/cyc.csv" -e cycles -- true 2>/dev/null
@@ -51,6 +61,19 @@ if [ -d $PMUS/uprobe/format ]; then
 else
 	skip "no uprobe PMU in $PMUS"
 	skip "uprobe format order"
+fi
+# each PMU's named events (sysfs events/), as -e takes them: PMU/EVENT/, with the definition
+nev=0; ok=yes
+for f in $PMUS/*/events/*; do
+	[ -f "$f" ] || continue
+	case "$f" in *.scale|*.unit|*.per-pkg|*.snapshot) continue ;; esac
+	pmu=$(basename "$(dirname "$(dirname "$f")")"); ev=$(basename "$f"); nev=$((nev + 1))
+	grep -qF "  $pmu/$ev/ " "$WORK/all.txt" && grep -F "  $pmu/$ev/ " "$WORK/all.txt" | grep -qF "[$pmu event: $(cat "$f")]" || ok=no
+done
+if [ $nev -gt 0 ]; then
+	check "every PMU event in sysfs is listed as PMU/EVENT/ with its terms ($nev)" [ $ok = yes ]
+else
+	skip "no PMU here has named events in sysfs"
 fi
 n=$(ls $PMUS | wc -l)
 m=$(grep -c '\[PMU type [0-9]*\]$' "$WORK/all.txt")
