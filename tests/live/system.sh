@@ -37,8 +37,15 @@ tid=$(ls /proc/$p2/task | head -1)
 "$KPROF" record -t "$tid" --duration 0.5 -o "$WORK/t.kprof" >/dev/null 2>&1
 check "record -t TID names the thread's frames" \
 	sh -c "'$KPROF' report -i '$WORK/t.kprof' --folded | grep -q '^inline;.*shapes::Engine'"
+me=$(id -un)
+"$KPROF" record -u "$me" --duration 0.5 -o "$WORK/u.kprof" >/dev/null 2>&1
+check "record -u $me takes that user's processes, split among them" \
+	sh -c "'$KPROF' report -i '$WORK/u.kprof' --folded | grep -q '^split;.*work_'"
 kill $p1 $p2 2>/dev/null
 wait $p1 $p2 2>/dev/null
+useless=kprof-no-such-user-$$
+"$KPROF" record -u "$useless" --duration 0.1 -o "$WORK/nu.kprof" >/dev/null 2>"$WORK/nu.err"
+check "an unknown user is a usage error" grep -q "no user '$useless'" "$WORK/nu.err"
 
 # -C: one CPU; Ctrl-C ends a recording without a command, and the file is complete
 "$KPROF" record -a -C 0 -o "$WORK/c.kprof" >/dev/null 2>&1 &
