@@ -368,7 +368,7 @@ static void print_heading(const struct stat_print *sp)
 
 static void print_footer(const struct stat_print *sp, const struct timespec *end)
 {
-	const struct rusage *ru = &sp->c->ru;
+	const struct rusage *ru = &sp->c->child.ru;
 
 	fprintf(sp->out, "\n%18.9f seconds time elapsed\n\n",
 		ns_between(&sp->c->t0, end) / 1e9);

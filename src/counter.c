@@ -19,116 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "diag.h"
 #include "formats/util.h"
 #include "perf.h"
 #include "tracefs.h"
-
-/* Signal state: the only globals, as signal handlers need them. */
-static volatile sig_atomic_t nr_signals;
-static volatile pid_t signal_child;
-
-/*
- * SIGINT from the terminal reaches the whole foreground process group, the command included;
- * a signal sent to kprof alone is passed on to the command.
- */
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	nr_signals++;
-	if (signal_child > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
-		kill(signal_child, sig);
-}
-
-static void on_sigchld(int sig)
-{
-	(void)sig; /* only interrupts poll() */
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_flags = 0;
-	sa.sa_handler = on_sigchld;
-	sigaction(SIGCHLD, &sa, NULL);
-}
-
-/* ---- the command, held before exec -------------------------------------------------------- */
-
-/* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
-static void run_child(int go_rd, int exec_wr, char **argv)
-{
-	char c = 0;
-	int err;
-
-	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
-		;
-	if (c != 'g')
-		_exit(127);
-	execvp(argv[0], argv);
-	err = errno;
-	if (write(exec_wr, &err, sizeof(err)) < 0)
-		_exit(126);
-	_exit(127);
-}
-
-static int start_child(struct kp_counter *c)
-{
-	int go[2], ex[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return kp_error("cannot create a pipe: %s", strerror(errno));
-	if (pipe2(ex, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return kp_error("cannot create a pipe: %s", strerror(errno));
-	}
-	c->child = fork();
-	if (c->child < 0)
-		return kp_error("cannot fork: %s", strerror(errno));
-	if (c->child == 0) {
-		close(go[1]);
-		close(ex[0]);
-		run_child(go[0], ex[1], c->o->argv);
-	}
-	close(go[0]);
-	close(ex[1]);
-	c->go_fd = go[1];
-	c->exec_fd = ex[0];
-	signal_child = c->child;
-	return 0;
-}
-
-/* Let the command exec; 0 once it did, else say why it could not. */
-static int release_child(struct kp_counter *c)
-{
-	int err = 0;
-	ssize_t n;
-
-	if (write(c->go_fd, "g", 1) != 1)
-		return kp_error("cannot start '%s': %s", c->o->argv[0], strerror(errno));
-	close(c->go_fd);
-	c->go_fd = -1;
-	do
-		n = read(c->exec_fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(c->exec_fd);
-	c->exec_fd = -1;
-	if (n == sizeof(err)) {
-		waitpid(c->child, &c->status, 0);
-		c->child_done = true;
-		return kp_error("cannot run '%s': %s", c->o->argv[0], strerror(err));
-	}
-	return 0;
-}
 
 /* ---- targets ------------------------------------------------------------------------------ */
 
@@ -182,7 +77,7 @@ static int setup_targets(struct kp_counter *c)
 		 * task counter is "enabled" whenever the task runs but "running" only while it
 		 * runs on that CPU, so its times would look multiplexed when they are not.
 		 */
-		add_target(c, c->child, -1);
+		add_target(c, c->child.pid, -1);
 		return 0;
 	}
 	n = kp_cpus_online(cpus, KP_COUNTER_MAX_CPUS);
@@ -363,7 +258,7 @@ static int setup_waits(struct kp_counter *c)
 	c->waits = kp_xcalloc(c->nr_waits ? c->nr_waits : 1, sizeof(*c->waits));
 	c->wait_pids = kp_xcalloc(c->nr_waits ? c->nr_waits : 1, sizeof(*c->wait_pids));
 	for (int i = 0; i < c->nr_waits; i++) {
-		pid_t pid = o->argv ? c->child : o->pids[i];
+		pid_t pid = o->argv ? c->child.pid : o->pids[i];
 		int fd = pidfd_of(pid);
 		if (fd == -ESRCH)
 			return kp_error("cannot find process %d: no such process", (int)pid);
@@ -378,9 +273,7 @@ static int setup_waits(struct kp_counter *c)
 static void check_waits(struct kp_counter *c)
 {
 	if (c->o->argv) {
-		if (!c->child_done && wait4(c->child, &c->status, WNOHANG, &c->ru) == c->child)
-			c->child_done = true;
-		c->nr_alive = !c->child_done;
+		c->nr_alive = !kp_child_reap(&c->child);
 		return;
 	}
 	for (int i = 0; i < c->nr_waits; i++) {
@@ -405,14 +298,14 @@ bool kp_counter_wait(struct kp_counter *c, int timeout_ms)
 	 * a process's end, are seen at the latest this much later */
 	if (timeout_ms < 0 || timeout_ms > 250)
 		timeout_ms = 250;
-	if (!(nr_signals && stop_on_signal))
+	if (!(kp_child_signals() && stop_on_signal))
 		poll(c->waits, c->nr_waits, timeout_ms);
 	check_waits(c);
-	if ((c->nr_waits && !c->nr_alive) || (nr_signals && stop_on_signal))
+	if ((c->nr_waits && !c->nr_alive) || (kp_child_signals() && stop_on_signal))
 		return false;
-	if (nr_signals > 1 && !c->killed) {
+	if (kp_child_signals() > 1 && !c->killed) {
 		kp_notice("interrupted again: stopping '%s'", c->o->argv[0]);
-		kill(c->child, SIGKILL);
+		kill(c->child.pid, SIGKILL);
 		c->killed = true;
 	}
 	return true;
@@ -424,9 +317,9 @@ int kp_counter_start(struct kp_counter *c, const struct kp_counter_opts *o)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
-	c->go_fd = c->exec_fd = -1;
-	install_signals();
-	if (o->argv && start_child(c))
+	c->child.go_fd = c->child.exec_fd = -1;
+	kp_child_signals_install();
+	if (o->argv && kp_child_start(&c->child, o->argv))
 		return 1;
 	if (setup_targets(c) || open_counters(c) || setup_waits(c))
 		return 1;
@@ -435,41 +328,27 @@ int kp_counter_start(struct kp_counter *c, const struct kp_counter_opts *o)
 			if (c->fds[i] >= 0)
 				ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
-	return o->argv ? release_child(c) : 0;
+	return o->argv ? kp_child_release(&c->child, o->argv[0]) : 0;
 }
 
 int kp_counter_exit_code(const struct kp_counter *c)
 {
-	if (!c->o->argv)
-		return 0;
-	if (WIFEXITED(c->status))
-		return WEXITSTATUS(c->status);
-	if (WIFSIGNALED(c->status))
-		return 128 + WTERMSIG(c->status);
-	return 1;
+	return c->o->argv ? kp_child_exit_code(c->child.status) : 0;
 }
 
 void kp_counter_release(struct kp_counter *c)
 {
-	if (c->child > 0 && !c->child_done) {
-		kill(c->child, SIGKILL);
-		waitpid(c->child, NULL, 0);
-	}
+	kp_child_kill(&c->child);
 	for (size_t i = 0; c->fds && i < c->o->nr_evs * c->nr_targets; i++)
 		if (c->fds[i] >= 0)
 			close(c->fds[i]);
 	for (int i = 0; c->waits && i < c->nr_waits; i++)
 		if (c->waits[i].fd >= 0)
 			close(c->waits[i].fd);
-	if (c->go_fd >= 0)
-		close(c->go_fd);
-	if (c->exec_fd >= 0)
-		close(c->exec_fd);
 	free(c->targets);
 	free(c->fds);
 	free(c->now);
 	free(c->ev);
 	free(c->waits);
 	free(c->wait_pids);
-	signal_child = 0;
 }

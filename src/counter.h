@@ -28,6 +28,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "child.h"
 #include "evspec.h"
 
 #define KP_COUNTER_MAX_CPUS 4096
@@ -69,11 +70,7 @@ struct kp_counter {
 	struct kp_counter_count *now;	/* the same layout: the last kp_counter_read() */
 	struct kp_counter_event *ev;	/* per event */
 	struct timespec t0;		/* CLOCK_MONOTONIC when counting started */
-	pid_t child;
-	int go_fd, exec_fd;		/* pipes to the waiting child */
-	int status;			/* its wait status */
-	bool child_done;
-	struct rusage ru;		/* its resource usage, once done */
+	struct kp_child child;		/* the command, when there is one */
 	struct pollfd *waits;		/* pidfds of the command or the processes (fd -1: none) */
 	pid_t *wait_pids;		/* their pids; 0 once ended */
 	int nr_waits, nr_alive;

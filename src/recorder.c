@@ -23,93 +23,13 @@
 
 #include "diag.h"
 #include "formats/util.h"
+#include "child.h"
 #include "perf.h"
 #include "synth.h"
 #include "tracefs.h"
 
 #define KP_MAX_CPUS 4096
 #define POLL_MS 100
-
-/* Signal state: the only globals, as signal handlers need them. */
-static volatile sig_atomic_t got_signal;
-static volatile sig_atomic_t nr_signals;
-static volatile pid_t signal_child;
-
-/*
- * SIGINT from the terminal reaches the whole foreground process group, the command included;
- * a signal sent to kprof alone (kill, SIGTERM from a supervisor) is forwarded to the command.
- */
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	got_signal = sig;
-	nr_signals++;
-	if (signal_child > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
-		kill(signal_child, sig);
-}
-
-static void on_sigchld(int sig)
-{
-	(void)sig; /* only interrupts poll() */
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_flags = 0;
-	sa.sa_handler = on_sigchld;
-	sigaction(SIGCHLD, &sa, NULL);
-	/* a file size limit is a write error (EFBIG) to report, not a reason to die */
-	signal(SIGXFSZ, SIG_IGN);
-}
-
-/* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
-static void run_child(int go_rd, int exec_wr, char **argv)
-{
-	char c;
-	int err;
-
-	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
-		;
-	if (c != 'g')
-		_exit(127);
-	signal(SIGXFSZ, SIG_DFL); /* ignored dispositions survive exec: give the command its own */
-	execvp(argv[0], argv);
-	err = errno;
-	if (write(exec_wr, &err, sizeof(err)) < 0)
-		_exit(126);
-	_exit(127);
-}
-
-static int start_child(struct kp_recorder *rec)
-{
-	int go[2], ex[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
-		return kp_error("cannot create a pipe: %s", strerror(errno));
-	rec->child = fork();
-	if (rec->child < 0)
-		return kp_error("cannot fork: %s", strerror(errno));
-	if (rec->child == 0) {
-		close(go[1]);
-		close(ex[0]);
-		run_child(go[0], ex[1], rec->o->argv);
-	}
-	close(go[0]);
-	close(ex[1]);
-	rec->go_fd = go[1];
-	rec->exec_fd = ex[0];
-	signal_child = rec->child;
-	return 0;
-}
 
 static uint64_t default_sample_type(const struct kp_record_opts *o)
 {
@@ -277,7 +197,7 @@ static int pick_targets(struct kp_recorder *rec)
 	}
 	if (o->argv) {
 		rec->targets = kp_xcalloc(1, sizeof(int));
-		rec->targets[0] = rec->child;
+		rec->targets[0] = rec->child.pid;
 		rec->nr_targets = 1;
 		rec->inherit = true;
 		return 0;
@@ -527,29 +447,6 @@ static int write_header(struct kp_recorder *rec)
 	return 0;
 }
 
-/* Let the child exec; returns 0 once it did, else explains why it could not. */
-static int release_child(struct kp_recorder *rec)
-{
-	int err = 0;
-	ssize_t n;
-
-	if (write(rec->go_fd, "g", 1) != 1)
-		return kp_error("cannot start '%s': %s", rec->o->argv[0], strerror(errno));
-	close(rec->go_fd);
-	rec->go_fd = -1;
-	do
-		n = read(rec->exec_fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(rec->exec_fd);
-	rec->exec_fd = -1;
-	if (n == sizeof(err)) {
-		waitpid(rec->child, &rec->status, 0);
-		rec->child_done = true;
-		return kp_error("cannot run '%s': %s", rec->o->argv[0], strerror(err));
-	}
-	return 0;
-}
-
 static void drain_all(struct kp_recorder *rec)
 {
 	for (int ci = 0; ci < rec->nr_cpus; ci++) {
@@ -563,13 +460,6 @@ static void drain_all(struct kp_recorder *rec)
 	kp_kallsyms_flush(&rec->ks, &rec->w);
 	kp_writer_round(&rec->w);
 	rec->wakeups++;
-}
-
-static void reap_child(struct kp_recorder *rec)
-{
-	if (rec->o->argv && !rec->child_done &&
-	    waitpid(rec->child, &rec->status, WNOHANG) == rec->child)
-		rec->child_done = true;
 }
 
 static double elapsed(const struct kp_recorder *rec)
@@ -597,13 +487,13 @@ static bool finished(struct kp_recorder *rec)
 	if (rec->w.err)
 		return true;
 	if (o->duration > 0 && elapsed(rec) >= o->duration) {
-		if (o->argv && !rec->child_done)
-			kill(rec->child, SIGTERM);
+		if (o->argv && !rec->child.done)
+			kill(rec->child.pid, SIGTERM);
 		return !o->argv;
 	}
 	if (o->argv)
-		return rec->child_done;
-	if (got_signal)
+		return rec->child.done;
+	if (kp_child_signals())
 		return true;
 	return !o->system_wide && !targets_alive(rec);
 }
@@ -615,14 +505,6 @@ static void stop_sampling(struct kp_recorder *rec)
 			ioctl(rec->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
-static void wait_child(struct kp_recorder *rec)
-{
-	while (rec->o->argv && !rec->child_done) {
-		if (waitpid(rec->child, &rec->status, 0) == rec->child || errno == ECHILD)
-			rec->child_done = true;
-	}
-}
-
 static void record_loop(struct kp_recorder *rec)
 {
 	bool killed = false;
@@ -631,10 +513,10 @@ static void record_loop(struct kp_recorder *rec)
 	while (!finished(rec)) {
 		poll(rec->pfds, rec->nr_cpus, POLL_MS);
 		drain_all(rec);
-		reap_child(rec);
-		if (rec->o->argv && nr_signals > 1 && !killed) {
+		kp_child_reap(&rec->child);
+		if (rec->o->argv && kp_child_signals() > 1 && !killed) {
 			kp_notice("interrupted again: stopping '%s'", rec->o->argv[0]);
-			kill(rec->child, SIGKILL);
+			kill(rec->child.pid, SIGKILL);
 			killed = true;
 		}
 	}
@@ -644,12 +526,12 @@ static void record_loop(struct kp_recorder *rec)
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(rec->w.err));
 		if (rec->o->argv)
 			kp_notice("stopped recording; waiting for '%s' to end", rec->o->argv[0]);
-		wait_child(rec);
+		kp_child_wait(&rec->child);
 		return;
 	}
 	stop_sampling(rec);
 	drain_all(rec);
-	wait_child(rec);
+	kp_child_wait(&rec->child);
 }
 
 /* PERF_FORMAT_LOST through read(): losses after the last LOST record show only here. */
@@ -703,15 +585,6 @@ static void summary(const struct kp_recorder *rec, const struct kp_rec_stats *s)
 			(unsigned long long)s->throttles);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
 static int report_kept(const struct kp_recorder *rec)
 {
 	kp_notice("'%s' keeps the %llu complete chunks written before the failure", rec->o->output,
@@ -740,15 +613,12 @@ static int finish(struct kp_recorder *rec)
 		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));
 	rec->out_fd = -1;
 	summary(rec, &s);
-	return rec->o->argv ? exit_code(rec->status) : 0;
+	return rec->o->argv ? kp_child_exit_code(rec->child.status) : 0;
 }
 
 static void cleanup(struct kp_recorder *rec)
 {
-	if (rec->child > 0 && !rec->child_done) {
-		kill(rec->child, SIGKILL);
-		waitpid(rec->child, NULL, 0);
-	}
+	kp_child_kill(&rec->child);
 	for (int ci = 0; ci < rec->nr_cpus && rec->rings; ci++)
 		kp_ring_unmap(&rec->rings[ci]);
 	for (size_t i = 0; rec->fds && i < nr_fds(rec); i++)
@@ -756,10 +626,6 @@ static void cleanup(struct kp_recorder *rec)
 			close(rec->fds[i]);
 	if (rec->out_fd >= 0)
 		close(rec->out_fd);
-	if (rec->go_fd >= 0)
-		close(rec->go_fd);
-	if (rec->exec_fd >= 0)
-		close(rec->exec_fd);
 	if (rec->w.buf)
 		kp_writer_close(&rec->w);
 	free(rec->cpus);
@@ -778,10 +644,10 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 
 	memset(rec, 0, sizeof(*rec));
 	rec->o = o;
-	rec->out_fd = rec->go_fd = rec->exec_fd = -1;
+	rec->out_fd = rec->child.go_fd = rec->child.exec_fd = -1;
 	kp_kallsyms_read(&rec->ks);
-	install_signals();
-	rc = o->argv ? start_child(rec) : 0;
+	kp_child_signals_install();
+	rc = o->argv ? kp_child_start(&rec->child, o->argv) : 0;
 	if (!rc)
 		rc = open_events(rec);
 	if (!rc)
@@ -791,7 +657,7 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	if (!rc)
 		rc = start_events(rec);
 	if (!rc && o->argv)
-		rc = release_child(rec);
+		rc = kp_child_release(&rec->child, o->argv[0]);
 	if (rc) {
 		discard_output(rec);
 		cleanup(rec);

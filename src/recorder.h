@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "child.h"
 #include "evspec.h"
 #include "formats/writer.h"
 #include "kallsyms.h"
@@ -58,10 +59,7 @@ struct kp_recorder {
 	int out_fd;
 	bool out_created, old_kept;
 	char *old_path;
-	pid_t child;
-	int go_fd, exec_fd;	/* pipes to the waiting child */
-	int status;		/* the child's wait status */
-	bool child_done;
+	struct kp_child child;	/* the command, when there is one */
 	uint64_t wakeups;
 	struct timespec started;
 	struct kp_kallsyms ks;	/* read before the command starts */
