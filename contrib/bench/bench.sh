@@ -28,8 +28,8 @@ command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 command -v cc >/dev/null || die "no C compiler: apt-get install build-essential"
 
 # --- workloads: a fixed amount of work each, so a profiler's cost shows up as time ---------
-cc -O2 -g -fno-omit-frame-pointer -pthread -o "$tmp/work-fp" "$top/contrib/bench/work.c"
-cc -O2 -g -fomit-frame-pointer -pthread -o "$tmp/work-nofp" "$top/contrib/bench/work.c"
+cc -O2 -g -fno-omit-frame-pointer -pthread -I"$top" -o "$tmp/work-fp" "$top/contrib/bench/work.c"
+cc -O2 -g -fomit-frame-pointer -pthread -I"$top" -o "$tmp/work-nofp" "$top/contrib/bench/work.c"
 scale=${quick:+5}; scale=${scale:-1}
 r2s=$((10000 / scale))			# split rounds: about 2 s of CPU
 declare -A workloads=(

@@ -17,49 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define UNIT 20000
-
-static volatile uint64_t sink;
-
-__attribute__((noinline)) static void publish(uint64_t x)
-{
-	sink = x;
-}
-
-#define WORK_FN(name, inc)                                                     \
-	__attribute__((noinline, noipa)) static void name(unsigned units)     \
-	{                                                                      \
-		uint64_t x = sink;                                             \
-		for (unsigned long i = 0; i < (unsigned long)units * UNIT; i++) \
-			x = x * 6364136223846793005ull + (inc);                \
-		publish(x);                                                    \
-		__asm__ volatile("" ::: "memory");                             \
-	}
-
-WORK_FN(work_a, 1442695040888963407ull)
-WORK_FN(work_b, 1442695040888963409ull)
-WORK_FN(work_c, 1442695040888963411ull)
-
-__attribute__((noinline)) static void via_left(void)
-{
-	work_a(3);
-	sink += 1;
-}
-
-__attribute__((noinline)) static void via_right(void)
-{
-	work_a(3);
-	sink += 2;
-}
+#include "tests/workloads/split.h"
 
 static void rounds(long n)
 {
-	for (long i = 0; i < n; i++) {
-		via_left();
-		via_right();
-		work_b(3);
-		work_c(1);
-	}
+	for (long i = 0; i < n; i++)
+		SPLIT_ROUND();
 }
 
 __attribute__((noinline)) static void deep(int depth, long n)

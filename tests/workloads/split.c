@@ -15,49 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define UNIT 20000 /* iterations per unit of work: about 20 us */
-
-static volatile uint64_t sink;
-
-/*
- * The work functions end with a call so that they are not leaves: GCC 12 sets up no frame
- * pointer in a leaf even with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer, and a
- * frame-pointer call chain then skips the leaf's caller.
- */
-__attribute__((noinline)) static void publish(uint64_t x)
-{
-	sink = x;
-}
-
-/* The same loop with a different increment each, and noipa: identical functions would be
- * folded into one (GCC's -fipa-icf), and constant arguments would make .constprop clones. */
-#define WORK_FN(name, inc)                                                     \
-	__attribute__((noinline, noipa)) static void name(unsigned units)     \
-	{                                                                      \
-		uint64_t x = sink;                                             \
-		for (unsigned long i = 0; i < (unsigned long)units * UNIT; i++) \
-			x = x * 6364136223846793005ull + (inc);                \
-		publish(x);                                                    \
-		__asm__ volatile("" ::: "memory");                             \
-	}
-
-WORK_FN(work_a, 1442695040888963407ull)
-WORK_FN(work_b, 1442695040888963409ull)
-WORK_FN(work_c, 1442695040888963411ull)
-
-/* The two paths differ in what they do after the call: identical functions would be folded
- * into one, and a call in tail position would become a jump that leaves no frame. */
-__attribute__((noinline)) static void via_left(void)
-{
-	work_a(3);
-	sink += 1;
-}
-
-__attribute__((noinline)) static void via_right(void)
-{
-	work_a(3);
-	sink += 2;
-}
+#include "split.h"
 
 static uint64_t cpu_ns(void)
 {
@@ -76,12 +34,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: split [CPU_SECONDS]\n");
 		return 2;
 	}
-	while (cpu_ns() < budget) {
-		via_left();
-		via_right();
-		work_b(3);
-		work_c(1);
-	}
+	while (cpu_ns() < budget)
+		SPLIT_ROUND();
 	printf("cpu_ns=%llu\n", (unsigned long long)cpu_ns());
 	return 0;
 }

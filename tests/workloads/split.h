@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * split.h - the work with a known split that the demo, the tests and the benchmark run:
+ * work_a 60% of each round (half through via_left, half through via_right), work_b 30%,
+ * work_c 10%. The three run the same loop, so the split follows their iteration counts.
+ * Built -O2 with frame pointers, or without them for the benchmark's other build.
+ */
+#ifndef KP_WORKLOAD_SPLIT_H
+#define KP_WORKLOAD_SPLIT_H
+
+#include <stdint.h>
+
+#define UNIT 20000 /* iterations per unit of work: about 20 us */
+
+static volatile uint64_t sink;
+
+/*
+ * The work functions end with a call so that they are not leaves: GCC 12 sets up no frame
+ * pointer in a leaf even with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer, and a
+ * frame-pointer call chain then skips the leaf's caller.
+ */
+__attribute__((noinline)) static void publish(uint64_t x)
+{
+	sink = x;
+}
+
+/* The same loop with a different increment each, and noipa: identical functions would be
+ * folded into one (GCC's -fipa-icf), and constant arguments would make .constprop clones. */
+#define WORK_FN(name, inc)                                                     \
+	__attribute__((noinline, noipa)) static void name(unsigned units)     \
+	{                                                                      \
+		uint64_t x = sink;                                             \
+		for (unsigned long i = 0; i < (unsigned long)units * UNIT; i++) \
+			x = x * 6364136223846793005ull + (inc);                \
+		publish(x);                                                    \
+		__asm__ volatile("" ::: "memory");                             \
+	}
+
+WORK_FN(work_a, 1442695040888963407ull)
+WORK_FN(work_b, 1442695040888963409ull)
+WORK_FN(work_c, 1442695040888963411ull)
+
+/* The two paths differ in what they do after the call: identical functions would be folded
+ * into one, and a call in tail position would become a jump that leaves no frame. */
+__attribute__((noinline)) static void via_left(void)
+{
+	work_a(3);
+	sink += 1;
+}
+
+__attribute__((noinline)) static void via_right(void)
+{
+	work_a(3);
+	sink += 2;
+}
+
+/* One round of the split, about 0.2 ms of CPU: a macro, so that the caller's frame is the
+ * one that calls via_left, via_right, work_b and work_c (main;via_left;work_a). */
+#define SPLIT_ROUND()          \
+	do {                   \
+		via_left();    \
+		via_right();   \
+		work_b(3);     \
+		work_c(1);     \
+	} while (0)
+
+#endif /* KP_WORKLOAD_SPLIT_H */
