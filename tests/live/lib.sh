@@ -1,6 +1,15 @@
 # lib.sh - TAP helpers for the shell tests, and the live tests' common set-up.
 # Sourced; expects KPROF, top_builddir and top_srcdir from the test environment.
 
+# Tests that set KPROF_PRIVATE_MOUNTS=1 before sourcing this file run in a mount namespace of
+# their own (when root and unshare allow it): kprof mounts tracefs when it is not mounted, and
+# that mount then ends with the test instead of staying on the machine.
+if [ -n "${KPROF_PRIVATE_MOUNTS:-}" ] && [ -z "${KPROF_IN_PRIVATE_NS:-}" ] &&
+	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+	unshare -m --propagation private true 2>/dev/null; then
+	KPROF_IN_PRIVATE_NS=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
+
 tap_n=0
 tap_failed=0
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Live: kprof list against what this machine has: its PMU (or lack of one), its tracepoints,
 # the PMUs in sysfs with their format terms.
+KPROF_PRIVATE_MOUNTS=1 # kprof may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 PMUS=/sys/bus/event_source/devices
 

@@ -3,6 +3,7 @@
 # function's calls exactly (in the workload and in libc) and sample its address; kprobes say
 # when the kernel has no kprobe PMU; breakpoints open; PMU/TERMS/ events pack their terms;
 # {groups} open their members in the leader's group; the errors name what is wrong.
+KPROF_PRIVATE_MOUNTS=1 # kprof may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 CALLS="$top_builddir/tests/workloads/calls"
 GETUID="$top_builddir/tests/workloads/getuid"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Live: kprof stat counts exactly (a tracepoint against a known number of system calls), and
 # its layouts, intervals, system-wide and attach modes, filters and errors.
+KPROF_PRIVATE_MOUNTS=1 # kprof may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 GETUID="$top_builddir/tests/workloads/getuid"
 TP=syscalls:sys_enter_getuid

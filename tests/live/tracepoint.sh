@@ -1,18 +1,11 @@
 #!/bin/sh
 # Live: tracepoints in kprof record: every hit sampled with its RAW payload, decoded from the
 # format stored in the recording; globs; --filter.
+KPROF_PRIVATE_MOUNTS=1 # kprof may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 GETUID="$top_builddir/tests/workloads/getuid"
 [ "$(id -u)" -eq 0 ] || skip_all "tracepoints need root here (tracefs is root-only)"
-# kprof mounts tracefs when it is not: put the system back as it was afterwards
-mounted_before=$(grep -c " /sys/kernel/tracing tracefs " /proc/mounts)
-restore() {
-	[ "$mounted_before" -eq 0 ] && grep -q " /sys/kernel/tracing tracefs " /proc/mounts &&
-		umount /sys/kernel/tracing
-	rm -rf "$WORK"
-}
-trap restore EXIT
 
 "$KPROF" record -e syscalls:sys_enter_getuid -o "$WORK/g.kprof" -- "$GETUID" 1234 >/dev/null 2>"$WORK/g.err" ||
 	skip_all "tracepoints cannot be recorded here: $(grep -m1 kprof "$WORK/g.err")"
