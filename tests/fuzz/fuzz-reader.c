@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-reader.c - libFuzzer target over everything that reads a .kprof file's bytes: the
- * header and chunk checks, record validation, the attr/meta views, the event lookup, and the
- * sample and trailer parsers.
+ * header and chunk checks, record validation, the attr/meta views, the event lookup, the
+ * sample and trailer parsers, and the tracepoint decoder (stored format files, through
+ * libtraceevent, against RAW payloads).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include "formats/evlist.h"
 #include "formats/reader.h"
 #include "formats/rec.h"
+#include "report/tracepoint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,7 +32,7 @@ static void check_within(const struct kp_rec_header *rec, const void *p, uint64_
 		abort();
 }
 
-static void visit(struct kp_evlist *l, const struct kp_rec_header *rec)
+static void visit(struct kp_evlist *l, struct kp_tp *tp, const struct kp_rec_header *rec)
 {
 	const struct kp_evsel *ev;
 	struct kp_sample s;
@@ -42,6 +44,12 @@ static void visit(struct kp_evlist *l, const struct kp_rec_header *rec)
 	}
 	if (rec->type == KP_REC_META) {
 		kp_rec_meta_view(rec, &k, &v);
+		return;
+	}
+	if (rec->type == KP_REC_TP_FORMAT) {
+		const struct kp_rec_tp_format *f = (const void *)rec;
+		const char *sys = (const char *)(f + 1);
+		kp_tp_add_format(tp, sys, sys + f->sys_len, f->fmt_len);
 		return;
 	}
 	if (rec->type >= KP_REC_USER_START || !(ev = kp_evlist_find(l, rec)))
@@ -59,6 +67,10 @@ static void visit(struct kp_evlist *l, const struct kp_rec_header *rec)
 				sum += s.callchain[i];
 			for (uint32_t i = 0; i < s.raw_size; i++)
 				sum += ((const uint8_t *)s.raw)[i];
+			if (s.raw) {
+				char buf[1024];
+				kp_tp_format(tp, s.raw, s.raw_size, buf, sizeof(buf));
+			}
 			for (uint64_t i = 0; i < s.stack_size; i++)
 				sum += ((const uint8_t *)s.stack_data)[i];
 			for (uint32_t i = 0; i < s.nr_regs_user; i++)
@@ -83,12 +95,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			close(fd);
 		return 0;
 	}
+	struct kp_tp *tp = kp_tp_new();
+
 	kp_evlist_init(&l);
 	if (kp_reader_open_fd(&r, fd) == 0)
 		while (kp_reader_next(&r, &rec) > 0)
-			visit(&l, rec);
+			visit(&l, tp, rec);
 	kp_reader_release(&r);
 	kp_evlist_release(&l);
+	kp_tp_free(tp);
 	close(fd);
 	return 0;
 }
