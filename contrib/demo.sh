@@ -1,5 +1,6 @@
 #!/bin/sh
-# demo.sh - record the bundled demo workload with call chains and report where its time went.
+# demo.sh - record the bundled demo workload with call chains and report where its time went:
+# the call tree, the flat profile, and a flame graph (demo.svg).
 # Run contrib/setup.sh first. The workload (tests/workloads/split.c) burns 2 s of CPU split
 # 60/30/10 over work_a (reached through via_left and via_right), work_b and work_c.
 set -eu
@@ -16,6 +17,6 @@ echo
 echo "\$ kprof report -i $out --flat | head -8"
 "$kprof" report -i "$out" --flat | head -8
 echo
-echo "\$ kprof report -i $out --folded > demo.folded    # for flamegraph.pl, inferno, speedscope"
-"$kprof" report -i "$out" --folded >"${out%.kprof}.folded"
-wc -l "${out%.kprof}.folded"
+echo "\$ kprof report -i $out --svg -o ${out%.kprof}.svg    # the flame graph: open it in a browser"
+"$kprof" report -i "$out" --svg -o "${out%.kprof}.svg"
+echo "wrote ${out%.kprof}.svg ($(wc -c <"${out%.kprof}.svg") bytes)"
