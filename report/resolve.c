@@ -28,6 +28,7 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 	r->comm_root = true;
 	kp_hash_init(&r->cache);
 	kp_hash_init(&r->comm_locs);
+	r->unwinder = kp_unwinder_new(s);
 	r->unknown_loc = kp_profile_loc(
 		p, kp_profile_func(p, kp_strtab_intern(&s->strs, "[unknown]"), 0, KP_LOC_UNNAMED), 0,
 		0, KP_LOC_UNNAMED);
@@ -38,6 +39,7 @@ void kp_resolver_release(struct kp_resolver *r)
 	kp_hash_release(&r->cache);
 	kp_hash_release(&r->comm_locs);
 	kp_hash_release(&r->stacks);
+	kp_unwinder_free(r->unwinder);
 	free(r->runs);
 	free(r->stack_ents);
 	free(r->keys);
@@ -308,9 +310,34 @@ static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp
 	return kp_profile_path(r->p, r->locs, n);
 }
 
-uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+/*
+ * A sample with a user stack copy: its kernel chain (the user part was not recorded) joined
+ * with the user frames DWARF unwinding finds, as one chain the rest of the resolver reads.
+ */
+static const struct kp_sample *join_unwound(struct kp_resolver *r, const struct kp_sample *smp,
+					    const struct kp_thread *t, struct kp_sample *joined)
+{
+	size_t n = 0, max = ARRAY_SIZE(r->chain);
+
+	if (!(smp->sample_type & PERF_SAMPLE_STACK_USER) || !smp->stack_dyn_size)
+		return smp;
+	for (uint64_t i = 0; smp->sample_type & PERF_SAMPLE_CALLCHAIN && i < smp->nr_callchain &&
+			     smp->callchain[i] != PERF_CONTEXT_USER && n < max / 2; i++)
+		r->chain[n++] = smp->callchain[i];
+	r->chain[n++] = PERF_CONTEXT_USER;
+	n += kp_unwind(r->unwinder, smp, t, r->chain + n, max - n);
+	*joined = *smp;
+	joined->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	joined->callchain = r->chain;
+	joined->nr_callchain = n;
+	return joined;
+}
+
+uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp_in, uint16_t misc,
 			struct kp_thread *t, bool inverted, size_t event, uint64_t period)
 {
+	struct kp_sample joined;
+	const struct kp_sample *smp = join_unwound(r, smp_in, t, &joined);
 	uint64_t key[256], hkey;
 	size_t n = stack_key(smp, misc, t, key, ARRAY_SIZE(key));
 	struct kp_resolve_stats before = r->st;

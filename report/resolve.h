@@ -21,6 +21,7 @@
 #include "hash.h"
 #include "profile.h"
 #include "session.h"
+#include "unwind.h"
 
 /* Why frames stayed unnamed, for `kprof report --stats`. */
 struct kp_resolve_stats {
@@ -63,6 +64,8 @@ struct kp_resolver {
 	size_t log_len, log_cap;
 	uint64_t gen;			/* the session's maps_gen the cache is valid for */
 	uint32_t locs[1024];
+	struct kp_unwinder *unwinder;	/* for samples with a user stack copy (--call-graph dwarf) */
+	uint64_t chain[512];		/* their kernel chain joined with the unwound user part */
 };
 
 void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p);

@@ -44,6 +44,9 @@ static const char record_usage[] =
 	"  -F, --freq HZ              samples per second (default 4000)\n"
 	"  -g                         record frame-pointer call chains, kernel frames included\n"
 	"      --call-graph fp        the same as -g\n"
+	"      --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192) and the\n"
+	"                             registers with each sample, for DWARF unwinding of code\n"
+	"                             without frame pointers at report time\n"
 	"      --sample FIELDS        sample fields, comma-separated, instead of the default\n"
 	"                             ip,tid,time,cpu,period (see below)\n"
 	"  -o, --output FILE          output file (default kprof.data; an old one becomes\n"
@@ -197,6 +200,27 @@ static int parse_duration(const char *s, double *out)
 	return 0;
 }
 
+/* "fp", or "dwarf[,SIZE]": SIZE bytes of user stack per sample, a multiple of 8 below 64 KiB */
+static int parse_call_graph(const char *s, struct kp_record_opts *o)
+{
+	uint64_t size = 8192;
+
+	if (!strcmp(s, "fp")) {
+		o->callchain = true;
+		return 0;
+	}
+	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
+		return kp_usage_error("record", "unknown call-graph mode '%s' (known: fp, dwarf[,SIZE])",
+				      s);
+	if (s[5] && parse_num(s + 6, "the dwarf stack size", 8, 65528, &size))
+		return 2;
+	if (size % 8)
+		return kp_usage_error("record", "the dwarf stack size must be a multiple of 8, not %llu",
+				      (unsigned long long)size);
+	o->stack_user = (uint32_t)size;
+	return 0;
+}
+
 static int parse_level(const char *s, int *level)
 {
 	char *end;
@@ -251,11 +275,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		o->callchain = true;
 		return 0;
 	case OPT_CALL_GRAPH:
-		if (strcmp(optarg, "fp"))
-			return kp_usage_error("record", "unknown call-graph mode '%s' (known: fp)",
-					      optarg);
-		o->callchain = true;
-		return 0;
+		return parse_call_graph(optarg, o);
 	case OPT_SAMPLE:
 		return parse_sample(optarg, &o->sample_type);
 	case 'o':
@@ -268,6 +288,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 			return kp_usage_error("record", "-m must be a power of two, not %llu",
 					      (unsigned long long)v);
 		o->pages = v;
+		o->pages_given = true;
 		return 0;
 	case 'z':
 		return parse_level(optarg, &o->level);
@@ -313,6 +334,8 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->stack_user && o->pages == 128 && !o->pages_given)
+		o->pages = 512; /* about 8.4 KB a sample: PLATFORM.md's ring size for this */
 	if (!o->argv && !o->system_wide && !o->nr_pids && !o->nr_tids)
 		return kp_usage_error("record", "no command to record (or -a, -p, -t, -u)");
 	if (o->cpus && !o->system_wide)

@@ -37,8 +37,10 @@ static uint64_t default_sample_type(const struct kp_record_opts *o)
 				     : PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 					       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 
-	if (o->callchain)
+	if (o->callchain || o->stack_user)
 		st |= PERF_SAMPLE_CALLCHAIN;
+	if (o->stack_user) /* the user part is unwound from these at report time */
+		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	/* several events: every record must say which one it belongs to */
 	if (o->nr_evs > 1)
 		st |= PERF_SAMPLE_IDENTIFIER;
@@ -60,6 +62,11 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->freq = 1;
 	}
 	a->sample_type = default_sample_type(o);
+	if (o->stack_user) {
+		a->sample_regs_user = 0xff0fff; /* perf's x86-64 set: the registers CFI needs */
+		a->sample_stack_user = o->stack_user;
+		a->exclude_callchain_user = 1; /* the kernel keeps its part of the chain */
+	}
 	if (a->type == PERF_TYPE_TRACEPOINT) /* its fields, decoded by kprof script */
 		a->sample_type |= PERF_SAMPLE_RAW;
 	if (kp_evspec_every_hit(e) && !o->period) {

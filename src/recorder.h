@@ -26,9 +26,11 @@ struct kp_record_opts {
 	uint64_t period;	/* -c; 0 = use freq */
 	uint64_t freq;		/* -F, default 4000 */
 	bool callchain;		/* -g */
+	uint32_t stack_user;	/* --call-graph dwarf[,SIZE]: bytes of user stack per sample */
 	uint64_t sample_type;	/* --sample, 0 = the default set */
 	const char *output;	/* -o, default "kprof.data" */
 	size_t pages;		/* -m, data pages per ring */
+	bool pages_given;	/* -m was given (otherwise kprof sizes the rings) */
 	int level;		/* -z */
 	bool all_kallsyms;	/* --all-kallsyms: the whole table, not the symbols hit */
 	bool system_wide;	/* -a: every process on the CPUs */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unwind.h - the user part of a call chain, unwound with DWARF CFI from the registers and the
+ * stack copy of a sample recorded with `--call-graph dwarf` (code built without frame
+ * pointers has no other way to its callers).
+ */
+#ifndef KP_UNWIND_H
+#define KP_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+
+struct kp_unwinder;
+
+struct kp_unwind_stats {
+	uint64_t samples;	/* samples with a stack copy */
+	uint64_t failed;	/* of those, unwound no further than their IP */
+};
+
+/* kp_unwinder_new - an unwinder over @s's processes (borrowed); never fails. */
+struct kp_unwinder *kp_unwinder_new(struct kp_session *s);
+void kp_unwinder_free(struct kp_unwinder *u);
+
+/*
+ * kp_unwind - the user frames of @smp in @t's address space into @pcs (at most @max): the IP
+ * first, then return addresses. Returns how many; 0 when the sample has no registers and
+ * stack copy (or they are unusable).
+ */
+size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struct kp_thread *t,
+		 uint64_t *pcs, size_t max);
+
+const struct kp_unwind_stats *kp_unwinder_stats(const struct kp_unwinder *u);
+
+#endif /* KP_UNWIND_H */

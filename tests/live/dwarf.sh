@@ -1,0 +1,42 @@
+#!/bin/sh
+# Live: --call-graph dwarf on code built without frame pointers: stacks unwound from the copied
+# registers and user stack reach main, keep the two paths apart, and split as the truth does;
+# the same binary with -g (frame pointers) does not, which shows the test can fail.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+NOFP="$top_builddir/tests/workloads/split-nofp"
+
+reach_main() { # FOLDED: the share of samples whose stack holds main
+	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
+}
+
+"$KPROF" record --call-graph dwarf -o "$WORK/d.kprof" -- "$NOFP" 1 >/dev/null 2>"$WORK/d.err"
+check "record --call-graph dwarf succeeds" [ $? -eq 0 ]
+"$KPROF" report -i "$WORK/d.kprof" --folded >"$WORK/d.folded"
+m=$(reach_main "$WORK/d.folded")
+check "DWARF-unwound stacks reach main in ${m}% of samples (at least 99)" \
+	awk -v m="$m" 'BEGIN { exit !(m >= 99) }'
+check "work_a through via_left is its own stack" grep -q ";main;via_left;work_a [0-9]*\$" "$WORK/d.folded"
+check "work_a through via_right is its own stack" grep -q ";main;via_right;work_a [0-9]*\$" "$WORK/d.folded"
+"$KPROF" report -i "$WORK/d.kprof" --flat --color never >"$WORK/d.flat"
+for fw in work_a:60 work_b:30 work_c:10; do
+	f=${fw%:*}; want=${fw#*:}
+	got=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/d.flat")
+	check "$f: self ${got:-none}% against the true $want% (within 2 points)" \
+		awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 2) }'
+done
+
+"$KPROF" record -g -o "$WORK/f.kprof" -- "$NOFP" 1 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/f.kprof" --folded >"$WORK/f.folded"
+m=$(reach_main "$WORK/f.folded")
+check "with -g alone the same binary's stacks are broken: ${m}% reach main" \
+	awk -v m="$m" 'BEGIN { exit !(m < 50) }'
+
+"$KPROF" record --call-graph dwarf,4096 -o "$WORK/s.kprof" -- "$NOFP" 0.2 >/dev/null 2>&1
+check "--call-graph dwarf,4096 records" sh -c "'$KPROF' script -i '$WORK/s.kprof' --stats | grep -q '^# samples: [1-9]'"
+"$KPROF" record --call-graph dwarf,100 -o "$WORK/x.kprof" -- true >/dev/null 2>&1
+check "a stack size that is not a multiple of 8 is a usage error" [ $? -eq 2 ]
+"$KPROF" record --call-graph lbr -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
+check "an unknown call-graph mode names the known ones" grep -q "known: fp, dwarf" "$WORK/x.err"
+
+done_testing
