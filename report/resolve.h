@@ -65,7 +65,7 @@ struct kp_resolver {
 	uint64_t gen;			/* the session's maps_gen the cache is valid for */
 	uint32_t locs[1024];
 	struct kp_unwinder *unwinder;	/* for samples with a user stack copy (--call-graph dwarf) */
-	uint64_t chain[512];		/* their kernel chain joined with the unwound user part */
+	uint64_t chain[1200];		/* their kernel chain joined with the unwound user part */
 };
 
 void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p);

@@ -18,7 +18,7 @@
 
 #include "formats/util.h"
 
-#define MAX_FRAMES 127
+#define MAX_FRAMES 1024
 
 struct space {
 	uint32_t proc;		/* index into the session's processes */

@@ -32,6 +32,20 @@ m=$(reach_main "$WORK/f.folded")
 check "with -g alone the same binary's stacks are broken: ${m}% reach main" \
 	awk -v m="$m" 'BEGIN { exit !(m < 50) }'
 
+# a 200-deep recursion with a 64 KiB copy unwinds to the bottom; threads unwind to their start
+WORK_NOFP="$top_builddir/tests/workloads/work-nofp"
+"$KPROF" record --call-graph dwarf,65528 -o "$WORK/deep.kprof" -- "$WORK_NOFP" deep 1500 200 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/deep.kprof" --folded >"$WORK/deep.folded"
+m=$(reach_main "$WORK/deep.folded")
+depth=$(awk -F';' '{ if (NF > d) d = NF } END { print d + 0 }' "$WORK/deep.folded")
+check "a 200-deep recursion is unwound to main in ${m}% of samples ($depth frames deep)" \
+	awk -v m="$m" -v d="$depth" 'BEGIN { exit !(m >= 99 && d > 200) }'
+"$KPROF" record --call-graph dwarf -o "$WORK/thr.kprof" -- "$WORK_NOFP" threads 2 1000 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/thr.kprof" --folded >"$WORK/thr.folded"
+t=$(awk '{ t += $NF; if ($0 ~ /;(thread_main|main);/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/thr.folded")
+check "two threads unwind to their start (thread_main or main) in ${t}% of samples" \
+	awk -v m="$t" 'BEGIN { exit !(m >= 99) }'
+
 "$KPROF" record --call-graph dwarf,4096 -o "$WORK/s.kprof" -- "$NOFP" 0.2 >/dev/null 2>&1
 check "--call-graph dwarf,4096 records" sh -c "'$KPROF' script -i '$WORK/s.kprof' --stats | grep -q '^# samples: [1-9]'"
 "$KPROF" record --call-graph dwarf,100 -o "$WORK/x.kprof" -- true >/dev/null 2>&1
