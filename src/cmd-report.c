@@ -311,6 +311,13 @@ static void print_stats(struct report *r, struct kp_session *s, FILE *out)
 	for (size_t e = 0; e < s->evl.nr; e++)
 		fprintf(out, "# event %s: %llu samples\n", s->evl.ev[e].name,
 			(unsigned long long)(r->per_event ? r->per_event[e] : 0));
+	if (r->prof_ready && kp_unwinder_stats(r->res.unwinder)->samples) {
+		const struct kp_unwind_stats *us = kp_unwinder_stats(r->res.unwinder);
+		fprintf(out, "# DWARF unwinding: %llu samples with a stack copy, %llu (%.2f%%) "
+			     "unwound no further than their first frame\n",
+			(unsigned long long)us->samples, (unsigned long long)us->failed,
+			kp_view_pct(us->failed, us->samples));
+	}
 	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
 		(unsigned long long)st->unnamed, kp_view_pct(st->unnamed, st->frames));
 	fprintf(out,

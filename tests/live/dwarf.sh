@@ -26,6 +26,10 @@ for fw in work_a:60 work_b:30 work_c:10; do
 		awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 2) }'
 done
 
+"$KPROF" report -i "$WORK/d.kprof" --flat --stats >"$WORK/d.stats"
+failed=$(sed -n 's/^# DWARF unwinding: [0-9]* samples with a stack copy, \([0-9]*\) .*/\1/p' "$WORK/d.stats")
+check "--stats counts the stacks that did not unwind (${failed:-none}, under 1%)" \
+	[ -n "$failed" -a "${failed:-40}" -lt 40 ]
 "$KPROF" record -g -o "$WORK/f.kprof" -- "$NOFP" 1 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/f.kprof" --folded >"$WORK/f.folded"
 m=$(reach_main "$WORK/f.folded")
