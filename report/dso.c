@@ -479,6 +479,17 @@ enum kp_dso_status kp_dso_status(struct kp_dso *d)
 	return d->status;
 }
 
+int kp_dso_open(struct kp_dso *d)
+{
+	int fd;
+
+	if (kp_dso_status(d) != KP_DSO_OK)
+		return -1;
+	fd = file_open(d);
+	d->status = KP_DSO_OK; /* file_open() notes why it fails; the DSO was found usable */
+	return fd;
+}
+
 /* The ELF vaddr of @off: the PT_LOAD containing it, an executable one if several do. */
 static bool off_to_vaddr(const struct kp_dso *d, uint64_t off, uint64_t *vaddr)
 {

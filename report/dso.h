@@ -79,6 +79,13 @@ int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *f
 /* kp_dso_status - loads the DSO if needed and tells whether it can be used. */
 enum kp_dso_status kp_dso_status(struct kp_dso *d);
 
+/*
+ * kp_dso_open - a new read-only fd on the DSO's file (a copy of the vDSO for "[vdso]"), only
+ * when kp_dso_status() is KP_DSO_OK: so a binary rebuilt since the recording is never used.
+ * Owned by the caller; -1 when there is none.
+ */
+int kp_dso_open(struct kp_dso *d);
+
 /* kp_dso_path / kp_dso_short_name - the recorded path, and its last component. */
 const char *kp_dso_path(const struct kp_dso *d);
 const char *kp_dso_short_name(const struct kp_dso *d);

@@ -89,11 +89,11 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* The load bias of a file mapped at @m: start - pgoff - p_vaddr + p_offset of its PT_LOAD. */
-static bool map_bias(const char *path, const struct kp_map *m, uint64_t *bias)
+/* The load bias of the ELF file @fd mapped at @m: start - pgoff - p_vaddr + p_offset of the
+ * PT_LOAD that holds the mapping's offset. */
+static bool map_bias(int fd, const struct kp_map *m, uint64_t *bias)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	Elf *e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	size_t n = 0;
 	bool ok = false;
 
@@ -108,11 +108,14 @@ static bool map_bias(const char *path, const struct kp_map *m, uint64_t *bias)
 		}
 	if (e)
 		elf_end(e);
-	if (fd >= 0)
-		close(fd);
 	return ok;
 }
 
+/*
+ * Every file-backed map of the process as a module, through the symbolizer's DSOs: the same
+ * files (under --symfs, build-ids checked, the vDSO from a copy of the running one), so that
+ * unwinding never reads the CFI of a binary rebuilt since the recording.
+ */
 static void report_maps(struct kp_unwinder *u, struct space *sp)
 {
 	const struct kp_proc *p = &u->s->procs[sp->proc];
@@ -120,17 +123,18 @@ static void report_maps(struct kp_unwinder *u, struct space *sp)
 	dwfl_report_begin(sp->dwfl);
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct kp_map *m = &p->maps[i];
-		const char *path;
-		char full[4096];
+		const char *name;
 		uint64_t bias;
+		int fd;
 		if (m->flags & KP_MAP_ANON)
 			continue;
-		path = kp_strtab_get(&u->s->strs, m->name);
-		if (path[0] != '/')
-			continue; /* [vdso]: unwinding stops there, as it has no file here */
-		snprintf(full, sizeof(full), "%s%s", u->s->symfs, path);
-		if (map_bias(full, m, &bias))
-			dwfl_report_elf(sp->dwfl, path, full, -1, bias, true);
+		fd = kp_dso_open(u->s->dso_list[m->dso].dso);
+		if (fd < 0)
+			continue;
+		name = kp_strtab_get(&u->s->strs, m->name);
+		/* libdwfl takes the fd: dwfl_end() closes it */
+		if (!map_bias(fd, m, &bias) || !dwfl_report_elf(sp->dwfl, name, name, fd, bias, true))
+			close(fd);
 	}
 	dwfl_report_end(sp->dwfl, NULL, NULL);
 }

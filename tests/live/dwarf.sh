@@ -26,6 +26,14 @@ for fw in work_a:60 work_b:30 work_c:10; do
 		awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 2) }'
 done
 
+# clock_gettime runs in the vDSO: its frames are named, and unwinding goes on through them
+v=$(grep -c "__vdso_clock_gettime" "$WORK/d.folded")
+if [ "$v" -gt 0 ]; then
+	check "vDSO frames are named and unwound through to main ($v stacks)" \
+		sh -c "! grep '__vdso_clock_gettime' '$WORK/d.folded' | grep -vq ';main;cpu_ns;'"
+else
+	skip "no sample fell in the vDSO this time"
+fi
 "$KPROF" report -i "$WORK/d.kprof" --flat --stats >"$WORK/d.stats"
 failed=$(sed -n 's/^# DWARF unwinding: [0-9]* samples with a stack copy, \([0-9]*\) .*/\1/p' "$WORK/d.stats")
 check "--stats counts the stacks that did not unwind (${failed:-none}, under 1%)" \
