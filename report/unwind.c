@@ -36,6 +36,7 @@ struct kp_unwinder {
 	uint32_t pid;
 	uint64_t *pcs;
 	size_t nr_pcs;
+	bool beyond_copy;	/* libdw asked for stack the copy does not hold */
 	struct kp_unwind_stats st;
 };
 
@@ -67,8 +68,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	uint64_t sp = s->regs_user[7];
 
 	(void)dwfl;
-	if (addr < sp || addr - sp + sizeof(*result) > s->stack_dyn_size)
+	if (addr < sp || addr - sp + sizeof(*result) > s->stack_dyn_size) {
+		u->beyond_copy = addr >= sp;
 		return false;
+	}
 	memcpy(result, (const char *)s->stack_data + (addr - sp), sizeof(*result));
 	return true;
 }
@@ -175,6 +178,18 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+static void count_end(struct kp_unwinder *u, struct space *sp)
+{
+	uint64_t last = u->nr_pcs ? u->pcs[u->nr_pcs - 1] : 0;
+
+	if (u->beyond_copy)
+		u->st.end_copy++;
+	else if (!last || !dwfl_addrmodule(sp->dwfl, last - (u->nr_pcs > 1)))
+		u->st.end_unmapped++;
+	else
+		u->st.end_other++;
+}
+
 struct kp_unwinder *kp_unwinder_new(struct kp_session *s)
 {
 	struct kp_unwinder *u = kp_xcalloc(1, sizeof(*u));
@@ -212,7 +227,12 @@ size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struc
 	u->smp = smp;
 	u->pid = t->pid;
 	u->nr_pcs = 0;
-	dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, frame_cb, u);
+	u->beyond_copy = false;
+	/* -1: stopped early, for a reason to count; libdw also ends quietly (0) when the stack
+	 * it needs is not in the copy, which memory_read() notes */
+	if ((dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, frame_cb, u) != 0 || u->beyond_copy) &&
+	    u->nr_pcs < MAX_FRAMES)
+		count_end(u, sp);
 	if (u->nr_pcs <= 1)
 		u->st.failed++;
 	if (u->nr_pcs > max)

@@ -17,6 +17,10 @@ struct kp_unwinder;
 struct kp_unwind_stats {
 	uint64_t samples;	/* samples with a stack copy */
 	uint64_t failed;	/* of those, unwound no further than their IP */
+	/* stacks that ended before their outermost frame, by why */
+	uint64_t end_copy;	/* needed stack beyond the copy (record with a larger SIZE) */
+	uint64_t end_unmapped;	/* reached an address in no file-backed map (JIT, garbage) */
+	uint64_t end_other;	/* no CFI for a frame, or CFI libdw could not follow */
 };
 
 /* kp_unwinder_new - an unwinder over @s's processes (borrowed); never fails. */

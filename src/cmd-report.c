@@ -317,6 +317,10 @@ static void print_stats(struct report *r, struct kp_session *s, FILE *out)
 			     "unwound no further than their first frame\n",
 			(unsigned long long)us->samples, (unsigned long long)us->failed,
 			kp_view_pct(us->failed, us->samples));
+		fprintf(out, "#   stacks that ended early: %llu needed more than the stack copy, "
+			     "%llu reached unmapped code, %llu had no usable CFI\n",
+			(unsigned long long)us->end_copy, (unsigned long long)us->end_unmapped,
+			(unsigned long long)us->end_other);
 	}
 	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
 		(unsigned long long)st->unnamed, kp_view_pct(st->unnamed, st->frames));

@@ -60,6 +60,13 @@ check "two threads unwind to their start (thread_main or main) in ${t}% of sampl
 
 "$KPROF" record --call-graph dwarf,4096 -o "$WORK/s.kprof" -- "$NOFP" 0.2 >/dev/null 2>&1
 check "--call-graph dwarf,4096 records" sh -c "'$KPROF' script -i '$WORK/s.kprof' --stats | grep -q '^# samples: [1-9]'"
+# a copy too small for the recursion: the stacks end early, and --stats says why
+"$KPROF" record --call-graph dwarf,512 -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/small.kprof" --flat --stats >"$WORK/small.stats"
+n=$("$KPROF" script -i "$WORK/small.kprof" | grep -c " cpu-clock: ")
+c=$(sed -n 's/^#   stacks that ended early: \([0-9]*\) needed more than the stack copy.*/\1/p' "$WORK/small.stats")
+check "with a 512-byte copy, --stats says the copy ran out (${c:-none} of $n stacks)" \
+	[ "${c:-0}" -gt $((n * 9 / 10)) ]
 "$KPROF" record --call-graph dwarf,100 -o "$WORK/x.kprof" -- true >/dev/null 2>&1
 check "a stack size that is not a multiple of 8 is a usage error" [ $? -eq 2 ]
 "$KPROF" record --call-graph lbr -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
