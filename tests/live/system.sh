@@ -9,8 +9,9 @@ if ! "$KPROF" record -a -o "$WORK/probe.kprof" --duration 0.1 >/dev/null 2>"$WOR
 fi
 
 # two workloads started before kprof: only /proc tells who they are
-"$SPLIT" 4 >/dev/null & p1=$!
-"$INLINE" 4 >/dev/null & p2=$!
+"$SPLIT" 60 >/dev/null & p1=$!  # killed below, once every use of them is done
+"$INLINE" 60 >/dev/null & p2=$!
+trap 'kill $p1 $p2 2>/dev/null; rm -rf "$WORK"' EXIT
 sleep 0.3
 "$KPROF" record -a -g -o "$WORK/a.kprof" -- sleep 1.5 >/dev/null 2>"$WORK/a.err"
 check "record -a -- sleep exits with sleep's status" [ $? -eq 0 ]
