@@ -184,6 +184,7 @@ static int user_pids(const char *user, struct kp_record_opts *o)
 		o->pids = kp_xrealloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
 		o->pids[o->nr_pids++] = (int)pid;
 	}
+	o->pids_of_user = true; /* processes come and go while kprof attaches */
 	if (d)
 		closedir(d);
 	return o->nr_pids ? 0 : kp_error("user '%s' has no processes", user);

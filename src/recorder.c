@@ -211,7 +211,7 @@ static int pick_targets(struct kp_recorder *rec)
 	}
 	/* -p: every thread of each process, inherited by what they start; -t: those threads */
 	for (size_t i = 0; i < o->nr_pids; i++)
-		if (kp_synth_threads(o->pids[i], &rec->targets, &nr) < 0)
+		if (kp_synth_threads(o->pids[i], &rec->targets, &nr) < 0 && !o->pids_of_user)
 			return kp_error("cannot attach to process %d: %s", o->pids[i],
 					"no such process");
 	for (size_t i = 0; i < o->nr_tids; i++) {

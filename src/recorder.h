@@ -38,6 +38,7 @@ struct kp_record_opts {
 	size_t nr_cpus;
 	int *pids;		/* -p/-u: these processes, their threads and later children */
 	size_t nr_pids;
+	bool pids_of_user;	/* -u listed them: one that ends before kprof attaches is skipped */
 	int *tids;		/* -t: these threads only */
 	size_t nr_tids;
 	double duration;	/* --duration: seconds, 0 for none */
