@@ -8,6 +8,7 @@
  *   work deep ROUNDS DEPTH     the same split at the bottom of a DEPTH-deep recursion
  *   work threads N ROUNDS      N threads, each running split's rounds
  *   work forks N               N times fork + exec of /bin/true
+ *   work children N ROUNDS     N forked children, each running split's rounds (no exec)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -67,6 +68,23 @@ static int forks(int n)
 	return 0;
 }
 
+/* Children that inherit the parent's image and run the split in it, as forking servers do. */
+__attribute__((noinline)) static int children(int n, long r)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t p = fork();
+		if (p == 0) {
+			rounds(r);
+			_exit(0);
+		}
+		if (p < 0)
+			return 1;
+	}
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "split"))
@@ -77,9 +95,11 @@ int main(int argc, char **argv)
 		return threads(atoi(argv[2]), atol(argv[3]));
 	else if (argc == 3 && !strcmp(argv[1], "forks"))
 		return forks(atoi(argv[2]));
+	else if (argc == 4 && !strcmp(argv[1], "children"))
+		return children(atoi(argv[2]), atol(argv[3]));
 	else {
 		fprintf(stderr, "usage: work split ROUNDS | deep ROUNDS DEPTH | threads N ROUNDS | "
-				"forks N\n");
+				"forks N | children N ROUNDS\n");
 		return 2;
 	}
 	return 0;

@@ -60,6 +60,12 @@ check "two threads unwind to their start (thread_main or main) in ${t}% of sampl
 
 "$KPROF" record --call-graph dwarf,4096 -o "$WORK/s.kprof" -- "$NOFP" 0.2 >/dev/null 2>&1
 check "--call-graph dwarf,4096 records" sh -c "'$KPROF' script -i '$WORK/s.kprof' --stats | grep -q '^# samples: [1-9]'"
+"$KPROF" record --call-graph dwarf -o "$WORK/ch.kprof" -- "$WORK_NOFP" children 2 1000 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/ch.kprof" --folded >"$WORK/ch.folded"
+c=$(awk '{ t += $NF; if ($0 ~ /;children;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/ch.folded")
+check "forked children unwind through their parent's image to children() in ${c}% of samples" \
+	awk -v m="$c" 'BEGIN { exit !(m >= 95) }'
+
 # a copy too small for the recursion: the stacks end early, and --stats says why
 "$KPROF" record --call-graph dwarf,512 -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/small.kprof" --flat --stats >"$WORK/small.stats"
