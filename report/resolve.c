@@ -254,12 +254,14 @@ static void stats_add(struct kp_resolve_stats *a, const struct kp_resolve_stats 
 
 /* The words that decide a stack's resolution: command, process, cpu mode and addresses. */
 static size_t stack_key(const struct kp_sample *smp, uint16_t misc, const struct kp_thread *t,
-			uint64_t *key, size_t max)
+			uint32_t s_gen, uint64_t *key, size_t max)
 {
 	size_t n = 0;
 
+	/* the process's map generation: its maps changing makes its stacks resolve anew, while
+	 * the stacks of every other process stay cached */
 	key[n++] = (uint64_t)t->comm << 32 | t->pid;
-	key[n++] = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	key[n++] = (uint64_t)s_gen << 8 | (misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		key[n++] = smp->ip;
 		return n;
@@ -339,15 +341,10 @@ uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp_in, u
 	struct kp_sample joined;
 	const struct kp_sample *smp = join_unwound(r, smp_in, t, &joined);
 	uint64_t key[256], hkey;
-	size_t n = stack_key(smp, misc, t, key, ARRAY_SIZE(key));
+	size_t n = stack_key(smp, misc, t, r->s->procs[t->proc].gen, key, ARRAY_SIZE(key));
 	struct kp_resolve_stats before = r->st;
 	struct kp_stack_ent *e;
 
-	if (r->gen != r->s->maps_gen) { /* maps changed: every cached stack may resolve anew */
-		kp_hash_release(&r->stacks);
-		r->nr_stacks = r->nr_keys = r->nr_logs = 0;
-		r->gen = r->s->maps_gen;
-	}
 	e = n ? stack_find(r, key, n, &hkey) : NULL;
 	if (e) {
 		stack_replay(r, e);

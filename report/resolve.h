@@ -62,7 +62,6 @@ struct kp_resolver {
 	size_t nr_logs, cap_logs;
 	uint32_t *log;			/* the current sample's, while it is resolved */
 	size_t log_len, log_cap;
-	uint64_t gen;			/* the session's maps_gen the cache is valid for */
 	uint32_t locs[1024];
 	struct kp_unwinder *unwinder;	/* for samples with a user stack copy (--call-graph dwarf) */
 	uint64_t chain[1200];		/* their kernel chain joined with the unwound user part */

@@ -234,8 +234,9 @@ static void on_mmap(struct kp_session *s, const struct kp_rec_header *rec)
 	} else {
 		m.dso = dso_id(s, path, bid, bid_len);
 	}
-	insert_map(proc_get(s, u32[0]), &m);
-	s->maps_gen++;
+	struct kp_proc *p = proc_get(s, u32[0]);
+	insert_map(p, &m);
+	p->gen++;
 }
 
 static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
@@ -249,7 +250,7 @@ static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
 		struct kp_proc *p = &s->procs[t->proc];
 		p->nr_maps = 0;
 		kp_perfmap_release(&p->jit);
-		s->maps_gen++;
+		p->gen++;
 	}
 }
 
@@ -272,7 +273,7 @@ static void on_fork(struct kp_session *s, const struct kp_rec_header *rec)
 		child->pid = pid;
 		child->maps = maps;
 		child->nr_maps = child->cap_maps = n;
-		s->maps_gen++;
+		child->gen++;
 	}
 	t = kp_session_thread(s, pid, tid);
 	t->comm = comm;

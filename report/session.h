@@ -40,6 +40,7 @@ struct kp_map {
 
 struct kp_proc {
 	uint32_t pid;
+	uint32_t gen;		/* bumped when this process's maps change: keys its cached stacks */
 	struct kp_map *maps;
 	size_t nr_maps, cap_maps;
 	struct kp_perfmap jit;	/* /tmp/perf-PID.map, loaded on the first anonymous hit */
@@ -100,7 +101,6 @@ struct kp_session {
 	size_t nr_threads, cap_threads;
 	struct kp_hash thread_ids;	/* tid -> index */
 	struct kp_order order;
-	uint64_t maps_gen;		/* bumped whenever any process's maps change */
 	uint64_t last_time;
 	struct kp_rec_stats stats;	/* zero unless have_stats */
 	bool have_stats;

@@ -22,7 +22,7 @@
 
 struct space {
 	uint32_t proc;		/* index into the session's processes */
-	uint64_t gen;		/* the session's maps_gen it was built at */
+	uint32_t gen;		/* the process's map generation it was built at */
 	Dwfl *dwfl;
 	bool attached;
 };
@@ -149,7 +149,7 @@ static struct space *space_of(struct kp_unwinder *u, uint32_t proc)
 	for (size_t i = 0; i < u->nr; i++)
 		if (u->spaces[i].proc == proc)
 			sp = &u->spaces[i];
-	if (sp && sp->gen == u->s->maps_gen)
+	if (sp && sp->gen == u->s->procs[proc].gen)
 		return sp;
 	if (sp) { /* the maps changed: rebuild this address space */
 		dwfl_end(sp->dwfl);
@@ -157,7 +157,7 @@ static struct space *space_of(struct kp_unwinder *u, uint32_t proc)
 		KP_GROW(u->spaces, u->cap, u->nr + 1);
 		sp = &u->spaces[u->nr++];
 	}
-	*sp = (struct space){ proc, u->s->maps_gen, dwfl_begin(&callbacks), false };
+	*sp = (struct space){ proc, u->s->procs[proc].gen, dwfl_begin(&callbacks), false };
 	if (sp->dwfl) {
 		report_maps(u, sp);
 		sp->attached = dwfl_attach_state(sp->dwfl, NULL, (pid_t)u->s->procs[proc].pid,
