@@ -404,22 +404,29 @@ static void write_tp_formats(struct kp_recorder *rec)
 {
 	struct kp_tracefs tfs;
 	bool open = false;
+	int err;
 
 	for (size_t ev = 0; ev < rec->o->nr_evs; ev++) {
 		const struct kp_evspec *e = &rec->o->evs[ev];
 		char sys[256], *name, *fmt = NULL;
 		if (e->attr.type != PERF_TYPE_TRACEPOINT)
 			continue;
-		if (!open && kp_tracefs_open(&tfs) < 0)
+		if (!open && (err = kp_tracefs_open(&tfs)) < 0) {
+			char why[256];
+			kp_warn("tracepoint formats not stored (%s): 'kprof script' will show their "
+				"payloads as raw bytes", kp_tracefs_strerror(&tfs, err, why, sizeof(why)));
 			return;
+		}
 		open = true;
 		snprintf(sys, sizeof(sys), "%s", e->spec);
 		name = strchr(sys, ':');
 		if (!name)
 			continue;
 		*name++ = '\0';
-		if (kp_tracefs_format(&tfs, sys, name, &fmt) == 0 &&
-		    kp_writer_add_tp_format(&rec->w, e->attr.config, sys, fmt, strlen(fmt)))
+		if ((err = kp_tracefs_format(&tfs, sys, name, &fmt)) < 0)
+			kp_warn("cannot read the format of '%s': %s: its fields will not be decoded",
+				e->spec, strerror(-err));
+		else if (kp_writer_add_tp_format(&rec->w, e->attr.config, sys, fmt, strlen(fmt)))
 			kp_warn("the format of '%s' is too large to store: its fields will not be "
 				"decoded", e->spec);
 		free(fmt);
