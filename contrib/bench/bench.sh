@@ -56,6 +56,8 @@ stat_() {
 }
 med() { stat_ "$1" "$2" | cut -d' ' -f1; }
 range() { stat_ "$1" "$2" | awk '{ printf "%s (%s-%s)", $1, $2, $3 }'; }
+# bps FILE: the median bytes per sample of "samples bytes" lines
+bps() { awk '{ printf "%.1f\n", $2 / $1 }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }'; }
 kprof_samples() { sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$tmp/err"; }
@@ -99,9 +101,7 @@ overhead() {
 	record_rows+="| $w | $label | $(range "$d/alone" 1) | $(range "$d/kprof" 1) | $ko% | $(range "$d/perf" 1) | $po% | $(awk -v a="$ko" -v b="$po" 'BEGIN { if (b <= 0) print "n/a"; else printf "%.2f", a / b }') | $kr | $pr | $(ratio "$kr" "$pr") | $ks / $ps |"$'\n'
 	if [ -f "$d/perfz.n" ]; then
 		local kb pb pzb
-		kb=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/kprof.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-		pb=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/perf.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-		pzb=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/perfz.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		kb=$(bps "$d/kprof.n"); pb=$(bps "$d/perf.n"); pzb=$(bps "$d/perfz.n")
 		size_rows+="| $w, -g, 4 kHz | $kb | $pb | $pzb | $(ratio "$kb" "$pb") | $(ratio "$kb" "$pzb") |"$'\n'
 		accuracy "$d"
 	fi
@@ -155,7 +155,7 @@ kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null || true
 sys_row() { # TOOL
 	local cpu n b l
 	cpu=$(med "$d/$1" 2); n=$(med "$d/$1.n" 1)
-	b=$(awk '{ printf "%.1f\n", $2 / $1 }' "$d/$1.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	b=$(bps "$d/$1.n")
 	l=$(awk '{ s += ($3 == "" ? 0 : $3) } END { print s + 0 }' "$d/$1.n")
 	printf "| %s | %s | %s | %.2f | %s | %s |\n" "$1" "$n" "$(range "$d/$1" 2)" \
 		"$(awk -v c="$cpu" -v n="$n" 'BEGIN { print (n ? c * 1e6 / n : 0) }')" "$b" "$l"
