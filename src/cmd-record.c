@@ -265,7 +265,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 
 	switch (c) {
 	case 'e':
-		return kp_evspec_parse(optarg, &o->evs, &o->nr_evs) ? 2 : 0;
+		return kp_evspec_parse_arg(optarg, &o->evs, &o->nr_evs);
 	case 'c':
 		o->freq = 0;
 		return parse_num(optarg, "-c", 1, UINT64_MAX >> 1, &o->period);

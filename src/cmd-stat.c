@@ -555,13 +555,9 @@ static const struct option long_opts[] = {
 
 static int parse_opt(int c, struct stat_opts *o)
 {
-	int err;
-
 	switch (c) {
 	case 'e':
-		/* a bad name is a usage error; tracefs out of reach is a failure */
-		err = kp_evspec_parse(optarg, &o->c.evs, &o->c.nr_evs);
-		return err == -EINVAL ? 2 : err ? 1 : 0;
+		return kp_evspec_parse_arg(optarg, &o->c.evs, &o->c.nr_evs);
 	case OPT_FILTER:
 		return kp_evspec_filter(o->c.evs, o->c.nr_evs, optarg) ? 2 : 0;
 	case 'C':

@@ -483,6 +483,13 @@ int kp_evspec_parse(const char *list, struct kp_evspec **specs, size_t *nr)
 	return err;
 }
 
+int kp_evspec_parse_arg(const char *list, struct kp_evspec **specs, size_t *nr)
+{
+	int err = kp_evspec_parse(list, specs, nr);
+
+	return err == -EINVAL ? 2 : err ? 1 : 0;
+}
+
 static char *join_filters(const char *old, const char *add)
 {
 	size_t len = strlen(old) + strlen(add) + 11;

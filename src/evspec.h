@@ -121,6 +121,12 @@ const char *kp_evspec_type_name(uint32_t type);
 int kp_evspec_parse(const char *list, struct kp_evspec **specs, size_t *nr);
 
 /*
+ * kp_evspec_parse_arg - kp_evspec_parse() for an -e argument, as a command's exit status:
+ * 0, 2 for a bad spec (a usage error), 1 when the system could not answer (tracefs, a PMU).
+ */
+int kp_evspec_parse_arg(const char *list, struct kp_evspec **specs, size_t *nr);
+
+/*
  * kp_evspec_filter - attach a tracepoint filter (the kernel's filter syntax, e.g.
  * "common_pid == 42") to the event named last, that is to every entry of the last -e name.
  * A second filter on the same event is joined: "(first) && (second)". Returns 0, or -EINVAL
