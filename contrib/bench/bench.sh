@@ -107,22 +107,24 @@ overhead() {
 	fi
 }
 
+# split_error FILE MAX: the larger of MAX and FILE's largest error of self% against 60/30/10
+split_error() {
+	awk -v m="$2" '$NF == "work_a" { a = $1 } $NF == "work_b" { b = $1 } $NF == "work_c" { c = $1 }
+		END { gsub("%", "", a); gsub("%", "", b); gsub("%", "", c)
+		e = a - 60; if (e < 0) e = -e; x = b - 30; if (x < 0) x = -x; if (x > e) e = x
+		x = c - 10; if (x < 0) x = -x; if (x > e) e = x; if (m > e) e = m; printf "%.2f", e }' "$1"
+}
+
 # accuracy DIR: the largest error of self% against the true 60/30/10, kprof and perf
 accuracy_row=""
 accuracy() {
 	local d=$1 f k p
 	k=0; p=0
 	for f in "$d"/kflat.[1-9]*; do
-		k=$(awk -v m="$k" '$NF == "work_a" { a = $1 } $NF == "work_b" { b = $1 } $NF == "work_c" { c = $1 }
-			END { gsub("%", "", a); gsub("%", "", b); gsub("%", "", c)
-			e = a - 60; if (e < 0) e = -e; x = b - 30; if (x < 0) x = -x; if (x > e) e = x
-			x = c - 10; if (x < 0) x = -x; if (x > e) e = x; if (m > e) e = m; printf "%.2f", e }' "$f")
+		k=$(split_error "$f" "$k")
 	done
 	for f in "$d"/pflat.[1-9]*; do
-		p=$(awk -v m="$p" '$NF == "work_a" { a = $1 } $NF == "work_b" { b = $1 } $NF == "work_c" { c = $1 }
-			END { gsub("%", "", a); gsub("%", "", b); gsub("%", "", c)
-			e = a - 60; if (e < 0) e = -e; x = b - 30; if (x < 0) x = -x; if (x > e) e = x
-			x = c - 10; if (x < 0) x = -x; if (x > e) e = x; if (m > e) e = m; printf "%.2f", e }' "$f")
+		p=$(split_error "$f" "$p")
 	done
 	accuracy_row="| split-fp, 4 kHz, $runs runs | $k | $p | $(ratio "$k" "$p") |"
 }
