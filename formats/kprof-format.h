@@ -96,6 +96,7 @@ enum kp_rec_type {
 	KP_REC_STATS = 68,	/* final statistics, once at the end */
 	KP_REC_RING_STATS = 69,	/* final statistics of one ring, just before KP_REC_STATS */
 	KP_REC_TP_FORMAT = 70,	/* a tracepoint's format file: how to decode its RAW payload */
+	KP_REC_UNWIND_STATS = 71, /* what unwinding while recording did, once, before STATS */
 	KP_REC_TYPE_MAX
 };
 
@@ -212,5 +213,33 @@ struct kp_rec_tp_format {
 	uint32_t fmt_len;
 };
 _Static_assert(sizeof(struct kp_rec_tp_format) == 24, "kp_rec_tp_format changed size");
+
+/**
+ * struct kp_rec_unwind_stats - unwinding while recording (type KP_REC_UNWIND_STATS)
+ * @samples:      samples that came with a user stack copy
+ * @unwound:      of those, stored with their unwound call chain instead of the copy
+ * @kept_behind:  stored with the copy: unwinding was more than --unwind-backlog behind
+ * @kept_failed:  stored with the copy: no frame came out (the report tries again)
+ * @failed:       of @unwound, stacks that went no further than their IP
+ * @end_copy, @end_unmapped, @end_other: of @unwound, stacks that ended before their
+ *                outermost frame because the copy ran out, at an address in no
+ *                file-backed map, or for want of CFI
+ * @backlog_max:  the most bytes of records that waited for the unwinding thread
+ * @cpu_ns:       CPU time of the unwinding thread
+ */
+struct kp_rec_unwind_stats {
+	struct kp_rec_header h;
+	uint64_t samples;
+	uint64_t unwound;
+	uint64_t kept_behind;
+	uint64_t kept_failed;
+	uint64_t failed;
+	uint64_t end_copy;
+	uint64_t end_unmapped;
+	uint64_t end_other;
+	uint64_t backlog_max;
+	uint64_t cpu_ns;
+};
+_Static_assert(sizeof(struct kp_rec_unwind_stats) == 88, "kp_rec_unwind_stats changed size");
 
 #endif /* KPROF_FORMAT_H */

@@ -114,6 +114,7 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL },
 	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL },
 	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format },
+	[KP_REC_UNWIND_STATS] = { "unwind_stats", sizeof(struct kp_rec_unwind_stats), NULL },
 };
 
 const struct kp_rec_info *kp_rec_info_of(uint32_t type)
