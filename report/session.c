@@ -7,10 +7,8 @@
 
 #include "formats/util.h"
 
-int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
+void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
 {
-	int rc;
-
 	memset(s, 0, sizeof(*s));
 	kp_evlist_init(&s->evl);
 	kp_strtab_init(&s->strs);
@@ -21,6 +19,13 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
 	kp_order_init(&s->order);
 	s->dso_opts = *dso_opts;
 	kp_session_set_symfs(s, "");
+}
+
+int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
+{
+	int rc;
+
+	kp_session_init(s, dso_opts);
 	rc = kp_reader_open(&s->r, path);
 	if (!rc)
 		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
@@ -305,6 +310,13 @@ static void update_model(struct kp_session *s, const struct kp_rec_header *rec)
 
 /* --- replay ------------------------------------------------------------------------------ */
 
+/* A record the ops cannot be given parsed: counted, and passed on as it is to @unparsed. */
+static int unparsed(struct kp_session *s, const struct kp_rec_header *rec, uint64_t *count)
+{
+	(*count)++;
+	return s->ops->unparsed ? s->ops->unparsed(s->ctx, s, rec) : 0;
+}
+
 static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
 {
 	struct kp_session *s = ctx;
@@ -314,21 +326,15 @@ static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
 	(void)time;
 	if (rec->type != PERF_RECORD_SAMPLE) {
 		update_model(s, rec);
-		if (!ev) {
-			s->no_event++;
-			return 0;
-		}
+		if (!ev)
+			return unparsed(s, rec, &s->no_event);
 		kp_rec_parse_id(&ev->attr, rec, &smp);
 		return s->ops->side ? s->ops->side(s->ctx, s, ev, rec, &smp) : 0;
 	}
-	if (!ev) {
-		s->no_event++;
-		return 0;
-	}
-	if (kp_rec_parse_sample(&ev->attr, rec, &smp)) {
-		s->bad_samples++;
-		return 0;
-	}
+	if (!ev)
+		return unparsed(s, rec, &s->no_event);
+	if (kp_rec_parse_sample(&ev->attr, rec, &smp))
+		return unparsed(s, rec, &s->bad_samples);
 	if (!s->ops->sample)
 		return 0;
 	return s->ops->sample(s->ctx, s, ev, &smp, rec, kp_session_thread(s, smp.pid, smp.tid));
@@ -372,9 +378,40 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		memcpy(&s->stats, rec, sizeof(s->stats));
 		s->have_stats = true;
 		break;
+	case KP_REC_UNWIND_STATS:
+		memcpy(&s->unwind_stats, rec, sizeof(s->unwind_stats));
+		s->have_unwind_stats = true;
+		break;
 	default:
 		break;
 	}
+}
+
+void kp_session_start(struct kp_session *s, const struct kp_session_ops *ops, void *ctx)
+{
+	s->ops = ops;
+	s->ctx = ctx;
+}
+
+int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	int rc = 0;
+
+	if (rec->type < KP_REC_USER_START) {
+		kp_order_push(&s->order, rec, time_of(s, rec));
+		return 0;
+	}
+	keep_own(s, rec);
+	if (rec->type == KP_REC_ROUND)
+		rc = kp_order_round(&s->order, emit, s);
+	if (!rc && s->ops->own)
+		rc = s->ops->own(s->ctx, s, rec);
+	return rc;
+}
+
+int kp_session_end(struct kp_session *s)
+{
+	return kp_order_flush(&s->order, emit, s);
 }
 
 int kp_session_run(struct kp_session *s, const struct kp_session_ops *ops, void *ctx)
@@ -382,22 +419,12 @@ int kp_session_run(struct kp_session *s, const struct kp_session_ops *ops, void 
 	const struct kp_rec_header *rec;
 	int rc = 0, more;
 
-	s->ops = ops;
-	s->ctx = ctx;
-	while (!rc && (more = kp_reader_next(&s->r, &rec)) > 0) {
-		if (rec->type < KP_REC_USER_START) {
-			kp_order_push(&s->order, rec, time_of(s, rec));
-			continue;
-		}
-		keep_own(s, rec);
-		if (rec->type == KP_REC_ROUND)
-			rc = kp_order_round(&s->order, emit, s);
-		if (!rc && ops->own)
-			rc = ops->own(ctx, s, rec);
-	}
+	kp_session_start(s, ops, ctx);
+	while (!rc && (more = kp_reader_next(&s->r, &rec)) > 0)
+		rc = kp_session_feed(s, rec);
 	if (rc)
 		return rc;
 	/* a bad chunk ends the input, but what came before it is still delivered */
-	rc = kp_order_flush(&s->order, emit, s);
+	rc = kp_session_end(s);
 	return more < 0 ? more : rc;
 }

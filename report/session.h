@@ -70,6 +70,8 @@ struct kp_session;
  * @sample: each sample, in time order, with its event, parsed fields and thread
  * @side:   each other kernel record, in time order, after the model took it in; @id has the
  *          sample_id_all fields (pid/tid, time, cpu) when the event records them
+ * @unparsed: each kernel record that belongs to no recorded event, and each sample shorter
+ *          than its fields, in time order (the others never see them)
  * A non-zero return stops the replay and is returned by kp_session_run().
  */
 struct kp_session_ops {
@@ -79,6 +81,7 @@ struct kp_session_ops {
 		      struct kp_thread *t);
 	int (*side)(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		    const struct kp_rec_header *rec, const struct kp_sample *id);
+	int (*unparsed)(void *ctx, struct kp_session *s, const struct kp_rec_header *rec);
 };
 
 struct kp_session {
@@ -104,6 +107,8 @@ struct kp_session {
 	uint64_t last_time;
 	struct kp_rec_stats stats;	/* zero unless have_stats */
 	bool have_stats;
+	struct kp_rec_unwind_stats unwind_stats; /* unwinding while recording, if it was done */
+	bool have_unwind_stats;
 	uint64_t bad_samples;		/* samples shorter than their fields */
 	uint64_t no_event;		/* records that belong to no recorded event */
 	const struct kp_session_ops *ops;
@@ -118,6 +123,13 @@ struct kp_session {
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts);
 
 /*
+ * kp_session_init - a session with no file, fed record by record (kp_session_start(),
+ * kp_session_feed(), kp_session_end()): how the recorder replays what it records. Call
+ * kp_session_release() after it.
+ */
+void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts);
+
+/*
  * kp_session_set_symfs - look for binaries, and for perf-PID.map files (normally in /tmp),
  * under @dir, as perf's --symfs does; for reports of recordings made elsewhere, and for tests.
  * Call before kp_session_run(). @dir is borrowed.
@@ -130,6 +142,19 @@ void kp_session_set_symfs(struct kp_session *s, const char *dir);
  * bad chunk has been replayed and s->r says where it stopped.
  */
 int kp_session_run(struct kp_session *s, const struct kp_session_ops *ops, void *ctx);
+
+/* kp_session_start - the ops (borrowed) that kp_session_feed() and kp_session_end() call. */
+void kp_session_start(struct kp_session *s, const struct kp_session_ops *ops, void *ctx);
+
+/*
+ * kp_session_feed - take one record, in file order: kernel records are queued until their
+ * round makes them final, kprof's own records go to @own at once. Returns 0 or the first
+ * non-zero return of an op.
+ */
+int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec);
+
+/* kp_session_end - end of input: deliver every record still queued. */
+int kp_session_end(struct kp_session *s);
 
 void kp_session_release(struct kp_session *s);
 

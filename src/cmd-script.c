@@ -306,8 +306,10 @@ static void print_stats(struct script *s, const struct kp_reader *r)
 
 static int run(struct script *s, const char *path)
 {
-	static const struct kp_session_ops all = { on_own, on_sample, on_side };
-	static const struct kp_session_ops own_only = { on_own, NULL, NULL };
+	static const struct kp_session_ops all = {
+		.own = on_own, .sample = on_sample, .side = on_side,
+	};
+	static const struct kp_session_ops own_only = { .own = on_own };
 	struct kp_session ss;
 	struct kp_dso_opts dso = { 0 };
 	int rc = kp_session_open(&ss, path, &dso);
