@@ -24,8 +24,16 @@
 #define KP_WRITER_HARD (64u << 20)	/* close it even between rounds beyond this */
 #define KP_WRITER_DEFAULT_LEVEL 1	/* zstd level: fast, ~1 GB/s here, ~16x on samples */
 
+/*
+ * Where a writer made with kp_writer_init_sink() sends each closed chunk: its @len bytes of
+ * @nrec records, uncompressed, borrowed for the call. Returns 0 or an error (kept sticky).
+ */
+typedef int kp_writer_sink_fn(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec);
+
 struct kp_writer {
 	int fd;
+	kp_writer_sink_fn *sink;	/* instead of fd, when set */
+	void *sink_ctx;
 	int level;
 	void *zc;		/* ZSTD_CCtx */
 	uint8_t *buf;		/* records of the open chunk */
@@ -47,6 +55,12 @@ struct kp_writer {
  * loop need not allocate. Returns 0 or an error (also kept in @w->err).
  */
 int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve);
+
+/*
+ * kp_writer_init_sink - a writer whose chunks go to @fn instead of a file (no file header,
+ * no compression): for a stage between the rings and the file. Never fails.
+ */
+void kp_writer_init_sink(struct kp_writer *w, kp_writer_sink_fn *fn, void *ctx, size_t reserve);
 
 /*
  * kp_writer_reserve - room for @size bytes of records at the end of the buffer; fill them, then
