@@ -312,6 +312,19 @@ static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp
 	return kp_profile_path(r->p, r->locs, n);
 }
 
+size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
+		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; smp->sample_type & PERF_SAMPLE_CALLCHAIN && i < smp->nr_callchain &&
+			     smp->callchain[i] != PERF_CONTEXT_USER && n < max / 2; i++)
+		chain[n++] = smp->callchain[i];
+	chain[n++] = PERF_CONTEXT_USER;
+	*nr_user = kp_unwind(u, smp, t, chain + n, max - n);
+	return n + *nr_user;
+}
+
 /*
  * A sample with a user stack copy: its kernel chain (the user part was not recorded) joined
  * with the user frames DWARF unwinding finds, as one chain the rest of the resolver reads.
@@ -319,15 +332,11 @@ static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp
 static const struct kp_sample *join_unwound(struct kp_resolver *r, const struct kp_sample *smp,
 					    const struct kp_thread *t, struct kp_sample *joined)
 {
-	size_t n = 0, max = ARRAY_SIZE(r->chain);
+	size_t n, nr_user;
 
 	if (!(smp->sample_type & PERF_SAMPLE_STACK_USER) || !smp->stack_dyn_size)
 		return smp;
-	for (uint64_t i = 0; smp->sample_type & PERF_SAMPLE_CALLCHAIN && i < smp->nr_callchain &&
-			     smp->callchain[i] != PERF_CONTEXT_USER && n < max / 2; i++)
-		r->chain[n++] = smp->callchain[i];
-	r->chain[n++] = PERF_CONTEXT_USER;
-	n += kp_unwind(r->unwinder, smp, t, r->chain + n, max - n);
+	n = kp_unwind_chain(r->unwinder, smp, t, r->chain, ARRAY_SIZE(r->chain), &nr_user);
 	*joined = *smp;
 	joined->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	joined->callchain = r->chain;

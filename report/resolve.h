@@ -67,6 +67,15 @@ struct kp_resolver {
 	uint64_t chain[1200];		/* their kernel chain joined with the unwound user part */
 };
 
+/*
+ * kp_unwind_chain - the whole call chain of @smp, a sample with a user stack copy, into @chain
+ * (capacity @max, at least 2): its kernel part as recorded, PERF_CONTEXT_USER, then the user
+ * frames @u unwinds (kp_unwind()). Returns the length; *@nr_user says how many user frames
+ * came out. A report reads the chain as if the kernel had recorded it.
+ */
+size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
+		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user);
+
 void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p);
 void kp_resolver_release(struct kp_resolver *r);
 

@@ -45,8 +45,13 @@ static const char record_usage[] =
 	"  -g                         record frame-pointer call chains, kernel frames included\n"
 	"      --call-graph fp        the same as -g\n"
 	"      --call-graph dwarf[,SIZE]  copy SIZE bytes of user stack (default 8192) and the\n"
-	"                             registers with each sample, for DWARF unwinding of code\n"
-	"                             without frame pointers at report time\n"
+	"                             registers with each sample, and unwind them with DWARF\n"
+	"                             CFI while recording (code without frame pointers): the\n"
+	"                             file keeps the unwound call chains, not the copies\n"
+	"      --keep-stacks          with dwarf: store the stack copies instead, as perf\n"
+	"                             does, and unwind them at report time\n"
+	"      --unwind-backlog MIB   with dwarf: samples waiting to be unwound beyond this\n"
+	"                             are stored with their stack copies (default 64)\n"
 	"      --sample FIELDS        sample fields, comma-separated, instead of the default\n"
 	"                             ip,tid,time,cpu,period (see below)\n"
 	"  -o, --output FILE          output file (default kprof.data; an old one becomes\n"
@@ -236,7 +241,10 @@ static int parse_level(const char *s, int *level)
 	return 0;
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER };
+enum {
+	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER,
+	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG,
+};
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -255,6 +263,8 @@ static const struct option long_opts[] = {
 	{ "uid", required_argument, NULL, 'u' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
+	{ "unwind-backlog", required_argument, NULL, OPT_UNWIND_BACKLOG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -311,6 +321,14 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		return parse_duration(optarg, &o->duration);
 	case OPT_FILTER:
 		return kp_evspec_filter(o->evs, o->nr_evs, optarg) ? 2 : 0;
+	case OPT_KEEP_STACKS:
+		o->keep_stacks = true;
+		return 0;
+	case OPT_UNWIND_BACKLOG:
+		if (parse_num(optarg, "--unwind-backlog", 0, 1u << 20, &v))
+			return 2;
+		o->unwind_backlog = (size_t)v << 20;
+		return 0;
 	default:
 		return 2;
 	}
@@ -324,6 +342,7 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	o->output = "kprof.data";
 	o->pages = 128;
 	o->level = KP_WRITER_DEFAULT_LEVEL;
+	o->unwind_backlog = (size_t)64 << 20;
 	optind = 1;
 	/* '+': stop at the command, so its own options are left alone */
 	while ((c = getopt_long(argc, argv, "+e:c:F:go:m:z:haC:p:t:u:", long_opts, NULL)) != -1) {
@@ -337,6 +356,8 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 		o->argv = argv + optind;
 	if (o->stack_user && o->pages == 128 && !o->pages_given)
 		o->pages = 512; /* about 8.4 KB a sample: PLATFORM.md's ring size for this */
+	if (o->keep_stacks && !o->stack_user)
+		return kp_usage_error("record", "--keep-stacks applies to --call-graph dwarf");
 	if (!o->argv && !o->system_wide && !o->nr_pids && !o->nr_tids)
 		return kp_usage_error("record", "no command to record (or -a, -p, -t, -u)");
 	if (o->cpus && !o->system_wide)

@@ -296,6 +296,25 @@ static int emit_views(struct report *r, struct kp_session *s, FILE *out)
 	return rc;
 }
 
+static void print_ends(FILE *out, uint64_t copy, uint64_t unmapped, uint64_t other)
+{
+	fprintf(out, "#   stacks that ended early: %llu needed more than the stack copy, "
+		     "%llu reached unmapped code, %llu had no usable CFI\n",
+		(unsigned long long)copy, (unsigned long long)unmapped, (unsigned long long)other);
+}
+
+void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u)
+{
+	fprintf(out, "# DWARF unwinding while recording: %llu samples with a stack copy, %llu "
+		     "unwound (%.2f s of CPU), %llu kept as copies (%llu behind, %llu without a "
+		     "frame), %llu no further than their first frame\n",
+		(unsigned long long)u->samples, (unsigned long long)u->unwound, u->cpu_ns / 1e9,
+		(unsigned long long)(u->kept_behind + u->kept_failed),
+		(unsigned long long)u->kept_behind, (unsigned long long)u->kept_failed,
+		(unsigned long long)u->failed);
+	print_ends(out, u->end_copy, u->end_unmapped, u->end_other);
+}
+
 static void print_stats(struct report *r, struct kp_session *s, FILE *out)
 {
 	const struct kp_resolve_stats *st = &r->res.st;
@@ -311,16 +330,15 @@ static void print_stats(struct report *r, struct kp_session *s, FILE *out)
 	for (size_t e = 0; e < s->evl.nr; e++)
 		fprintf(out, "# event %s: %llu samples\n", s->evl.ev[e].name,
 			(unsigned long long)(r->per_event ? r->per_event[e] : 0));
+	if (s->have_unwind_stats)
+		kp_report_print_unwind(out, &s->unwind_stats);
 	if (r->prof_ready && kp_unwinder_stats(r->res.unwinder)->samples) {
 		const struct kp_unwind_stats *us = kp_unwinder_stats(r->res.unwinder);
 		fprintf(out, "# DWARF unwinding: %llu samples with a stack copy, %llu (%.2f%%) "
 			     "unwound no further than their first frame\n",
 			(unsigned long long)us->samples, (unsigned long long)us->failed,
 			kp_view_pct(us->failed, us->samples));
-		fprintf(out, "#   stacks that ended early: %llu needed more than the stack copy, "
-			     "%llu reached unmapped code, %llu had no usable CFI\n",
-			(unsigned long long)us->end_copy, (unsigned long long)us->end_unmapped,
-			(unsigned long long)us->end_other);
+		print_ends(out, us->end_copy, us->end_unmapped, us->end_other);
 	}
 	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
 		(unsigned long long)st->unnamed, kp_view_pct(st->unnamed, st->frames));

@@ -6,7 +6,9 @@
 #define KP_CMD_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "formats/kprof-format.h"
 #include "report/dso.h"
 
 /*
@@ -18,6 +20,9 @@
  */
 int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
 		     char **text, size_t *len);
+
+/* kp_report_print_unwind - what unwinding while recording did, as `--stats` shows it. */
+void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u);
 
 /* kp_is_recording - whether @path starts like a .kprof file. */
 int kp_is_recording(const char *path);

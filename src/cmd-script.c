@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd-report.h"
 #include "diag.h"
 #include "formats/evlist.h"
 #include "formats/reader.h"
@@ -302,6 +303,8 @@ static void print_stats(struct script *s, const struct kp_reader *r)
 						     : s->rings[i].lost_read),
 			(unsigned long long)s->rings[i].bytes);
 	fprintf(s->out, "# kallsyms snapshot: %llu bytes\n", (unsigned long long)s->kallsyms_bytes);
+	if (s->s->have_unwind_stats)
+		kp_report_print_unwind(s->out, &s->s->unwind_stats);
 }
 
 static int run(struct script *s, const char *path)

@@ -16,6 +16,7 @@ static const struct kp_cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its samples into kprof.data" },
 	{ "report", cmd_report, "show where the samples went: call tree, flat list, folded stacks" },
 	{ "script", cmd_script, "print every record of a recording in time order" },
+	{ "unwind", cmd_unwind, "turn a recording's stack copies into call chains (a smaller file)" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an SVG flame graph" },
 	{ "diff", cmd_diff, "compare two recordings or folded files: a differential flame graph" },
 	{ "stat", cmd_stat, "count events exactly for a command, processes or CPUs" },

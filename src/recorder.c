@@ -24,6 +24,7 @@
 #include "diag.h"
 #include "formats/util.h"
 #include "child.h"
+#include "online.h"
 #include "perf.h"
 #include "synth.h"
 #include "tracefs.h"
@@ -440,8 +441,15 @@ static int write_header(struct kp_recorder *rec)
 	size_t per_ev = rec->nr_targets * rec->nr_cpus;
 	uint64_t *ids = kp_xcalloc(per_ev, sizeof(*ids));
 
-	if (kp_writer_init(&rec->w, rec->out_fd, o->level, reserve))
+	if (o->stack_user && !o->keep_stacks) {
+		/* the copies are unwound by a thread that writes the file */
+		rec->online = kp_online_start(rec->out_fd, o->level, o->unwind_backlog, reserve,
+					      &rec->w);
+		if (!rec->online)
+			return kp_error("cannot write '%s'", o->output);
+	} else if (kp_writer_init(&rec->w, rec->out_fd, o->level, reserve)) {
 		return kp_error("cannot write '%s': %s", o->output, kp_strerror(rec->w.err));
+	}
 	for (size_t ev = 0; ev < o->nr_evs; ev++) {
 		const struct kp_evspec *e = &o->evs[ev];
 		uint32_t n = 0;
@@ -558,7 +566,7 @@ static void read_lost(struct kp_recorder *rec)
 	}
 }
 
-static void write_stats(struct kp_recorder *rec, struct kp_rec_stats *s)
+static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_rec_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->h = (struct kp_rec_header){ KP_REC_STATS, 0, sizeof(*s) };
@@ -575,22 +583,33 @@ static void write_stats(struct kp_recorder *rec, struct kp_rec_stats *s)
 		s->lost += r->lost_records > r->lost_read ? r->lost_records : r->lost_read;
 		s->throttles += r->throttles;
 		s->ring_bytes += r->bytes;
-		kp_writer_add(&rec->w, &rs);
+		kp_writer_add(w, &rs);
 	}
-	s->raw_bytes = rec->w.raw_bytes;
-	s->file_bytes = rec->w.off;
+	s->raw_bytes = w->raw_bytes;
+	s->file_bytes = w->off;
 	s->wakeups = rec->wakeups;
 	s->nr_rings = rec->nr_cpus;
-	kp_writer_add(&rec->w, s);
+	kp_writer_add(w, s);
 }
 
-static void summary(const struct kp_recorder *rec, const struct kp_rec_stats *s)
+static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
+		    const struct kp_rec_stats *s)
 {
-	double file_mib = rec->w.off / 1048576.0, raw_mib = rec->w.raw_bytes / 1048576.0;
+	double file_mib = w->off / 1048576.0, raw_mib = w->raw_bytes / 1048576.0;
+	const struct kp_rec_unwind_stats *us = &rec->unwind;
 
 	kp_notice("recorded %llu samples, %llu lost, into '%s': %.3f MiB (%.3f MiB raw, %.1fx)",
 		  (unsigned long long)s->samples, (unsigned long long)s->lost, rec->o->output,
 		  file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
+	if (rec->online)
+		kp_notice("unwound %llu of %llu stack copies while recording (%.2f s of CPU); "
+			  "%llu kept as copies for the report to unwind",
+			  (unsigned long long)us->unwound, (unsigned long long)us->samples,
+			  us->cpu_ns / 1e9, (unsigned long long)(us->kept_behind + us->kept_failed));
+	if (us->kept_behind)
+		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
+			"--unwind-backlog, or a lower -F, avoids it)",
+			(unsigned long long)us->kept_behind);
 	if (s->lost)
 		kp_warn("%llu samples were lost: the rings overflowed; try a larger -m or a "
 			"lower -F", (unsigned long long)s->lost);
@@ -599,34 +618,46 @@ static void summary(const struct kp_recorder *rec, const struct kp_rec_stats *s)
 			(unsigned long long)s->throttles);
 }
 
-static int report_kept(const struct kp_recorder *rec)
+static int report_kept(const struct kp_recorder *rec, const struct kp_writer *w)
 {
 	kp_notice("'%s' keeps the %llu complete chunks written before the failure", rec->o->output,
-		  (unsigned long long)rec->w.chunks);
+		  (unsigned long long)w->chunks);
 	return 1;
 }
 
 static int finish(struct kp_recorder *rec)
 {
+	struct kp_writer *w = &rec->w;
 	struct kp_rec_stats s;
 	int werr;
 
 	read_lost(rec);
-	if (rec->w.err) {
-		/* record_loop() already said what failed */
-		kp_writer_close(&rec->w);
-		return report_kept(rec);
+	if (rec->online) {
+		/* the last chunk to the thread, then the file is the thread's writer's */
+		kp_writer_flush(&rec->w);
+		w = kp_online_finish(rec->online, &rec->unwind);
+		if (!w->err)
+			kp_writer_add(w, &rec->unwind);
+		if (!w->err && rec->w.err) /* a write error the thread already had */
+			w->err = rec->w.err;
+		if (w->err && !rec->w.err)
+			kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(w->err));
 	}
-	write_stats(rec, &s);
-	werr = kp_writer_close(&rec->w);
+	if (w->err) {
+		/* record_loop() already said what failed */
+		kp_writer_close(w);
+		return report_kept(rec, w);
+	}
+	write_stats(rec, w, &s);
+	werr = kp_writer_close(w);
 	if (werr) {
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(werr));
-		return report_kept(rec);
+		return report_kept(rec, w);
 	}
 	if (close(rec->out_fd) < 0)
 		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));
 	rec->out_fd = -1;
-	summary(rec, &s);
+	summary(rec, w, &s);
 	return rec->o->argv ? kp_child_exit_code(rec->child.status) : 0;
 }
 
@@ -642,6 +673,7 @@ static void cleanup(struct kp_recorder *rec)
 		close(rec->out_fd);
 	if (rec->w.buf)
 		kp_writer_close(&rec->w);
+	kp_online_free(rec->online);
 	free(rec->cpus);
 	free(rec->targets);
 	free(rec->fds);

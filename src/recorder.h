@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recorder.h - records a command: its events per CPU, their rings, the drain loop and the
- * .kprof file. Uses formats/ only.
+ * .kprof file. Uses formats/, and report/ to unwind while recording (online.h).
  */
 #ifndef KP_RECORDER_H
 #define KP_RECORDER_H
@@ -17,6 +17,7 @@
 #include "evspec.h"
 #include "formats/writer.h"
 #include "kallsyms.h"
+#include "online.h"
 #include "ring.h"
 
 /* What `kprof record` was asked to do; filled by the command's option parser. */
@@ -27,6 +28,9 @@ struct kp_record_opts {
 	uint64_t freq;		/* -F, default 4000 */
 	bool callchain;		/* -g */
 	uint32_t stack_user;	/* --call-graph dwarf[,SIZE]: bytes of user stack per sample */
+	bool keep_stacks;	/* --keep-stacks: store the copies, do not unwind while recording */
+	size_t unwind_backlog;	/* --unwind-backlog: bytes queued for unwinding before copies
+				 * are stored as they are */
 	uint64_t sample_type;	/* --sample, 0 = the default set */
 	const char *output;	/* -o, default "kprof.data" */
 	size_t pages;		/* -m, data pages per ring */
@@ -58,7 +62,9 @@ struct kp_recorder {
 	uint64_t *ids;		/* same layout */
 	struct kp_ring *rings;	/* one per CPU, owned by the first event's fd */
 	struct pollfd *pfds;
-	struct kp_writer w;
+	struct kp_writer w;	/* the file's; with online unwinding, the thread's input */
+	struct kp_online *online; /* --call-graph dwarf without --keep-stacks */
+	struct kp_rec_unwind_stats unwind;
 	int out_fd;
 	bool out_created, old_kept;
 	char *old_path;

@@ -10,39 +10,107 @@ reach_main() { # FOLDED: the share of samples whose stack holds main
 	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
 }
 
-"$KPROF" record --call-graph dwarf -o "$WORK/d.kprof" -- "$NOFP" 1 >/dev/null 2>"$WORK/d.err"
-check "record --call-graph dwarf succeeds" [ $? -eq 0 ]
-"$KPROF" report -i "$WORK/d.kprof" --folded >"$WORK/d.folded"
-m=$(reach_main "$WORK/d.folded")
-check "DWARF-unwound stacks reach main in ${m}% of samples (at least 99)" \
-	awk -v m="$m" 'BEGIN { exit !(m >= 99) }'
-check "work_a through via_left is its own stack" grep -q ";main;via_left;work_a [0-9]*\$" "$WORK/d.folded"
-check "work_a through via_right is its own stack" grep -q ";main;via_right;work_a [0-9]*\$" "$WORK/d.folded"
-"$KPROF" report -i "$WORK/d.kprof" --flat --color never >"$WORK/d.flat"
-for fw in work_a:60 work_b:30 work_c:10; do
-	f=${fw%:*}; want=${fw#*:}
-	got=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/d.flat")
-	check "$f: self ${got:-none}% against the true $want% (within 2 points)" \
-		awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 2) }'
+# unwound while recording (the default) and from stack copies at report time (--keep-stacks)
+for mode in compact keep; do
+	opt=; [ $mode = keep ] && opt=--keep-stacks
+	"$KPROF" record --call-graph dwarf $opt -o "$WORK/$mode.kprof" -- "$NOFP" 1 >/dev/null 2>"$WORK/$mode.err"
+	check "$mode: record --call-graph dwarf${opt:+ $opt} succeeds" [ $? -eq 0 ]
+	"$KPROF" report -i "$WORK/$mode.kprof" --folded >"$WORK/$mode.folded"
+	m=$(reach_main "$WORK/$mode.folded")
+	check "$mode: DWARF-unwound stacks reach main in ${m}% of samples (at least 99)" \
+		awk -v m="$m" 'BEGIN { exit !(m >= 99) }'
+	check "$mode: work_a through via_left is its own stack" grep -q ";main;via_left;work_a [0-9]*\$" "$WORK/$mode.folded"
+	check "$mode: work_a through via_right is its own stack" grep -q ";main;via_right;work_a [0-9]*\$" "$WORK/$mode.folded"
+	"$KPROF" report -i "$WORK/$mode.kprof" --flat --color never >"$WORK/$mode.flat"
+	for fw in work_a:60 work_b:30 work_c:10; do
+		f=${fw%:*}; want=${fw#*:}
+		got=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/$mode.flat")
+		check "$mode: $f: self ${got:-none}% against the true $want% (within 2 points)" \
+			awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 2) }'
+	done
+	# clock_gettime runs in the vDSO: its frames are named, and unwinding goes on through them
+	v=$(grep -c "__vdso_clock_gettime" "$WORK/$mode.folded")
+	if [ "$v" -gt 0 ]; then
+		check "$mode: vDSO frames are named and unwound through to main ($v stacks)" \
+			sh -c "! grep '__vdso_clock_gettime' '$WORK/$mode.folded' | grep -vq ';main;cpu_ns;'"
+	else
+		skip "$mode: no sample fell in the vDSO this time"
+	fi
+	"$KPROF" report -i "$WORK/$mode.kprof" --flat --stats >"$WORK/$mode.stats"
 done
-
-# clock_gettime runs in the vDSO: its frames are named, and unwinding goes on through them
-v=$(grep -c "__vdso_clock_gettime" "$WORK/d.folded")
-if [ "$v" -gt 0 ]; then
-	check "vDSO frames are named and unwound through to main ($v stacks)" \
-		sh -c "! grep '__vdso_clock_gettime' '$WORK/d.folded' | grep -vq ';main;cpu_ns;'"
-else
-	skip "no sample fell in the vDSO this time"
-fi
-"$KPROF" report -i "$WORK/d.kprof" --flat --stats >"$WORK/d.stats"
-failed=$(sed -n 's/^# DWARF unwinding: [0-9]* samples with a stack copy, \([0-9]*\) .*/\1/p' "$WORK/d.stats")
-check "--stats counts the stacks that did not unwind (${failed:-none}, under 1%)" \
+n=$("$KPROF" script -i "$WORK/compact.kprof" | grep -c " cpu-clock: ")
+read -r copies unwound kept failed <<EOF2
+$(sed -n 's/^# DWARF unwinding while recording: \([0-9]*\) samples with a stack copy, \([0-9]*\) unwound .*, \([0-9]*\) kept as copies .*, \([0-9]*\) no further than.*/\1 \2 \3 \4/p' "$WORK/compact.stats")
+EOF2
+check "compact: --stats says what unwinding while recording did: $unwound of $copies unwound, ${kept:-?} kept, ${failed:-?} no further than their IP (of $n samples)" \
+	[ -n "$copies" -a "${copies:-0}" -gt $((n * 99 / 100)) -a "${unwound:-0}" -eq $((copies - kept)) -a "${failed:-40}" -lt 40 ]
+check "compact: no stack copy is left for the report to unwind" \
+	sh -c "! grep -q '^# DWARF unwinding: ' '$WORK/compact.stats'"
+failed=$(sed -n 's/^# DWARF unwinding: [0-9]* samples with a stack copy, \([0-9]*\) .*/\1/p' "$WORK/keep.stats")
+check "keep: --stats counts the stacks that did not unwind (${failed:-none}, under 1%)" \
 	[ -n "$failed" -a "${failed:-40}" -lt 40 ]
+bc=$(($(wc -c <"$WORK/compact.kprof") / n))
+nk=$("$KPROF" script -i "$WORK/keep.kprof" | grep -c " cpu-clock: ")
+bk=$(($(wc -c <"$WORK/keep.kprof") / nk))
+check "compact files hold no stack copies: $bc bytes per sample against $bk with --keep-stacks" \
+	[ $((bc * 4)) -lt "$bk" ]
+
+# kprof unwind puts the copies of the --keep-stacks recording through the recorder's stage
+"$KPROF" unwind -i "$WORK/keep.kprof" -o "$WORK/unwound.kprof" 2>"$WORK/unwound.err"
+check "kprof unwind turns the copies into call chains" grep -q "^kprof: unwound [1-9][0-9]* of " "$WORK/unwound.err"
+check "...in a file no larger than a fifth of the original ($(wc -c <"$WORK/unwound.kprof") against $(wc -c <"$WORK/keep.kprof") bytes)" \
+	[ $(($(wc -c <"$WORK/unwound.kprof") * 5)) -lt "$(wc -c <"$WORK/keep.kprof")" ]
+"$KPROF" unwind -i "$WORK/keep.kprof" -o "$WORK/keep.kprof" 2>"$WORK/same.err"
+check "kprof unwind will not write over its input" \
+	sh -c "[ $? -eq 1 ] && grep -q 'is the input' '$WORK/same.err' && '$KPROF' script -i '$WORK/keep.kprof' >/dev/null"
+
+# unwinding that falls behind keeps the copies (a backlog of 0: always), loses no sample,
+# and the report unwinds them
+"$KPROF" record --call-graph dwarf --unwind-backlog 0 -o "$WORK/b0.kprof" -- "$NOFP" 0.5 >/dev/null 2>"$WORK/b0.err"
+n=$("$KPROF" script -i "$WORK/b0.kprof" | grep -c " cpu-clock: ")
+k=$(sed -n 's/.*unwinding fell behind: \([0-9]*\) samples kept.*/\1/p' "$WORK/b0.err")
+check "--unwind-backlog 0: the recorder says ${k:-no} samples kept their copies (of $n)" \
+	[ -n "$k" -a "${k:-0}" -ge $((n * 99 / 100)) ]
+"$KPROF" report -i "$WORK/b0.kprof" --folded >"$WORK/b0.folded"
+m=$(reach_main "$WORK/b0.folded")
+check "--unwind-backlog 0: the report unwinds the kept copies, ${m}% reach main" \
+	awk -v m="$m" 'BEGIN { exit !(m >= 99) }'
 "$KPROF" record -g -o "$WORK/f.kprof" -- "$NOFP" 1 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/f.kprof" --folded >"$WORK/f.folded"
 m=$(reach_main "$WORK/f.folded")
 check "with -g alone the same binary's stacks are broken: ${m}% reach main" \
 	awk -v m="$m" 'BEGIN { exit !(m < 50) }'
+
+# unwinding while recording is as crash-safe as the rest: a full disk (a 150 kB file size limit)
+# stops the recording with what is complete, and so does SIGKILL
+if command -v prlimit >/dev/null; then
+	prlimit --fsize=150000 "$KPROF" record -F 10000 --call-graph dwarf -o "$WORK/full.kprof" -- "$NOFP" 4 \
+		>/dev/null 2>"$WORK/full.err"
+	rc=$?
+	check "compact, full disk: kprof ends with status 1 ($rc), saying what failed" \
+		sh -c "[ $rc -eq 1 ] && grep -q 'File too large' '$WORK/full.err' && grep -q 'keeps the [1-9][0-9]* complete chunks' '$WORK/full.err'"
+	n=$("$KPROF" script -i "$WORK/full.kprof" 2>/dev/null | grep -c " cpu-clock: ")
+	check "compact, full disk: the complete chunks read back ($n samples)" [ "$n" -gt 1000 ]
+else
+	for i in 1 2; do skip "disk full: prlimit (util-linux) is not installed"; done
+fi
+"$KPROF" record -F 10000 --call-graph dwarf -o "$WORK/killed.kprof" -- "$NOFP" 30 >/dev/null 2>&1 &
+kpid=$!
+i=0
+while [ "$(stat -c %s "$WORK/killed.kprof" 2>/dev/null || echo 0)" -lt 40000 ] && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+child=$(pgrep -P $kpid)
+kill -KILL $kpid
+wait $kpid 2>/dev/null
+[ -n "$child" ] && kill -KILL $child 2>/dev/null
+"$KPROF" report -i "$WORK/killed.kprof" --folded >"$WORK/killed.folded" 2>/dev/null
+m=$(reach_main "$WORK/killed.folded")
+n=$(awk '{ t += $NF } END { print t + 0 }' "$WORK/killed.folded")
+check "compact, SIGKILL: the file reads back $n unwound samples, ${m}% reaching main" \
+	awk -v n="$n" -v m="$m" 'BEGIN { exit !(n > 1000 && m >= 99) }'
 
 # a 200-deep recursion with a 64 KiB copy unwinds to the bottom; threads unwind to their start
 WORK_NOFP="$top_builddir/tests/workloads/work-nofp"
@@ -67,7 +135,7 @@ check "forked children unwind through their parent's image to children() in ${c}
 	awk -v m="$c" 'BEGIN { exit !(m >= 95) }'
 
 # a copy too small for the recursion: the stacks end early, and --stats says why
-"$KPROF" record --call-graph dwarf,512 -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
+"$KPROF" record --call-graph dwarf,512 --keep-stacks -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/small.kprof" --flat --stats >"$WORK/small.stats"
 n=$("$KPROF" script -i "$WORK/small.kprof" | grep -c " cpu-clock: ")
 c=$(sed -n 's/^#   stacks that ended early: \([0-9]*\) needed more than the stack copy.*/\1/p' "$WORK/small.stats")

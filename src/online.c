@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+#include "online.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+#include "formats/util.h"
+#include "report/resolve.h"
+#include "report/session.h"
+#include "report/unwind.h"
+
+/* a closed chunk of the recorder's, waiting for the thread */
+struct chunk {
+	struct chunk *next;
+	size_t len;
+	uint8_t data[];
+};
+
+struct kp_online {
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t mu;
+	pthread_cond_t work, space;	/* a chunk was queued / one was taken */
+	struct chunk *head, *tail;
+	size_t queued;			/* bytes in the queue */
+	size_t backlog;			/* beyond this, chunks keep their copies */
+	size_t hard;			/* beyond this, the recorder waits */
+	bool eof, first;
+	int err;			/* the file writer's, under mu */
+	/* the thread's own */
+	struct kp_writer out;
+	struct kp_session s;
+	struct kp_unwinder *u;
+	bool behind;			/* the chunk being replayed found the backlog full */
+	struct kp_rec_unwind_stats st;
+	uint64_t chain[1200];
+};
+
+/* --- the records, as the session gives them ---------------------------------------------- */
+
+static int put_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
+{
+	struct kp_online *on = ctx;
+
+	(void)s;
+	if (rec->type == KP_REC_ROUND) /* after the records it made final: rounds stay rounds */
+		kp_writer_round(&on->out);
+	else
+		kp_writer_add(&on->out, rec);
+	return 0;
+}
+
+static int put_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		    const struct kp_rec_header *rec, const struct kp_sample *id)
+{
+	(void)ev;
+	(void)id;
+	return put_own(ctx, s, rec);
+}
+
+/* Offset of @p in @rec, which holds it. */
+static size_t off_in(const struct kp_rec_header *rec, const void *p)
+{
+	return (size_t)((const uint8_t *)p - (const uint8_t *)rec);
+}
+
+/*
+ * @rec with @chain (@n entries) as its call chain, and with no registers and no stack copy:
+ * abi PERF_SAMPLE_REGS_ABI_NONE (no registers follow) and stack size 0 (no data, no dyn_size).
+ * Returns false, writing nothing, when the result would not fit in a record.
+ */
+static bool put_unwound(struct kp_online *on, const struct kp_sample *smp,
+			const struct kp_rec_header *rec, const uint64_t *chain, size_t n)
+{
+	size_t cc = off_in(rec, smp->callchain) - 8;	/* the chain's nr */
+	size_t cc_end = cc + 8 + smp->nr_callchain * 8;
+	size_t regs = off_in(rec, smp->regs_user) - 8;	/* the registers' abi */
+	size_t stack_end = off_in(rec, smp->stack_data) + smp->stack_size + 8; /* past dyn_size */
+	size_t size = cc + 8 + n * 8 + (regs - cc_end) + 16 + (rec->size - stack_end);
+	const uint64_t none[2] = { 0, 0 };
+	uint64_t nr = n;
+	uint8_t *p, *dst;
+
+	if (size > KP_REC_MAX_SIZE || cc_end > regs || stack_end > rec->size)
+		return false;
+	dst = p = kp_writer_reserve(&on->out, size);
+	memcpy(p, rec, cc);
+	p += cc;
+	memcpy(p, &nr, 8);
+	memcpy(p + 8, chain, n * 8);
+	p += 8 + n * 8;
+	memcpy(p, (const uint8_t *)rec + cc_end, regs - cc_end);
+	p += regs - cc_end;
+	memcpy(p, none, 16);
+	p += 16;
+	memcpy(p, (const uint8_t *)rec + stack_end, rec->size - stack_end);
+	((struct kp_rec_header *)dst)->size = (uint16_t)size;
+	kp_writer_commit(&on->out, size, 1);
+	return true;
+}
+
+static int put_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		      const struct kp_sample *smp, const struct kp_rec_header *rec,
+		      struct kp_thread *t)
+{
+	struct kp_online *on = ctx;
+	size_t n, nr_user;
+
+	(void)ev;
+	/* what kp_unwind() can use: registers, a stack copy, and a chain to put the result in */
+	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN) || !smp->regs_user_abi ||
+	    !smp->stack_dyn_size)
+		return put_own(ctx, s, rec);
+	on->st.samples++;
+	if (on->behind) {
+		on->st.kept_behind++;
+		return put_own(ctx, s, rec);
+	}
+	n = kp_unwind_chain(on->u, smp, t, on->chain, ARRAY_SIZE(on->chain), &nr_user);
+	if (!nr_user || !put_unwound(on, smp, rec, on->chain, n)) {
+		on->st.kept_failed++;
+		return put_own(ctx, s, rec);
+	}
+	on->st.unwound++;
+	return 0;
+}
+
+static const struct kp_session_ops ops = {
+	.own = put_own,
+	.sample = put_sample,
+	.side = put_side,
+	.unparsed = put_own,
+};
+
+/* --- the thread ---------------------------------------------------------------------------- */
+
+static void replay(struct kp_online *on, const struct chunk *c)
+{
+	const uint8_t *p = c->data, *end = c->data + c->len;
+
+	while (end - p >= (ptrdiff_t)sizeof(struct kp_rec_header)) {
+		const struct kp_rec_header *rec = (const void *)p;
+		if (rec->size < sizeof(*rec) || rec->size > end - p)
+			break; /* the rings' records are whole: this cannot happen */
+		kp_session_feed(&on->s, rec);
+		p += rec->size;
+	}
+}
+
+static void *run(void *arg)
+{
+	struct kp_online *on = arg;
+	struct timespec cpu;
+
+	pthread_mutex_lock(&on->mu);
+	for (;;) {
+		struct chunk *c;
+		bool first = on->first;
+		while (!on->head && !on->eof)
+			pthread_cond_wait(&on->work, &on->mu);
+		if (!(c = on->head))
+			break;
+		on->head = c->next;
+		on->behind = on->queued > on->backlog;
+		on->first = false;
+		pthread_mutex_unlock(&on->mu);
+		if (!on->out.err)
+			replay(on, c);
+		if (first) /* the metadata goes out at once, as without this stage */
+			kp_writer_flush(&on->out);
+		pthread_mutex_lock(&on->mu);
+		on->queued -= c->len;
+		on->err = on->out.err;
+		free(c);
+		pthread_cond_signal(&on->space);
+	}
+	pthread_mutex_unlock(&on->mu);
+	on->behind = false;
+	kp_session_end(&on->s);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	on->st.cpu_ns = cpu.tv_sec * 1000000000ull + cpu.tv_nsec;
+	return NULL;
+}
+
+/* The recorder's writer closed a chunk: queue a copy, waiting while the queue is full. */
+static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
+{
+	struct kp_online *on = ctx;
+	struct chunk *c = kp_xmalloc(sizeof(*c) + len);
+	int err;
+
+	(void)nrec;
+	c->next = NULL;
+	c->len = len;
+	memcpy(c->data, buf, len);
+	pthread_mutex_lock(&on->mu);
+	while (on->queued > on->hard && on->running)
+		pthread_cond_wait(&on->space, &on->mu);
+	if (on->head)
+		on->tail->next = c;
+	else
+		on->head = c;
+	on->tail = c;
+	on->queued += len;
+	if (on->queued > on->st.backlog_max)
+		on->st.backlog_max = on->queued;
+	err = on->err;
+	pthread_cond_signal(&on->work);
+	pthread_mutex_unlock(&on->mu);
+	return err;
+}
+
+struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
+				  struct kp_writer *in)
+{
+	struct kp_online *on = kp_xcalloc(1, sizeof(*on));
+	struct kp_dso_opts dso = { .inline_frames = false };
+	sigset_t all, old;
+	int err;
+
+	pthread_mutex_init(&on->mu, NULL);
+	pthread_cond_init(&on->work, NULL);
+	pthread_cond_init(&on->space, NULL);
+	on->backlog = backlog;
+	on->hard = backlog == KP_ONLINE_NEVER_BEHIND ? (size_t)64 << 20
+						     : backlog + ((size_t)256 << 20);
+	on->first = true;
+	kp_session_init(&on->s, &dso);
+	kp_session_start(&on->s, &ops, on);
+	on->u = kp_unwinder_new(&on->s);
+	if (kp_writer_init(&on->out, fd, level, KP_WRITER_CHUNK)) {
+		kp_online_free(on);
+		return NULL;
+	}
+	kp_writer_init_sink(in, sink, on, reserve);
+	/* signals are the recorder's: the thread never takes them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&on->thread, NULL, run, on);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		kp_error("cannot start the unwinding thread: %s", strerror(err));
+		kp_online_free(on);
+		return NULL;
+	}
+	on->running = true;
+	return on;
+}
+
+static void stop(struct kp_online *on)
+{
+	if (!on->running)
+		return;
+	pthread_mutex_lock(&on->mu);
+	on->eof = true;
+	pthread_cond_signal(&on->work);
+	pthread_mutex_unlock(&on->mu);
+	pthread_join(on->thread, NULL);
+	on->running = false;
+}
+
+struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st)
+{
+	const struct kp_unwind_stats *us;
+
+	stop(on);
+	us = kp_unwinder_stats(on->u);
+	on->st.h = (struct kp_rec_header){ KP_REC_UNWIND_STATS, 0, sizeof(on->st) };
+	on->st.failed = us->failed;
+	on->st.end_copy = us->end_copy;
+	on->st.end_unmapped = us->end_unmapped;
+	on->st.end_other = us->end_other;
+	*st = on->st;
+	return &on->out;
+}
+
+int kp_online_error(struct kp_online *on)
+{
+	int err;
+
+	pthread_mutex_lock(&on->mu);
+	err = on->err;
+	pthread_mutex_unlock(&on->mu);
+	return err;
+}
+
+void kp_online_free(struct kp_online *on)
+{
+	if (!on)
+		return;
+	if (on->running) {
+		/* killed mid-way: what is queued is dropped */
+		pthread_mutex_lock(&on->mu);
+		for (struct chunk *c = on->head, *next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+		on->head = NULL;
+		on->queued = 0;
+		pthread_mutex_unlock(&on->mu);
+		stop(on);
+	}
+	if (on->out.buf)
+		kp_writer_close(&on->out);
+	kp_unwinder_free(on->u);
+	kp_session_release(&on->s);
+	pthread_cond_destroy(&on->work);
+	pthread_cond_destroy(&on->space);
+	pthread_mutex_destroy(&on->mu);
+	free(on);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * online.h - DWARF unwinding while recording, in a thread apart from the drain loop.
+ *
+ * The recorder's writer hands each closed chunk (uncompressed records) to this stage instead of
+ * the file. The thread replays the chunks as a report would (report/session.h: records in time
+ * order, the processes' maps as they were at each sample), unwinds each sample's user stack copy
+ * (report/unwind.h) and writes the sample with its unwound call chain in place of the copy: the
+ * same sample layout, with the registers' ABI and the stack size set to 0 (the kernel's own
+ * encoding of "none"), and the call chain's user part, after PERF_CONTEXT_USER, holding the
+ * unwound frames. Everything else goes to the file unchanged, in time order, with its rounds.
+ *
+ * When more than the backlog waits for the thread, a chunk's samples keep their copies (stored
+ * as recorded, unwound at report time), and so does a sample no frame could be unwound for.
+ * Chunks still queued when the recorder is killed are lost with it, as the rings' contents are;
+ * every chunk the thread wrote is complete on disk.
+ */
+#ifndef KP_ONLINE_H
+#define KP_ONLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/kprof-format.h"
+#include "formats/writer.h"
+
+struct kp_online;
+
+/* A backlog for input that can wait (a file): no chunk keeps its copies, the feeder waits. */
+#define KP_ONLINE_NEVER_BEHIND SIZE_MAX
+
+/*
+ * kp_online_start - write the file on @fd (zstd @level), fed by @in, which is initialised here
+ * as a sink writer with @reserve bytes of buffer; at most @backlog bytes of records wait for
+ * unwinding before chunks are stored as recorded (0: always). Returns NULL, having said why,
+ * when the file cannot be started or the thread cannot be created.
+ */
+struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
+				  struct kp_writer *in);
+
+/*
+ * kp_online_finish - after @in's last chunk was flushed: unwind and write what is queued, end
+ * the thread, and fill @st. Returns the file writer (for the final records, then
+ * kp_writer_close()), owned by @on.
+ */
+struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st);
+
+/*
+ * kp_online_error - the file writer's sticky error (0 while it writes). Safe from the
+ * recorder's thread while the unwinding thread runs.
+ */
+int kp_online_error(struct kp_online *on);
+
+/* kp_online_free - end the thread if it still runs (what is queued is dropped), free it all. */
+void kp_online_free(struct kp_online *on);
+
+#endif /* KP_ONLINE_H */
