@@ -20,7 +20,8 @@ static uint64_t user_key(uint32_t dso, uint64_t off)
 	return ((uint64_t)dso + 1) << 48 | (off & 0xffffffffffffull);
 }
 
-void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p)
+void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p,
+		      enum kp_unwind_lib unwinder)
 {
 	memset(r, 0, sizeof(*r));
 	r->s = s;
@@ -28,7 +29,7 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 	r->comm_root = true;
 	kp_hash_init(&r->cache);
 	kp_hash_init(&r->comm_locs);
-	r->unwinder = kp_unwinder_new(s);
+	r->unwinder = kp_unwinder_new(s, unwinder);
 	r->unknown_loc = kp_profile_loc(
 		p, kp_profile_func(p, kp_strtab_intern(&s->strs, "[unknown]"), 0, KP_LOC_UNNAMED), 0,
 		0, KP_LOC_UNNAMED);
@@ -325,22 +326,18 @@ size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
 	return n + *nr_user;
 }
 
-/*
- * A sample with a user stack copy: its kernel chain (the user part was not recorded) joined
- * with the user frames DWARF unwinding finds, as one chain the rest of the resolver reads.
- */
-static const struct kp_sample *join_unwound(struct kp_resolver *r, const struct kp_sample *smp,
-					    const struct kp_thread *t, struct kp_sample *joined)
+const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sample *smp,
+				       const struct kp_thread *t, struct kp_sample *joined,
+				       uint64_t *chain, size_t max)
 {
-	size_t n, nr_user;
+	size_t nr_user;
 
 	if (!(smp->sample_type & PERF_SAMPLE_STACK_USER) || !smp->stack_dyn_size)
 		return smp;
-	n = kp_unwind_chain(r->unwinder, smp, t, r->chain, ARRAY_SIZE(r->chain), &nr_user);
 	*joined = *smp;
 	joined->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	joined->callchain = r->chain;
-	joined->nr_callchain = n;
+	joined->callchain = chain;
+	joined->nr_callchain = kp_unwind_chain(u, smp, t, chain, max, &nr_user);
 	return joined;
 }
 
@@ -348,7 +345,8 @@ uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp_in, u
 			struct kp_thread *t, bool inverted, size_t event, uint64_t period)
 {
 	struct kp_sample joined;
-	const struct kp_sample *smp = join_unwound(r, smp_in, t, &joined);
+	const struct kp_sample *smp =
+		kp_unwind_join(r->unwinder, smp_in, t, &joined, r->chain, ARRAY_SIZE(r->chain));
 	uint64_t key[256], hkey;
 	size_t n = stack_key(smp, misc, t, r->s->procs[t->proc].gen, key, ARRAY_SIZE(key));
 	struct kp_resolve_stats before = r->st;

@@ -76,7 +76,19 @@ struct kp_resolver {
 size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
 		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user);
 
-void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p);
+/*
+ * kp_unwind_join - @smp with the chain kp_unwind_chain() makes, when it has a user stack copy:
+ * *@joined, a copy of it whose call chain is @chain, is returned; any other sample is returned
+ * as it is. The result borrows @chain and the rest of @smp.
+ */
+const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sample *smp,
+				       const struct kp_thread *t, struct kp_sample *joined,
+				       uint64_t *chain, size_t max);
+
+/* kp_resolver_init - resolve @s's samples into @p (both borrowed), unwinding user stack
+ * copies with @unwinder. */
+void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p,
+		      enum kp_unwind_lib unwinder);
 void kp_resolver_release(struct kp_resolver *r);
 
 /*

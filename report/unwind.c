@@ -1,202 +1,328 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * unwind.c - DWARF unwinding of user stacks copied by the kernel (PERF_SAMPLE_REGS_USER and
- * PERF_SAMPLE_STACK_USER), with libdw: one Dwfl per address space, built from the process's
- * maps when it is first needed and rebuilt only when they change, with the sample being
- * unwound passed to libdw's callbacks through the state (PLATFORM.md measured 3-8 us per
- * unwind this way, against 600 us for a Dwfl per sample).
+ * PERF_SAMPLE_STACK_USER): the table of unwinding libraries, the statistics they share, and
+ * the default library, libdw: one Dwfl per address space, built from the process's maps when
+ * it is first needed and rebuilt only when they change, with the sample being unwound passed
+ * to libdw's callbacks through the state (PLATFORM.md measured 3-8 us per unwind this way,
+ * against 600 us for a Dwfl per sample). libdw's x86-64 backend passes a frame without CFI
+ * through its frame pointer by itself. The other library is in unwind-libunwind.c.
  */
 #include "unwind.h"
 
 #include <elfutils/libdwfl.h>
-#include <fcntl.h>
+#include <errno.h>
 #include <gelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "formats/util.h"
+#include "unwind-lib.h"
 
 #define MAX_FRAMES 1024
 
-struct space {
+struct kp_unwinder {
+	const struct kp_unwind_ops *ops;
+	void *priv;
+	struct kp_session *s;
+	uint64_t *pcs;		/* MAX_FRAMES */
+	struct kp_unwind_stats st;
+};
+
+/* --- what the libraries share ------------------------------------------------------------- */
+
+/* perf's register order for mask 0xff0fff (AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15)
+ * to DWARF's x86-64 order (RAX RDX RCX RBX RSI RDI RBP RSP R8-R15 RIP) */
+static const int dwarf_from_perf[KP_UNWIND_NR_REGS] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19, 8
+};
+
+void kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS])
+{
+	for (int i = 0; i < KP_UNWIND_NR_REGS; i++)
+		regs[i] = smp->regs_user[dwarf_from_perf[i]];
+}
+
+/* Memory is what the kernel copied from the stack, at and above the sampled SP. */
+bool kp_unwind_stack_word(const struct kp_sample *smp, uint64_t addr, uint64_t *val,
+			  bool *beyond)
+{
+	uint64_t sp = smp->regs_user[7];
+
+	if (addr < sp || addr - sp > smp->stack_dyn_size ||
+	    addr - sp + sizeof(*val) > smp->stack_dyn_size) {
+		if (addr >= sp)
+			*beyond = true;
+		return false;
+	}
+	memcpy(val, (const char *)smp->stack_data + (addr - sp), sizeof(*val));
+	return true;
+}
+
+bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias)
+{
+	size_t n = 0;
+
+	if (!e || elf_getphdrnum(e, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    m->pgoff < ph.p_offset || m->pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		*bias = m->start - m->pgoff - ph.p_vaddr + ph.p_offset;
+		return true;
+	}
+	return false;
+}
+
+/* --- libdw ----------------------------------------------------------------------------------- */
+
+struct dw_space {
 	uint32_t proc;		/* index into the session's processes */
 	uint32_t gen;		/* the process's map generation it was built at */
 	Dwfl *dwfl;
 	bool attached;
 };
 
-struct kp_unwinder {
+struct dw {
 	struct kp_session *s;
-	struct space *spaces;
+	struct dw_space *spaces;
 	size_t nr, cap;
+	struct kp_hash ids;	/* process index -> index into spaces */
 	/* the sample being unwound, for the callbacks */
 	const struct kp_sample *smp;
 	uint32_t pid;
 	uint64_t *pcs;
-	size_t nr_pcs;
+	size_t nr_pcs, max;
 	bool beyond_copy;	/* libdw asked for stack the copy does not hold */
-	struct kp_unwind_stats st;
+	bool zero_pc;		/* a return address of 0: the end of a frame-pointer chain */
 };
 
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
-
-/* perf's register order for mask 0xff0fff (AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15)
- * to DWARF's x86-64 order (RAX RDX RCX RBX RSI RDI RBP RSP R8-R15 RIP) */
-static const int dwarf_from_perf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19, 8 };
-
-static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+/*
+ * No separate debuginfo: CFI comes from the binary itself (.eh_frame, and its own .debug_frame).
+ * With dwfl_standard_find_debuginfo, a frame .eh_frame does not cover made libdw load a
+ * debuginfo file's whole DWARF for its .debug_frame, in every process's Dwfl: 0.28 s a process
+ * for libc with libc6-dbg installed, for stacks that came out the same.
+ */
+static int dw_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	struct kp_unwinder *u = arg;
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks dw_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dw_no_debuginfo,
+};
+
+static pid_t dw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct dw *d = arg;
 
 	(void)dwfl;
 	if (*thread_argp)
 		return 0;
-	*thread_argp = u;
-	return (pid_t)u->pid;
+	*thread_argp = d;
+	return (pid_t)d->pid;
 }
 
-/* Memory is what the kernel copied from the stack, at and above the sampled SP. */
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+static bool dw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	struct kp_unwinder *u = arg;
-	const struct kp_sample *s = u->smp;
-	uint64_t sp = s->regs_user[7];
+	struct dw *d = arg;
+	uint64_t v;
 
 	(void)dwfl;
-	if (addr < sp || addr - sp + sizeof(*result) > s->stack_dyn_size) {
-		u->beyond_copy = addr >= sp;
+	if (!kp_unwind_stack_word(d->smp, addr, &v, &d->beyond_copy))
 		return false;
-	}
-	memcpy(result, (const char *)s->stack_data + (addr - sp), sizeof(*result));
+	*result = v;
 	return true;
 }
 
-static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	struct kp_unwinder *u = arg;
-	Dwarf_Word regs[17];
+	struct dw *d = arg;
+	uint64_t regs[KP_UNWIND_NR_REGS];
+	Dwarf_Word words[KP_UNWIND_NR_REGS];
 
-	for (int i = 0; i < 17; i++)
-		regs[i] = u->smp->regs_user[dwarf_from_perf[i]];
-	return dwfl_thread_state_registers(thread, 0, 17, regs);
+	kp_unwind_regs(d->smp, regs);
+	for (int i = 0; i < KP_UNWIND_NR_REGS; i++)
+		words[i] = regs[i];
+	return dwfl_thread_state_registers(thread, 0, KP_UNWIND_NR_REGS, words);
 }
 
-static const Dwfl_Thread_Callbacks thread_callbacks = {
-	.next_thread = next_thread,
-	.memory_read = memory_read,
-	.set_initial_registers = set_initial_registers,
+static const Dwfl_Thread_Callbacks dw_thread_callbacks = {
+	.next_thread = dw_next_thread,
+	.memory_read = dw_memory_read,
+	.set_initial_registers = dw_set_initial_registers,
 };
-
-/* The load bias of the ELF file @fd mapped at @m: start - pgoff - p_vaddr + p_offset of the
- * PT_LOAD that holds the mapping's offset. */
-static bool map_bias(int fd, const struct kp_map *m, uint64_t *bias)
-{
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t n = 0;
-	bool ok = false;
-
-	if (e && elf_getphdrnum(e, &n) == 0)
-		for (size_t i = 0; i < n && !ok; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    m->pgoff < ph.p_offset || m->pgoff >= ph.p_offset + ph.p_filesz)
-				continue;
-			*bias = m->start - m->pgoff - ph.p_vaddr + ph.p_offset;
-			ok = true;
-		}
-	if (e)
-		elf_end(e);
-	return ok;
-}
 
 /*
  * Every file-backed map of the process as a module, through the symbolizer's DSOs: the same
  * files (under --symfs, build-ids checked, the vDSO from a copy of the running one), so that
  * unwinding never reads the CFI of a binary rebuilt since the recording.
  */
-static void report_maps(struct kp_unwinder *u, struct space *sp)
+static void dw_report_maps(struct dw *d, struct dw_space *sp)
 {
-	const struct kp_proc *p = &u->s->procs[sp->proc];
+	const struct kp_proc *p = &d->s->procs[sp->proc];
 
 	dwfl_report_begin(sp->dwfl);
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct kp_map *m = &p->maps[i];
 		const char *name;
 		uint64_t bias;
+		Elf *e;
+		bool ok;
 		int fd;
 		if (m->flags & KP_MAP_ANON)
 			continue;
-		fd = kp_dso_open(u->s->dso_list[m->dso].dso);
+		fd = kp_dso_open(d->s->dso_list[m->dso].dso);
 		if (fd < 0)
 			continue;
-		name = kp_strtab_get(&u->s->strs, m->name);
+		name = kp_strtab_get(&d->s->strs, m->name);
+		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		ok = kp_unwind_map_bias(e, m, &bias);
+		if (e)
+			elf_end(e);
 		/* libdwfl takes the fd: dwfl_end() closes it */
-		if (!map_bias(fd, m, &bias) || !dwfl_report_elf(sp->dwfl, name, name, fd, bias, true))
+		if (!ok || !dwfl_report_elf(sp->dwfl, name, name, fd, bias, true))
 			close(fd);
 	}
 	dwfl_report_end(sp->dwfl, NULL, NULL);
 }
 
-static struct space *space_of(struct kp_unwinder *u, uint32_t proc)
+static struct dw_space *dw_space_of(struct dw *d, uint32_t proc)
 {
-	struct space *sp = NULL;
+	uint64_t *idx = kp_hash_get(&d->ids, proc);
+	struct dw_space *sp = idx ? &d->spaces[*idx] : NULL;
 
-	for (size_t i = 0; i < u->nr; i++)
-		if (u->spaces[i].proc == proc)
-			sp = &u->spaces[i];
-	if (sp && sp->gen == u->s->procs[proc].gen)
+	if (sp && sp->gen == d->s->procs[proc].gen)
 		return sp;
 	if (sp) { /* the maps changed: rebuild this address space */
 		dwfl_end(sp->dwfl);
 	} else {
-		KP_GROW(u->spaces, u->cap, u->nr + 1);
-		sp = &u->spaces[u->nr++];
+		KP_GROW(d->spaces, d->cap, d->nr + 1);
+		kp_hash_put(&d->ids, proc, d->nr);
+		sp = &d->spaces[d->nr++];
 	}
-	*sp = (struct space){ proc, u->s->procs[proc].gen, dwfl_begin(&callbacks), false };
+	*sp = (struct dw_space){ proc, d->s->procs[proc].gen, dwfl_begin(&dw_callbacks), false };
 	if (sp->dwfl) {
-		report_maps(u, sp);
-		sp->attached = dwfl_attach_state(sp->dwfl, NULL, (pid_t)u->s->procs[proc].pid,
-						 &thread_callbacks, u);
+		dw_report_maps(d, sp);
+		sp->attached = dwfl_attach_state(sp->dwfl, NULL, (pid_t)d->s->procs[proc].pid,
+						 &dw_thread_callbacks, d);
 	}
 	return sp;
 }
 
-static int frame_cb(Dwfl_Frame *state, void *arg)
+static int dw_frame(Dwfl_Frame *state, void *arg)
 {
-	struct kp_unwinder *u = arg;
+	struct dw *d = arg;
 	Dwarf_Addr pc;
 	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, &activation) || u->nr_pcs >= MAX_FRAMES)
+	if (!dwfl_frame_pc(state, &pc, &activation) || d->nr_pcs >= d->max)
 		return DWARF_CB_ABORT;
-	u->pcs[u->nr_pcs++] = pc;
+	if (!pc) { /* libunwind ends here too */
+		d->zero_pc = true;
+		return DWARF_CB_ABORT;
+	}
+	d->pcs[d->nr_pcs++] = pc;
 	return DWARF_CB_OK;
 }
 
-static void count_end(struct kp_unwinder *u, struct space *sp)
+static void *dw_new(struct kp_session *s)
 {
-	uint64_t last = u->nr_pcs ? u->pcs[u->nr_pcs - 1] : 0;
+	struct dw *d = kp_xcalloc(1, sizeof(*d));
 
-	if (u->beyond_copy)
-		u->st.end_copy++;
-	else if (!last || !dwfl_addrmodule(sp->dwfl, last - (u->nr_pcs > 1)))
-		u->st.end_unmapped++;
-	else
-		u->st.end_other++;
+	d->s = s;
+	kp_hash_init(&d->ids);
+	return d;
 }
 
-struct kp_unwinder *kp_unwinder_new(struct kp_session *s)
+static void dw_free(void *priv)
+{
+	struct dw *d = priv;
+
+	for (size_t i = 0; i < d->nr; i++)
+		dwfl_end(d->spaces[i].dwfl);
+	kp_hash_release(&d->ids);
+	free(d->spaces);
+	free(d);
+}
+
+static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp_thread *t,
+			uint64_t *pcs, size_t max, enum kp_unwind_end *end)
+{
+	struct dw *d = priv;
+	struct dw_space *sp = dw_space_of(d, t->proc);
+	int rc;
+
+	*end = KP_UNWIND_END_DONE;
+	if (!sp->dwfl || !sp->attached)
+		return 0;
+	d->smp = smp;
+	d->pid = t->pid;
+	d->pcs = pcs;
+	d->max = max;
+	d->nr_pcs = 0;
+	d->beyond_copy = d->zero_pc = false;
+	/* -1: stopped early, for a reason to count; libdw also ends quietly (0) when the stack
+	 * it needs is not in the copy, which dw_memory_read() notes */
+	rc = dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, dw_frame, d);
+	if (d->nr_pcs >= max || d->zero_pc)
+		return d->nr_pcs;
+	if (d->beyond_copy)
+		*end = KP_UNWIND_END_COPY;
+	else if (rc)
+		*end = KP_UNWIND_END_EARLY;
+	return d->nr_pcs;
+}
+
+static const struct kp_unwind_ops libdw_ops = {
+	"libdw", dw_new, dw_free, dw_unwind,
+};
+
+/* --- the table and the common part ----------------------------------------------------------- */
+
+static const struct kp_unwind_ops *const libs[KP_UNWIND_NR_LIBS] = {
+	[KP_UNWIND_LIBDW] = &libdw_ops,
+	[KP_UNWIND_LIBUNWIND] = &kp_unwind_libunwind,
+};
+
+const char *kp_unwind_lib_name(enum kp_unwind_lib lib)
+{
+	return lib < KP_UNWIND_NR_LIBS ? libs[lib]->name : "?";
+}
+
+int kp_unwind_lib_find(const char *name, enum kp_unwind_lib *lib)
+{
+	for (size_t i = 0; i < KP_UNWIND_NR_LIBS; i++)
+		if (!strcmp(libs[i]->name, name)) {
+			*lib = (enum kp_unwind_lib)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+struct kp_unwinder *kp_unwinder_new(struct kp_session *s, enum kp_unwind_lib lib)
 {
 	struct kp_unwinder *u = kp_xcalloc(1, sizeof(*u));
 
+	u->ops = libs[lib < KP_UNWIND_NR_LIBS ? lib : KP_UNWIND_LIBDW];
 	u->s = s;
 	u->pcs = kp_xcalloc(MAX_FRAMES, sizeof(*u->pcs));
 	elf_version(EV_CURRENT);
+	u->priv = u->ops->new(s);
 	return u;
 }
 
@@ -204,41 +330,54 @@ void kp_unwinder_free(struct kp_unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->nr; i++)
-		dwfl_end(u->spaces[i].dwfl);
-	free(u->spaces);
+	u->ops->free(u->priv);
 	free(u->pcs);
 	free(u);
+}
+
+/* An early end at an address no file maps (JIT code without a frame pointer, or garbage) is
+ * told apart from one in a binary whose CFI was missing or could not be followed. */
+static void count_end(struct kp_unwinder *u, const struct kp_thread *t, enum kp_unwind_end end,
+		      size_t n)
+{
+	const struct kp_map *m;
+
+	if (end == KP_UNWIND_END_COPY) {
+		u->st.end_copy++;
+		return;
+	}
+	m = n ? kp_session_map(&u->s->procs[t->proc], u->pcs[n - 1] - (n > 1)) : NULL;
+	if (!m || (m->flags & KP_MAP_ANON))
+		u->st.end_unmapped++;
+	else
+		u->st.end_other++;
 }
 
 size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struct kp_thread *t,
 		 uint64_t *pcs, size_t max)
 {
-	struct space *sp;
+	enum kp_unwind_end end;
+	size_t n;
 
 	if (!smp->regs_user_abi || smp->nr_regs_user < 20 || !smp->stack_dyn_size)
 		return 0;
 	u->st.samples++;
-	sp = space_of(u, t->proc);
-	if (!sp->dwfl || !sp->attached) {
+	n = u->ops->unwind(u->priv, smp, t, u->pcs, MAX_FRAMES, &end);
+	/* a return address of 0 is the outermost frame's mark: libdw stops before it, libunwind
+	 * reports it as a frame; both end there */
+	for (size_t i = 1; i < n; i++)
+		if (!u->pcs[i]) {
+			n = i;
+			end = KP_UNWIND_END_DONE;
+		}
+	if (end != KP_UNWIND_END_DONE)
+		count_end(u, t, end, n);
+	if (n <= 1)
 		u->st.failed++;
-		return 0;
-	}
-	u->smp = smp;
-	u->pid = t->pid;
-	u->nr_pcs = 0;
-	u->beyond_copy = false;
-	/* -1: stopped early, for a reason to count; libdw also ends quietly (0) when the stack
-	 * it needs is not in the copy, which memory_read() notes */
-	if ((dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, frame_cb, u) != 0 || u->beyond_copy) &&
-	    u->nr_pcs < MAX_FRAMES)
-		count_end(u, sp);
-	if (u->nr_pcs <= 1)
-		u->st.failed++;
-	if (u->nr_pcs > max)
-		u->nr_pcs = max;
-	memcpy(pcs, u->pcs, u->nr_pcs * sizeof(*pcs));
-	return u->nr_pcs;
+	if (n > max)
+		n = max;
+	memcpy(pcs, u->pcs, n * sizeof(*pcs));
+	return n;
 }
 
 const struct kp_unwind_stats *kp_unwinder_stats(const struct kp_unwinder *u)

@@ -2,7 +2,9 @@
 /*
  * unwind.h - the user part of a call chain, unwound with DWARF CFI from the registers and the
  * stack copy of a sample recorded with `--call-graph dwarf` (code built without frame
- * pointers has no other way to its callers).
+ * pointers has no other way to its callers). A frame without CFI is passed through its frame
+ * pointer (saved RBP and return address above it), as code built with frame pointers but
+ * without unwind tables needs.
  */
 #ifndef KP_UNWIND_H
 #define KP_UNWIND_H
@@ -20,11 +22,29 @@ struct kp_unwind_stats {
 	/* stacks that ended before their outermost frame, by why */
 	uint64_t end_copy;	/* needed stack beyond the copy (record with a larger SIZE) */
 	uint64_t end_unmapped;	/* reached an address in no file-backed map (JIT, garbage) */
-	uint64_t end_other;	/* no CFI for a frame, or CFI libdw could not follow */
+	uint64_t end_other;	/* no CFI and no frame pointer to go on with, or CFI not followed */
 };
 
-/* kp_unwinder_new - an unwinder over @s's processes (borrowed); never fails. */
-struct kp_unwinder *kp_unwinder_new(struct kp_session *s);
+/* The libraries that can unwind (`--unwinder`): both read the same registers and stack copy,
+ * the binaries through the symbolizer's DSOs, and fill the same statistics. */
+enum kp_unwind_lib {
+	KP_UNWIND_LIBDW,	/* elfutils' libdwfl: the default, the faster of the two */
+	KP_UNWIND_LIBUNWIND,	/* libunwind's remote interface, over each ELF's .eh_frame_hdr */
+	KP_UNWIND_NR_LIBS
+};
+
+/* kp_unwind_lib_name - "libdw", "libunwind"; a static string. */
+const char *kp_unwind_lib_name(enum kp_unwind_lib lib);
+
+/* kp_unwind_lib_find - the library called @name into *@lib: 0, or -EINVAL for no such name. */
+int kp_unwind_lib_find(const char *name, enum kp_unwind_lib *lib);
+
+/*
+ * kp_unwinder_new - an unwinder over @s's processes (borrowed) with @lib; never fails. It
+ * keeps what repeats between samples (each process's address space until its maps change,
+ * each binary's unwind tables), so it is meant to live as long as the session.
+ */
+struct kp_unwinder *kp_unwinder_new(struct kp_session *s, enum kp_unwind_lib lib);
 void kp_unwinder_free(struct kp_unwinder *u);
 
 /*

@@ -44,6 +44,7 @@ static const char diff_usage[] =
 	"      --folded           two-column folded stacks (\"a;b;c BASE NEW\") instead of an SVG\n"
 	"      --no-normalize     compare raw counts, not counts scaled to the same total\n"
 	"      --symfs DIR        for recordings: look for binaries under DIR\n"
+	"      --unwinder LIB     for recordings with stack copies: libdw (default) or libunwind\n"
 	"  -h, --help             this text\n";
 
 struct input {
@@ -80,7 +81,7 @@ static int slurp(const char *path, char **text, size_t *len)
 
 /* Stacks of a recording or a folded file into @p: one-count lines go to @event. */
 static int load(struct kp_profile *p, const char *path, size_t event, int columns,
-		struct kp_seq *seq, bool reverse, const char *symfs)
+		struct kp_seq *seq, bool reverse, const char *symfs, enum kp_unwind_lib unwinder)
 {
 	struct input in = { strcmp(path, "-") ? path : "standard input", 0 };
 	struct kp_folded_opts fo = { event, columns, 0, reverse, bad_line, &in };
@@ -90,7 +91,7 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 
 	if (strcmp(path, "-") && kp_is_recording(path)) {
 		fo.first_is_comm = 1;
-		rc = kp_report_folded(path, symfs, NULL, &text, &len);
+		rc = kp_report_folded(path, symfs, NULL, unwinder, &text, &len);
 	} else {
 		rc = slurp(path, &text, &len);
 	}
@@ -129,13 +130,14 @@ static int render(struct kp_profile *p, struct kp_view_opts *vo, const char *out
 	return rc ? 1 : 0;
 }
 
-enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE, OPT_SYMFS };
+enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE, OPT_SYMFS, OPT_UNWINDER };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "help", no_argument, NULL, 'h' },
 	KP_SVG_LONG_OPTS,
 	{ NULL, 0, NULL, 0 },
@@ -143,6 +145,7 @@ static const struct option long_opts[] = {
 
 struct args {
 	const char *cmd, *usage, *out, *symfs;
+	enum kp_unwind_lib unwinder;
 	struct kp_view_opts vo;
 	bool reverse, folded;
 	int first;		/* index of the first operand */
@@ -166,7 +169,10 @@ static int parse(struct args *a, int argc, char **argv)
 			a->vo.svg.normalize = false;
 		else if (c == OPT_SYMFS && a->usage == diff_usage)
 			a->symfs = optarg;
-		else if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST) {
+		else if (c == OPT_UNWINDER && a->usage == diff_usage) {
+			if ((rc = kp_parse_unwinder(a->cmd, optarg, &a->unwinder)))
+				return rc;
+		} else if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST) {
 			if ((rc = kp_svg_opt(&a->vo.svg, &a->reverse, c, optarg, a->cmd)))
 				return rc;
 		} else {
@@ -201,7 +207,8 @@ int cmd_flamegraph(int argc, char **argv)
 	kp_strtab_init(&strs);
 	kp_profile_init(&p, &strs, 2);
 	/* one-count lines go to event 1, so that a two-count file is a diff of 0 against 1 */
-	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse, NULL);
+	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse, NULL,
+		  KP_UNWIND_LIBDW);
 	if (!rc) {
 		a.vo.svg.diff = has_base(&p);
 		a.vo.event = 1;
@@ -229,9 +236,9 @@ int cmd_diff(int argc, char **argv)
 		return kp_usage_error("diff", "give BASE and NEW");
 	kp_strtab_init(&strs);
 	kp_profile_init(&p, &strs, 2);
-	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse, a.symfs);
+	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse, a.symfs, a.unwinder);
 	if (!rc)
-		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse, a.symfs);
+		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse, a.symfs, a.unwinder);
 	if (!rc) {
 		a.vo.svg.diff = true;
 		a.vo.event = 1;

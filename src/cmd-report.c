@@ -54,6 +54,8 @@ static const char report_usage[] =
 	"      --stats            also print samples, lost, events and unnamed frames\n"
 	"      --color WHEN       auto (default: when stdout is a terminal), always or never\n"
 	"      --symfs DIR        look for binaries (and /tmp/perf-PID.map files) under DIR\n"
+	"      --unwinder LIB     unwind --call-graph dwarf stack copies with libdw (the\n"
+	"                         default) or libunwind\n"
 	"  -h, --help             this text\n"
 	"\n";
 
@@ -70,6 +72,7 @@ struct report {
 	const struct kp_view *view;
 	struct kp_view_opts vo;
 	struct kp_dso_opts dso;
+	enum kp_unwind_lib unwinder;	/* --unwinder */
 	struct id_list pids, tids, cpus;
 	char **comms;
 	size_t nr_comms;
@@ -181,7 +184,7 @@ static void progress(struct report *r, struct kp_session *s)
 static void start_profile(struct report *r, struct kp_session *s)
 {
 	kp_profile_init(&r->prof, &s->strs, s->evl.nr);
-	kp_resolver_init(&r->res, s, &r->prof);
+	kp_resolver_init(&r->res, s, &r->prof, r->unwinder);
 	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
 	r->prof_ready = true;
 }
@@ -246,7 +249,7 @@ static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 	vo.event = r->event >= 0 ? (size_t)r->event : 0;
 	kp_view_folded(&r->prof, &vo, mem);
 	fclose(mem);
-	if (kp_report_folded(r->diff_base, r->symfs, &r->dso, &base, &base_len)) {
+	if (kp_report_folded(r->diff_base, r->symfs, &r->dso, r->unwinder, &base, &base_len)) {
 		free(now);
 		return -KP_ERROR_END;
 	}
@@ -495,7 +498,7 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE,
+	OPT_NO_IDLE, OPT_UNWINDER,
 };
 
 static const struct option long_opts[] = {
@@ -524,6 +527,7 @@ static const struct option long_opts[] = {
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
+	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -591,6 +595,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: r->no_idle = true; return 0;
+	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->unwinder);
 	default:
 		if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST)
 			return kp_svg_opt(&r->vo.svg, &r->reverse, c, optarg, "report");
@@ -642,6 +647,18 @@ static int parse_options(struct report *r, int argc, char **argv)
 	return check_color(r);
 }
 
+int kp_parse_unwinder(const char *cmd, const char *name, enum kp_unwind_lib *lib)
+{
+	char known[128] = "";
+
+	if (!kp_unwind_lib_find(name, lib))
+		return 0;
+	for (size_t i = 0; i < KP_UNWIND_NR_LIBS; i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			 i ? ", " : "", kp_unwind_lib_name((enum kp_unwind_lib)i));
+	return kp_usage_error(cmd, "unknown unwinder '%s' (known: %s)", name, known);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
@@ -674,7 +691,7 @@ int kp_is_recording(const char *path)
 }
 
 int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
-		     char **text, size_t *len)
+		     enum kp_unwind_lib unwinder, char **text, size_t *len)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
 	char *argv[] = { "report", NULL };
@@ -684,6 +701,7 @@ int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_op
 	*len = 0;
 	r->input = path;
 	r->symfs = symfs;
+	r->unwinder = unwinder;
 	if (dso)
 		r->dso = *dso;
 	r->view = kp_view_find("folded");

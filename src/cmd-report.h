@@ -10,16 +10,22 @@
 
 #include "formats/kprof-format.h"
 #include "report/dso.h"
+#include "report/unwind.h"
 
 /*
  * kp_report_folded - the folded stacks of the recording @path (annotated: _[k], _[i], _[j]),
  * as `kprof report --folded --annotate` prints them, into *@text (owned by the caller,
- * free()) of *@len bytes. @symfs and @dso (either may be NULL for the defaults) resolve the
- * frames as the calling report does, so that two sides of a diff name frames alike.
+ * free()) of *@len bytes. @symfs and @dso (either may be NULL for the defaults) and
+ * @unwinder (for stack copies) resolve the frames as the calling report does, so that two
+ * sides of a diff name and unwind frames alike.
  * Returns 0, or 1 after saying what failed.
  */
 int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
-		     char **text, size_t *len);
+		     enum kp_unwind_lib unwinder, char **text, size_t *len);
+
+/* kp_parse_unwinder - the --unwinder @name into *@lib: 0, or 2 after a usage error for @cmd
+ * that lists the known names. */
+int kp_parse_unwinder(const char *cmd, const char *name, enum kp_unwind_lib *lib);
 
 /* kp_report_print_unwind - what unwinding while recording did, as `--stats` shows it. */
 void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u);

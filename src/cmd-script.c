@@ -19,20 +19,24 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "input.h"
+#include "report/resolve.h"
 #include "report/session.h"
 #include "report/tracepoint.h"
 
 static const char script_usage[] =
-	"usage: kprof script [-i FILE] [--header] [--stats] [--kallsyms]\n"
+	"usage: kprof script [-i FILE] [--header] [--stats] [--kallsyms] [--unwinder LIB]\n"
 	"\n"
 	"Prints every record of a recording in time order, one line each: comm, tid, cpu,\n"
 	"time (seconds of CLOCK_MONOTONIC), then the record. Samples show period, event, ip and\n"
-	"their call chain, whose kernel and user parts start with [kernel] and [user].\n"
+	"their call chain, whose kernel and user parts start with [kernel] and [user]; a\n"
+	"sample with a user stack copy (--call-graph dwarf --keep-stacks) shows its user part\n"
+	"unwound.\n"
 	"\n"
 	"  -i, --input FILE   recording to read (default kprof.data)\n"
 	"      --header       print the recording's events and metadata instead of the records\n"
 	"      --stats        print the recording's final statistics instead of the records\n"
 	"      --kallsyms     print the kernel symbols stored in the recording, by address\n"
+	"      --unwinder LIB unwind stack copies with libdw (the default) or libunwind\n"
 	"  -h, --help         this text\n";
 
 struct script {
@@ -45,7 +49,12 @@ struct script {
 	char *kallsyms;		/* --kallsyms: the stored lines, concatenated */
 	size_t kallsyms_cap;
 	FILE *out;
+	enum kp_unwind_lib unwinder_lib;	/* --unwinder */
+	struct kp_unwinder *unwinder;	/* made for the first sample with a stack copy */
+	uint64_t *chain;		/* its call chain, CHAIN_MAX entries */
 };
+
+#define CHAIN_MAX 1200
 
 static const char *comm_of(struct script *sc, uint32_t pid, uint32_t tid)
 {
@@ -89,10 +98,9 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 		     struct kp_thread *t)
 {
 	struct script *s = ctx;
+	struct kp_sample joined;
 
-	(void)ss;
 	(void)rec;
-	(void)t;
 	print_prefix(s, smp);
 	if (smp->sample_type & PERF_SAMPLE_PERIOD)
 		fprintf(s->out, " %10" PRIu64, smp->period);
@@ -107,6 +115,13 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 			fprintf(s->out, " %s", buf);
 		else
 			fprintf(s->out, " raw %u bytes", smp->raw_size);
+	}
+	if ((smp->sample_type & PERF_SAMPLE_STACK_USER) && smp->stack_dyn_size) {
+		if (!s->unwinder) {
+			s->unwinder = kp_unwinder_new(ss, s->unwinder_lib);
+			s->chain = kp_xcalloc(CHAIN_MAX, sizeof(*s->chain));
+		}
+		smp = kp_unwind_join(s->unwinder, smp, t, &joined, s->chain, CHAIN_MAX);
 	}
 	if (smp->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		fputs(" callchain:", s->out);
@@ -338,6 +353,8 @@ static int run(struct script *s, const char *path)
 		kp_warn("%llu records belong to no recorded event and were skipped",
 			(unsigned long long)ss.no_event);
 	rc = kp_input_error(&ss.r, path);
+	kp_unwinder_free(s->unwinder);
+	free(s->chain);
 	kp_session_release(&ss);
 	kp_tp_free(s->tp);
 	free(s->rings);
@@ -350,6 +367,7 @@ static const struct option long_opts[] = {
 	{ "header", no_argument, NULL, 'H' },
 	{ "stats", no_argument, NULL, 'S' },
 	{ "kallsyms", no_argument, NULL, 'K' },
+	{ "unwinder", required_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -376,6 +394,10 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'K':
 			s.show_kallsyms = true;
+			break;
+		case 'U':
+			if (kp_parse_unwinder("script", optarg, &s.unwinder_lib))
+				return 2;
 			break;
 		case 'h':
 			return kp_cmd_help(script_usage);

@@ -231,7 +231,7 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	on->first = true;
 	kp_session_init(&on->s, &dso);
 	kp_session_start(&on->s, &ops, on);
-	on->u = kp_unwinder_new(&on->s);
+	on->u = kp_unwinder_new(&on->s, KP_UNWIND_LIBDW);
 	if (kp_writer_init(&on->out, fd, level, KP_WRITER_CHUNK)) {
 		kp_online_free(on);
 		return NULL;

@@ -55,9 +55,16 @@ bk=$(($(wc -c <"$WORK/keep.kprof") / nk))
 check "compact files hold no stack copies: $bc bytes per sample against $bk with --keep-stacks" \
 	[ $((bc * 4)) -lt "$bk" ]
 
-# kprof unwind puts the copies of the --keep-stacks recording through the recorder's stage
+# the two routes agree sample by sample: the copies of the --keep-stacks recording, unwound by
+# the recorder's stage (kprof unwind), against the same copies unwound by kprof script
 "$KPROF" unwind -i "$WORK/keep.kprof" -o "$WORK/unwound.kprof" 2>"$WORK/unwound.err"
 check "kprof unwind turns the copies into call chains" grep -q "^kprof: unwound [1-9][0-9]* of " "$WORK/unwound.err"
+"$KPROF" script -i "$WORK/keep.kprof" | grep " cpu-clock: " >"$WORK/keep.script"
+"$KPROF" script -i "$WORK/unwound.kprof" | grep " cpu-clock: " >"$WORK/unwound.script"
+a=$(awk 'NR == FNR { l[FNR] = $0; n++; next } l[FNR] == $0 { s++ }
+	END { printf "%.2f", n ? 100 * s / n : 0 }' "$WORK/keep.script" "$WORK/unwound.script")
+check "...giving the same stack as report-time unwinding for ${a}% of $(wc -l <"$WORK/keep.script") samples (at least 99)" \
+	awk -v a="$a" 'BEGIN { exit !(a >= 99) }'
 check "...in a file no larger than a fifth of the original ($(wc -c <"$WORK/unwound.kprof") against $(wc -c <"$WORK/keep.kprof") bytes)" \
 	[ $(($(wc -c <"$WORK/unwound.kprof") * 5)) -lt "$(wc -c <"$WORK/keep.kprof")" ]
 "$KPROF" unwind -i "$WORK/keep.kprof" -o "$WORK/keep.kprof" 2>"$WORK/same.err"

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unwind-lib.h - what an unwinding library implements for unwind.c (one row of its table),
+ * and the helpers the libraries share. Private to report/unwind*.c.
+ */
+#ifndef KP_UNWIND_LIB_H
+#define KP_UNWIND_LIB_H
+
+#include <libelf.h>
+#include <stdbool.h>
+
+#include "unwind.h"
+
+/* How an unwind ended: kp_unwind() counts the early ends, and tells the unmapped ones apart. */
+enum kp_unwind_end {
+	KP_UNWIND_END_DONE,	/* at the outermost frame, or at the frame limit */
+	KP_UNWIND_END_EARLY,	/* before it: no CFI and no frame pointer, CFI not followed */
+	KP_UNWIND_END_COPY,	/* before it, for stack beyond the copy */
+};
+
+/**
+ * struct kp_unwind_ops - one unwinding library
+ * @name:   its --unwinder name
+ * @new:    its state over @s's processes (borrowed); never fails
+ * @free:   releases what @new returned
+ * @unwind: the frames of @smp in @t's address space into @pcs (at most @max): the IP first,
+ *          then return addresses, as found on the stack (not minus one); *@end says how the
+ *          walk ended. kp_unwind() has checked that @smp has the 20 registers of mask
+ *          0xff0fff and a non-empty stack copy.
+ */
+struct kp_unwind_ops {
+	const char *name;
+	void *(*new)(struct kp_session *s);
+	void (*free)(void *priv);
+	size_t (*unwind)(void *priv, const struct kp_sample *smp, const struct kp_thread *t,
+			 uint64_t *pcs, size_t max, enum kp_unwind_end *end);
+};
+
+extern const struct kp_unwind_ops kp_unwind_libunwind;
+
+/* DWARF's x86-64 register numbers, which libunwind's UNW_X86_64_* share: RAX RDX RCX RBX RSI
+ * RDI RBP RSP R8-R15, and the return address column RIP. */
+#define KP_UNWIND_NR_REGS 17
+enum { KP_UNWIND_RBP = 6, KP_UNWIND_RSP = 7, KP_UNWIND_RIP = 16 };
+
+/* kp_unwind_regs - @smp's registers (perf's order for mask 0xff0fff) in DWARF's order. */
+void kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS]);
+
+/*
+ * kp_unwind_stack_word - the 8 bytes at @addr in @smp's stack copy, which starts at the
+ * sampled SP. False when they are not all in it; then *@beyond is set if @addr is at or above
+ * the SP (the stack went on past the copy), and left alone otherwise.
+ */
+bool kp_unwind_stack_word(const struct kp_sample *smp, uint64_t addr, uint64_t *val,
+			  bool *beyond);
+
+/*
+ * kp_unwind_map_bias - the load bias of the ELF file @e mapped by @m: start - pgoff - p_vaddr
+ * + p_offset of the PT_LOAD that holds the mapping's offset. False when none does.
+ */
+bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias);
+
+#endif /* KP_UNWIND_LIB_H */
