@@ -5,6 +5,11 @@
 #   contrib/bench/bench.sh [BUILD_DIR]
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
+#   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
+#                                    record,system,report,dwarf); the table holds theirs
+#   DWARF_PERF_BUDGET=300 ...        seconds perf report may take over its DWARF runs (it
+#                                    unwinds every sample); fewer runs than RUNS beyond
+#                                    that, and the table says so
 #
 # Every figure is a median with its min-max over RUNS runs, and every comparison a ratio of
 # kprof to perf measured in the same run: timings drift on shared machines, ratios less so.
@@ -16,12 +21,20 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
+sections=,${SECTIONS:-record,system,report,dwarf},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
 die() { echo "bench: $*" >&2; exit 1; }
+want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
+for x in ${sections//,/ }; do
+	case $x in
+	record | system | report | dwarf) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, dwarf)" ;;
+	esac
+done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install time"
@@ -57,11 +70,15 @@ stat_() {
 med() { stat_ "$1" "$2" | cut -d' ' -f1; }
 range() { stat_ "$1" "$2" | awk '{ printf "%s (%s-%s)", $1, $2, $3 }'; }
 # bps FILE: the median bytes per sample of "samples bytes" lines
-bps() { awk '{ printf "%.1f\n", $2 / $1 }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+bps() { awk '$1 > 0 { printf "%.1f\n", $2 / $1 }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+# rate N SECONDS: millions of samples per second; sps N SECONDS: samples per second
+rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 0) }'; }
+sps() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f", (t > 0 ? n / t : 0) }'; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }'; }
 kprof_samples() { sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$tmp/err"; }
 perf_samples() { sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/err"; }
+kprof_lost() { sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' "$tmp/err"; }
 
 # --- 1. recording overhead, recorder cost, file size --------------------------------------
 record_rows=""
@@ -129,101 +146,239 @@ accuracy() {
 	accuracy_row="| split-fp, 4 kHz, $runs runs | $k | $p | $(ratio "$k" "$p") |"
 }
 
-echo "bench: recording overhead ($runs runs each, alternating)..." >&2
-overhead split-fp "1 kHz" -F 1000
-overhead split-fp "4 kHz" -F 4000
-overhead split-fp "-c 100000" -c 100000
-for w in split-nofp deep-200 threads-2 forks-300; do
-	overhead "$w" "4 kHz" -F 4000
-done
+if want record; then
+	echo "bench: recording overhead ($runs runs each, alternating)..." >&2
+	overhead split-fp "1 kHz" -F 1000
+	overhead split-fp "4 kHz" -F 4000
+	overhead split-fp "-c 100000" -c 100000
+	for w in split-nofp deep-200 threads-2 forks-300; do
+		overhead "$w" "4 kHz" -F 4000
+	done
+fi
 
 # --- 1b. the whole machine: -a -g at 1 kHz while two CPU-bound threads keep it busy -------
-echo "bench: system-wide recording ($runs runs each, alternating)..." >&2
-secs=${quick:+2}; secs=${secs:-10}
-"$tmp/work-fp" threads 2 100000000 >/dev/null 2>&1 &
-busy=$!
-d=$tmp/sys
-mkdir -p "$d"
-for i in $(seq 0 "$runs"); do
-	f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
-	run "$f/kprof" "$kprof" record -a -g -F 1000 -o "$tmp/a.kprof" -- sleep "$secs"
-	echo "$(kprof_samples) $(stat -c %s "$tmp/a.kprof") $(sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' "$tmp/err")" >>"$f/kprof.n"
-	run "$f/perf" perf record -a -g -F 1000 -o "$tmp/a.data" -- sleep "$secs"
-	echo "$(perf_samples) $(stat -c %s "$tmp/a.data") $(perf report -i "$tmp/a.data" --stats 2>/dev/null |
-		sed -n 's/^ *LOST events: *\([0-9]*\).*/\1/p' | head -1)" >>"$f/perf.n"
-done
-kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null || true
-# the recorder's own CPU (sleep's is nil), per 1000 samples; bytes per sample; lost
-sys_row() { # TOOL
-	local cpu n b l
-	cpu=$(med "$d/$1" 2); n=$(med "$d/$1.n" 1)
-	b=$(bps "$d/$1.n")
-	l=$(awk '{ s += ($3 == "" ? 0 : $3) } END { print s + 0 }' "$d/$1.n")
-	printf "| %s | %s | %s | %.2f | %s | %s |\n" "$1" "$n" "$(range "$d/$1" 2)" \
-		"$(awk -v c="$cpu" -v n="$n" 'BEGIN { print (n ? c * 1e6 / n : 0) }')" "$b" "$l"
-}
-sys_rows="$(sys_row kprof)"$'\n'"$(sys_row perf)"$'\n'
+if want system; then
+	echo "bench: system-wide recording ($runs runs each, alternating)..." >&2
+	secs=${quick:+2}; secs=${secs:-10}
+	"$tmp/work-fp" threads 2 100000000 >/dev/null 2>&1 &
+	busy=$!
+	d=$tmp/sys
+	mkdir -p "$d"
+	for i in $(seq 0 "$runs"); do
+		f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		run "$f/kprof" "$kprof" record -a -g -F 1000 -o "$tmp/a.kprof" -- sleep "$secs"
+		echo "$(kprof_samples) $(stat -c %s "$tmp/a.kprof") $(kprof_lost)" >>"$f/kprof.n"
+		run "$f/perf" perf record -a -g -F 1000 -o "$tmp/a.data" -- sleep "$secs"
+		echo "$(perf_samples) $(stat -c %s "$tmp/a.data") $(perf report -i "$tmp/a.data" --stats 2>/dev/null |
+			sed -n 's/^ *LOST events: *\([0-9]*\).*/\1/p' | head -1)" >>"$f/perf.n"
+	done
+	kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null || true
+	# the recorder's own CPU (sleep's is nil), per 1000 samples; bytes per sample; lost
+	sys_row() { # TOOL
+		local cpu n b l
+		cpu=$(med "$d/$1" 2); n=$(med "$d/$1.n" 1)
+		b=$(bps "$d/$1.n")
+		l=$(awk '{ s += ($3 == "" ? 0 : $3) } END { print s + 0 }' "$d/$1.n")
+		printf "| %s | %s | %s | %.2f | %s | %s |\n" "$1" "$n" "$(range "$d/$1" 2)" \
+			"$(awk -v c="$cpu" -v n="$n" 'BEGIN { print (n ? c * 1e6 / n : 0) }')" "$b" "$l"
+	}
+	sys_rows="$(sys_row kprof)"$'\n'"$(sys_row perf)"$'\n'
+fi
 
 # --- 2. report throughput and scaling -----------------------------------------------------
-echo "bench: recording about 1 M samples with each tool..." >&2
-# about 1 M samples at 50 kHz (-c 20000): sampling that fast slows the workload itself down
-# (about 3.5x on a VM without a PMU), so this is fewer rounds than 20 s of CPU would suggest
-big=$((29000 / scale))
-"$kprof" record -c 20000 -g -o "$tmp/big.kprof" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
-kbig=$(kprof_samples)
-perf record -c 20000 -g -o "$tmp/big.data" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
-pbig=$(perf_samples)
-collapse() { # perf script's frames to folded stacks: the in-repository equivalent of
-	# stackcollapse-perf.pl (which is not in this repository)
-	perf script -i "$tmp/big.data" -F comm,ip,sym 2>/dev/null | awk '
-	function flush(  s, i) { if (comm == "") return; s = comm
-		for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++; comm = ""; n = 0 }
-	/^[^ \t]/ { flush(); comm = $1; next }
-	/^[ \t]+[0-9a-f]+ / { f[++n] = $2; next }
-	/^$/ { flush() }
-	END { flush(); for (s in c) print s, c[s] }'
-}
-echo "bench: report throughput ($runs runs each, alternating)..." >&2
-d=$tmp/rep
-mkdir -p "$d"
-for i in $(seq 0 "$runs"); do
-	f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
-	run "$f/k-folded" "$kprof" report -i "$tmp/big.kprof" --folded
-	run "$f/p-report" perf report -i "$tmp/big.data" --stdio
-	run "$f/k-tree" "$kprof" report -i "$tmp/big.kprof" --tree
-	run "$f/p-report-flat" perf report -i "$tmp/big.data" --stdio --no-children -g none
-	run "$f/k-svg" "$kprof" report -i "$tmp/big.kprof" --svg
-	run "$f/p-script" perf script -i "$tmp/big.data"
-	export -f collapse; export tmp
-	run "$f/p-script-collapse" bash -c collapse
-done
-rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.2f", (t > 0 ? n / t / 1e6 : 0) }'; }
-report_rows=""
-for t in k-folded:"kprof report --folded":$kbig k-tree:"kprof report --tree":$kbig \
-	k-svg:"kprof report --svg":$kbig p-report:"perf report --stdio":$pbig \
-	p-report-flat:"perf report --stdio --no-children -g none":$pbig \
-	p-script:"perf script":$pbig p-script-collapse:"perf script piped into an awk collapse":$pbig; do
-	name=${t%%:*}; rest=${t#*:}; label=${rest%:*}; n=${rest##*:}
-	report_rows+="| $label | $n | $(range "$d/$name" 1) | $(rate "$n" "$(med "$d/$name" 1)") | $(med "$d/$name" 3) |"$'\n'
-done
-# ratios of throughput (samples per second): the two recordings hold different sample counts
-kr=$(rate "$kbig" "$(med "$d/k-folded" 1)")
-report_ratio="kprof report --folded against perf report --stdio: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-report" 1)")")x the throughput; against perf script + the awk collapse: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-script-collapse" 1)")")x (stackcollapse-perf.pl, which is not in this repository, is much slower than that awk); peak RSS $(med "$d/k-folded" 3) KB against perf report's $(med "$d/p-report" 3) KB"
+if want report; then
+	echo "bench: recording about 1 M samples with each tool..." >&2
+	# about 1 M samples at 50 kHz (-c 20000): sampling that fast slows the workload itself down
+	# (about 3.5x on a VM without a PMU), so this is fewer rounds than 20 s of CPU would suggest
+	big=$((29000 / scale))
+	"$kprof" record -c 20000 -g -o "$tmp/big.kprof" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
+	kbig=$(kprof_samples)
+	perf record -c 20000 -g -o "$tmp/big.data" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
+	pbig=$(perf_samples)
+	collapse() { # perf script's frames to folded stacks: the in-repository equivalent of
+		# stackcollapse-perf.pl (which is not in this repository)
+		perf script -i "$tmp/big.data" -F comm,ip,sym 2>/dev/null | awk '
+		function flush(  s, i) { if (comm == "") return; s = comm
+			for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++; comm = ""; n = 0 }
+		/^[^ \t]/ { flush(); comm = $1; next }
+		/^[ \t]+[0-9a-f]+ / { f[++n] = $2; next }
+		/^$/ { flush() }
+		END { flush(); for (s in c) print s, c[s] }'
+	}
+	echo "bench: report throughput ($runs runs each, alternating)..." >&2
+	d=$tmp/rep
+	mkdir -p "$d"
+	for i in $(seq 0 "$runs"); do
+		f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		run "$f/k-folded" "$kprof" report -i "$tmp/big.kprof" --folded
+		run "$f/p-report" perf report -i "$tmp/big.data" --stdio
+		run "$f/k-tree" "$kprof" report -i "$tmp/big.kprof" --tree
+		run "$f/p-report-flat" perf report -i "$tmp/big.data" --stdio --no-children -g none
+		run "$f/k-svg" "$kprof" report -i "$tmp/big.kprof" --svg
+		run "$f/p-script" perf script -i "$tmp/big.data"
+		export -f collapse; export tmp
+		run "$f/p-script-collapse" bash -c collapse
+	done
+	report_rows=""
+	for t in k-folded:"kprof report --folded":$kbig k-tree:"kprof report --tree":$kbig \
+		k-svg:"kprof report --svg":$kbig p-report:"perf report --stdio":$pbig \
+		p-report-flat:"perf report --stdio --no-children -g none":$pbig \
+		p-script:"perf script":$pbig p-script-collapse:"perf script piped into an awk collapse":$pbig; do
+		name=${t%%:*}; rest=${t#*:}; label=${rest%:*}; n=${rest##*:}
+		report_rows+="| $label | $n | $(range "$d/$name" 1) | $(rate "$n" "$(med "$d/$name" 1)") | $(med "$d/$name" 3) |"$'\n'
+	done
+	# ratios of throughput (samples per second): the two recordings hold different sample counts
+	kr=$(rate "$kbig" "$(med "$d/k-folded" 1)")
+	report_ratio="kprof report --folded against perf report --stdio: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-report" 1)")")x the throughput; against perf script + the awk collapse: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-script-collapse" 1)")")x (stackcollapse-perf.pl, which is not in this repository, is much slower than that awk); peak RSS $(med "$d/k-folded" 3) KB against perf report's $(med "$d/p-report" 3) KB"
 
-echo "bench: scaling..." >&2
-# 5 M samples: the 1 M recording's data chunks five times over, behind its first chunk
-first=$(od -An -t u8 -j 72 -N 8 "$tmp/big.kprof" | tr -d ' ')
-meta=$((64 + 32 + first))
-head -c "$meta" "$tmp/big.kprof" >"$tmp/big5.kprof"
-for i in 1 2 3 4 5; do tail -c +"$((meta + 1))" "$tmp/big.kprof" >>"$tmp/big5.kprof"; done
-"$kprof" record -c 20000 -g -o "$tmp/small.kprof" -- "$tmp/work-fp" split $((big / 10)) >/dev/null 2>"$tmp/err"
-ksmall=$(kprof_samples)
-scale_rows=""
-for t in small:$ksmall big:$kbig big5:$((kbig * 5)); do
-	name=${t%%:*}; n=${t#*:}
-	for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$name.kprof" --folded; done
-	scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) |"$'\n'
-done
+	echo "bench: scaling..." >&2
+	# 5 M samples: the 1 M recording's data chunks five times over, behind its first chunk
+	first=$(od -An -t u8 -j 72 -N 8 "$tmp/big.kprof" | tr -d ' ')
+	meta=$((64 + 32 + first))
+	head -c "$meta" "$tmp/big.kprof" >"$tmp/big5.kprof"
+	for i in 1 2 3 4 5; do tail -c +"$((meta + 1))" "$tmp/big.kprof" >>"$tmp/big5.kprof"; done
+	"$kprof" record -c 20000 -g -o "$tmp/small.kprof" -- "$tmp/work-fp" split $((big / 10)) >/dev/null 2>"$tmp/err"
+	ksmall=$(kprof_samples)
+	scale_rows=""
+	for t in small:$ksmall big:$kbig big5:$((kbig * 5)); do
+		name=${t%%:*}; n=${t#*:}
+		for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$name.kprof" --folded; done
+		scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) |"$'\n'
+	done
+fi
+
+# --- 3. DWARF call graphs: file size, report throughput, what unwinding while recording costs -
+# kprof record --call-graph dwarf unwinds while recording and keeps only the call chains (the
+# "compact" file); --keep-stacks keeps the register and stack copies, as perf does, for the
+# report to unwind. Against: kprof -g on the frame-pointer build (the compact file's target is
+# at most 1.5 times its size) and perf record --call-graph dwarf, with and without -z.
+# copies_kept: how many samples a compact recording stored as copies (it falls behind), or "-"
+copies_kept() { sed -n 's/.*; \([0-9]*\) kept as copies.*/\1/p' "$tmp/err" | grep . || echo -; }
+# perfz_samples FILE: perf -z does not print its sample count: ask perf report
+perfz_samples() { perf report -i "$1" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -1; }
+dwarf_sizes() {
+	local d=$tmp/dw w=${workloads[split-nofp]} f i
+	mkdir -p "$d"
+	echo "bench: DWARF recording, file size and overhead ($runs runs each, alternating)..." >&2
+	for i in $(seq 0 "$runs"); do
+		f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		run "$f/alone" $w
+		run "$f/kc" "$kprof" record --call-graph dwarf -F 4000 -o "$tmp/dc.kprof" -- $w
+		echo "$(kprof_samples) $(stat -c %s "$tmp/dc.kprof") $(copies_kept)" >>"$f/kc.n"
+		run "$f/pd" perf record --call-graph dwarf -F 4000 -o "$tmp/pd.data" -- $w
+		echo "$(perf_samples) $(stat -c %s "$tmp/pd.data")" >>"$f/pd.n"
+		run "$f/kk" "$kprof" record --call-graph dwarf --keep-stacks -F 4000 -o "$tmp/dk.kprof" -- $w
+		echo "$(kprof_samples) $(stat -c %s "$tmp/dk.kprof")" >>"$f/kk.n"
+		run "$f/pz" perf record -z --call-graph dwarf -F 4000 -o "$tmp/pz.data" -- $w
+		echo "$(perfz_samples "$tmp/pz.data") $(stat -c %s "$tmp/pz.data")" >>"$f/pz.n"
+		run "$f/kfp" "$kprof" record -g -F 4000 -o "$tmp/fp.kprof" -- ${workloads[split-fp]}
+		echo "$(kprof_samples) $(stat -c %s "$tmp/fp.kprof")" >>"$f/kfp.n"
+	done
+	local kc kfp pz
+	kc=$(bps "$d/kc.n"); kfp=$(bps "$d/kfp.n"); pz=$(bps "$d/pz.n")
+	dwarf_size_rows=""
+	for t in kc:"kprof record --call-graph dwarf (compact)" \
+		kk:"kprof record --call-graph dwarf --keep-stacks" kfp:"kprof record -g, on split-fp" \
+		pd:"perf record --call-graph dwarf" pz:"perf record -z --call-graph dwarf"; do
+		local name=${t%%:*} label=${t#*:} b
+		b=$(bps "$d/$name.n")
+		dwarf_size_rows+="| $label | $(med "$d/$name.n" 1) | $b | $(ratio "$b" "$kfp") | $(ratio "$b" "$pz") |"$'\n'
+	done
+	dwarf_size_ratio="compact against kprof -g: $(ratio "$kc" "$kfp")x (target: at most 1.5x); compact against perf -z: $(ratio "$kc" "$pz")x"
+	# a compact recording that falls behind stores some samples as copies: say how many
+	if grep -q ' [0-9]*$' "$d/kc.n"; then
+		dwarf_size_ratio+="; samples the compact recording stored as copies, per run: $(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 }' "$d/kc.n")"
+	fi
+	# the workload's wall and CPU time under each recorder, and the recorder's own CPU
+	local a ac
+	a=$(med "$d/alone" 1); ac=$(med "$d/alone" 2)
+	dwarf_cost_rows="| split-nofp alone | - | $(range "$d/alone" 1) | - | $(range "$d/alone" 2) | - |"$'\n'
+	for t in kc:"kprof record --call-graph dwarf (compact)" \
+		kk:"kprof record --call-graph dwarf --keep-stacks" \
+		pd:"perf record --call-graph dwarf" pz:"perf record -z --call-graph dwarf"; do
+		local name=${t%%:*} label=${t#*:} n c
+		n=$(med "$d/$name.n" 1); c=$(med "$d/$name" 2)
+		dwarf_cost_rows+="| $label | $n | $(range "$d/$name" 1) | $(pct "$(med "$d/$name" 1)" "$a")% | $(range "$d/$name" 2) | $(awk -v t="$c" -v a="$ac" -v n="$n" 'BEGIN { printf "%.2f", (n ? (t - a) * 1e6 / n : 0) }') |"$'\n'
+	done
+	dwarf_cost_ratio="slowdown of the workload, compact kprof against perf: $(awk -v a="$(pct "$(med "$d/kc" 1)" "$a")" -v b="$(pct "$(med "$d/pd" 1)" "$a")" 'BEGIN { if (b <= 0) print "n/a"; else printf "%.2f", a / b }'); the compact recorder unwinds while recording, perf and --keep-stacks leave it to the report"
+}
+
+# about 200 k samples at 50 kHz (-c 20000): sampling with stack copies that fast slows the
+# workload down 4-5x here, hence far fewer rounds than 4 s of CPU would suggest. perf loses
+# some of its samples at that rate (it writes 8 KiB each): the table says how many
+dwarf_report() {
+	local d=$tmp/dwr rounds=$((4400 / scale)) w i f
+	w="$tmp/work-nofp split $rounds"
+	mkdir -p "$d"
+	echo "bench: DWARF recordings of about $((200 / scale)) k samples..." >&2
+	"$kprof" record -c 20000 --call-graph dwarf --keep-stacks -o "$tmp/dwk.kprof" -- $w >/dev/null 2>"$tmp/err"
+	dwk=$(kprof_samples); dwk_lost=$(kprof_lost)
+	"$kprof" record -c 20000 --call-graph dwarf -o "$tmp/dwc.kprof" -- $w >/dev/null 2>"$tmp/err"
+	dwc=$(kprof_samples); dwc_note=", $(kprof_lost) lost"
+	if [ "$(copies_kept)" != - ]; then dwc_note+=", $(copies_kept) stored as copies"; fi
+	perf record -c 20000 --call-graph dwarf -o "$tmp/dwp.data" -- $w >/dev/null 2>"$tmp/err"
+	dwp=$(perf_samples); dwp_lost=$(grep -o 'lost [0-9.]*%\|lost [0-9]* chunks' "$tmp/err" | head -1 || true)
+	# perf report unwinds every sample, which can take minutes per million: it gets as many
+	# of RUNS runs as fit in DWARF_PERF_BUDGET seconds, going by its warm-up run
+	local budget=${DWARF_PERF_BUDGET:-300}
+	dwarf_perf_runs=$runs
+	echo "bench: DWARF report throughput (up to $runs runs each, alternating)..." >&2
+	for i in $(seq 0 "$runs"); do
+		f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		run "$f/kk" "$kprof" report -i "$tmp/dwk.kprof" --folded
+		[ "$i" -le "$dwarf_perf_runs" ] && run "$f/pr" perf report -i "$tmp/dwp.data" --stdio
+		run "$f/kc" "$kprof" report -i "$tmp/dwc.kprof" --folded
+		if [ "$i" -eq 0 ]; then
+			dwarf_perf_runs=$(awk -v b="$budget" -v t="$(med "$f/pr" 1)" -v r="$runs" \
+				'BEGIN { n = t > 0 ? int(b / t) : r; print n < 1 ? 1 : (n > r ? r : n) }')
+		fi
+	done
+	dwarf_report_rows=""
+	for t in kk:"kprof report --folded, --keep-stacks file":$dwk \
+		kc:"kprof report --folded, compact file":$dwc pr:"perf report --stdio":$dwp; do
+		local name=${t%%:*} rest=${t#*:} label n
+		label=${rest%:*}; n=${rest##*:}
+		[ "$name" = pr ] && [ "$dwarf_perf_runs" -lt "$runs" ] && label+=" ($dwarf_perf_runs runs)"
+		dwarf_report_rows+="| $label | $n | $(range "$d/$name" 1) | $(awk -v r="$(sps "$n" "$(med "$d/$name" 1)")" 'BEGIN { printf "%.1f", r / 1e3 }') | $(med "$d/$name" 3) |"$'\n'
+	done
+	local kr cr pr
+	kr=$(sps "$dwk" "$(med "$d/kk" 1)"); cr=$(sps "$dwc" "$(med "$d/kc" 1)")
+	pr=$(sps "$dwp" "$(med "$d/pr" 1)")
+	dwarf_report_ratio="throughput against perf report --stdio: $(ratio "$kr" "$pr")x on the --keep-stacks file, $(ratio "$cr" "$pr")x on the compact one; peak RSS $(med "$d/kk" 3) and $(med "$d/kc" 3) KB against perf's $(med "$d/pr" 3) KB"
+}
+
+dwarf_table() {
+	echo
+	echo "### DWARF call graphs: file size per sample (split-nofp, -F 4000, 8 KiB stack copies)"
+	echo
+	echo "| recording | samples | bytes per sample | against kprof -g | against perf -z |"
+	echo "|---|---|---|---|---|"
+	printf "%s" "$dwarf_size_rows"
+	echo
+	echo "$dwarf_size_ratio."
+	echo
+	echo "### DWARF call graphs: the cost of recording (split-nofp, -F 4000), median (min-max)"
+	echo
+	echo "| recording | samples | wall s | slowdown | CPU s (workload + recorder) | recorder CPU ms/1000 samples |"
+	echo "|---|---|---|---|---|---|"
+	printf "%s" "$dwarf_cost_rows"
+	echo
+	echo "$dwarf_cost_ratio."
+	echo
+	echo "### DWARF call graphs: report throughput on recordings of $dwk (--keep-stacks, $dwk_lost lost), $dwc (compact$dwc_note) and $dwp (perf${dwp_lost:+, $dwp_lost}) samples of split-nofp (-c 20000)"
+	echo
+	echo "| command | samples | wall s, median (min-max) | k samples/s | peak RSS KB |"
+	echo "|---|---|---|---|---|"
+	printf "%s" "$dwarf_report_rows"
+	echo
+	echo "$dwarf_report_ratio."
+	[ "$dwarf_perf_runs" -ge "$runs" ] || echo "perf report: $dwarf_perf_runs of the $runs runs, as more would have taken longer than DWARF_PERF_BUDGET=${DWARF_PERF_BUDGET:-300} s."
+}
+
+if want dwarf; then
+	dwarf_sizes
+	dwarf_report
+fi
 
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
@@ -233,42 +388,55 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 	echo "$(date -u +%Y-%m-%d), \`contrib/bench/bench.sh\`, $runs runs per figure after a warm-up, alternating tools."
 	echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs);"
 	echo "kernel $(uname -r); $(perf --version); kprof $("$kprof" --version | cut -d' ' -f2); hardware PMU: $pmu."
-	echo
-	echo "### Recording: the workload's wall time (s) alone and under each tool, median (min-max)"
-	echo
-	echo "| workload | rate | alone | kprof record -g | kprof slowdown | perf record -g | perf slowdown | slowdown ratio kprof/perf | kprof CPU ms/1000 samples | perf CPU ms/1000 samples | ratio | samples kprof / perf |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-	printf "%s" "$record_rows"
-	echo
-	echo "### The whole machine: record -a -g -F 1000 -- sleep $secs, two busy threads on $(nproc) CPUs"
-	echo
-	echo "| tool | samples | recorder CPU s, median (min-max) | CPU ms per 1000 samples | bytes per sample | lost (all runs) |"
-	echo "|---|---|---|---|---|---|"
-	printf "%s" "$sys_rows"
-	echo
-	echo "### File size: bytes per sample"
-	echo
-	echo "| recording | kprof (default) | perf record -g | perf record -z -g | kprof/perf | kprof/perf -z |"
-	echo "|---|---|---|---|---|---|"
-	printf "%s" "$size_rows"
-	echo
-	echo "### Report throughput: one recording of $kbig (kprof) and $pbig (perf) samples of the same workload (-c 20000 -g)"
-	echo
-	echo "| command | samples | wall s, median (min-max) | M samples/s | peak RSS KB |"
-	echo "|---|---|---|---|---|"
-	printf "%s" "$report_rows"
-	echo
-	echo "$report_ratio."
-	echo
-	echo "### Scaling: kprof report --folded"
-	echo
-	echo "| samples | wall s | M samples/s | peak RSS KB |"
-	echo "|---|---|---|---|"
-	printf "%s" "$scale_rows"
-	echo
-	echo "### Accuracy: largest error of self % against the true 60/30/10 split (points)"
-	echo
-	echo "| recording | kprof | perf | ratio |"
-	echo "|---|---|---|---|"
-	echo "$accuracy_row"
+	if want record; then
+		echo
+		echo "### Recording: the workload's wall time (s) alone and under each tool, median (min-max)"
+		echo
+		echo "| workload | rate | alone | kprof record -g | kprof slowdown | perf record -g | perf slowdown | slowdown ratio kprof/perf | kprof CPU ms/1000 samples | perf CPU ms/1000 samples | ratio | samples kprof / perf |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+		printf "%s" "$record_rows"
+	fi
+	if want system; then
+		echo
+		echo "### The whole machine: record -a -g -F 1000 -- sleep $secs, two busy threads on $(nproc) CPUs"
+		echo
+		echo "| tool | samples | recorder CPU s, median (min-max) | CPU ms per 1000 samples | bytes per sample | lost (all runs) |"
+		echo "|---|---|---|---|---|---|"
+		printf "%s" "$sys_rows"
+	fi
+	if want record; then
+		echo
+		echo "### File size: bytes per sample"
+		echo
+		echo "| recording | kprof (default) | perf record -g | perf record -z -g | kprof/perf | kprof/perf -z |"
+		echo "|---|---|---|---|---|---|"
+		printf "%s" "$size_rows"
+	fi
+	if want report; then
+		echo
+		echo "### Report throughput: one recording of $kbig (kprof) and $pbig (perf) samples of the same workload (-c 20000 -g)"
+		echo
+		echo "| command | samples | wall s, median (min-max) | M samples/s | peak RSS KB |"
+		echo "|---|---|---|---|---|"
+		printf "%s" "$report_rows"
+		echo
+		echo "$report_ratio."
+		echo
+		echo "### Scaling: kprof report --folded"
+		echo
+		echo "| samples | wall s | M samples/s | peak RSS KB |"
+		echo "|---|---|---|---|"
+		printf "%s" "$scale_rows"
+	fi
+	if want record; then
+		echo
+		echo "### Accuracy: largest error of self % against the true 60/30/10 split (points)"
+		echo
+		echo "| recording | kprof | perf | ratio |"
+		echo "|---|---|---|---|"
+		echo "$accuracy_row"
+	fi
+	if want dwarf; then
+		dwarf_table
+	fi
 } | tee "$out/results.md"
