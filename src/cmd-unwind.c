@@ -119,7 +119,7 @@ static int unwind_file(const char *input, const char *output)
 	struct kp_online *on;
 	struct kp_rec_unwind_stats us;
 	struct held h = { .have_stats = false };
-	int fd, rerr, rc = 0;
+	int fd, rerr, err, rc = 0;
 
 	if (same_file(input, output))
 		return kp_error("'%s' is the input: write the new recording elsewhere", output);
@@ -132,9 +132,9 @@ static int unwind_file(const char *input, const char *output)
 		return 1;
 	}
 	on = kp_online_start(fd, KP_WRITER_DEFAULT_LEVEL, KP_ONLINE_NEVER_BEHIND, KP_WRITER_CHUNK,
-			     &in);
+			     &in, &err);
 	if (!on) {
-		kp_error("cannot write '%s'", output);
+		kp_error("cannot write '%s': %s", output, kp_strerror(err));
 		close(fd);
 		kp_reader_release(&r);
 		return 1;

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "diag.h"
 #include "formats/util.h"
 #include "report/resolve.h"
 #include "report/session.h"
@@ -215,12 +214,11 @@ static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
 }
 
 struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
-				  struct kp_writer *in)
+				  struct kp_writer *in, int *err)
 {
 	struct kp_online *on = kp_xcalloc(1, sizeof(*on));
 	struct kp_dso_opts dso = { .inline_frames = false };
 	sigset_t all, old;
-	int err;
 
 	pthread_mutex_init(&on->mu, NULL);
 	pthread_cond_init(&on->work, NULL);
@@ -232,7 +230,7 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	kp_session_init(&on->s, &dso);
 	kp_session_start(&on->s, &ops, on);
 	on->u = kp_unwinder_new(&on->s, KP_UNWIND_LIBDW);
-	if (kp_writer_init(&on->out, fd, level, KP_WRITER_CHUNK)) {
+	if ((*err = kp_writer_init(&on->out, fd, level, KP_WRITER_CHUNK))) {
 		kp_online_free(on);
 		return NULL;
 	}
@@ -240,10 +238,9 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	/* signals are the recorder's: the thread never takes them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&on->thread, NULL, run, on);
+	*err = -pthread_create(&on->thread, NULL, run, on);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		kp_error("cannot start the unwinding thread: %s", strerror(err));
+	if (*err) {
 		kp_online_free(on);
 		return NULL;
 	}

@@ -32,11 +32,12 @@ struct kp_online;
 /*
  * kp_online_start - write the file on @fd (zstd @level), fed by @in, which is initialised here
  * as a sink writer with @reserve bytes of buffer; at most @backlog bytes of records wait for
- * unwinding before chunks are stored as recorded (0: always). Returns NULL, having said why,
- * when the file cannot be started or the thread cannot be created.
+ * unwinding before chunks are stored as recorded (0: always). Returns NULL with *@err set
+ * (-errno or -KP_E*, for kp_strerror()) when the file cannot be started or the thread cannot
+ * be created.
  */
 struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
-				  struct kp_writer *in);
+				  struct kp_writer *in, int *err);
 
 /*
  * kp_online_finish - after @in's last chunk was flushed: unwind and write what is queued, end

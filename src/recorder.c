@@ -443,10 +443,11 @@ static int write_header(struct kp_recorder *rec)
 
 	if (o->stack_user && !o->keep_stacks) {
 		/* the copies are unwound by a thread that writes the file */
+		int err;
 		rec->online = kp_online_start(rec->out_fd, o->level, o->unwind_backlog, reserve,
-					      &rec->w);
+					      &rec->w, &err);
 		if (!rec->online)
-			return kp_error("cannot write '%s'", o->output);
+			return kp_error("cannot write '%s': %s", o->output, kp_strerror(err));
 	} else if (kp_writer_init(&rec->w, rec->out_fd, o->level, reserve)) {
 		return kp_error("cannot write '%s': %s", o->output, kp_strerror(rec->w.err));
 	}
