@@ -1,14 +1,13 @@
 #!/bin/sh
-# Live: --call-graph dwarf on code built without frame pointers: stacks unwound from the copied
-# registers and user stack reach main, keep the two paths apart, and split as the truth does;
-# the same binary with -g (frame pointers) does not, which shows the test can fail.
+# Live: --call-graph dwarf on code built without frame pointers, unwound while recording (the
+# compact file) and at report time (--keep-stacks): stacks reach main, keep the two paths apart,
+# and split as the truth does; the same binary with -g (frame pointers) does not, which shows
+# the test can fail. The recorder's stage and report-time unwinding agree sample by sample
+# (kprof unwind), a backlog keeps copies instead of dropping samples, and a full disk or SIGKILL
+# leaves complete chunks.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 NOFP="$top_builddir/tests/workloads/split-nofp"
-
-reach_main() { # FOLDED: the share of samples whose stack holds main
-	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
-}
 
 # unwound while recording (the default) and from stack copies at report time (--keep-stacks)
 for mode in compact keep; do
@@ -101,18 +100,7 @@ if command -v prlimit >/dev/null; then
 else
 	for i in 1 2; do skip "disk full: prlimit (util-linux) is not installed"; done
 fi
-"$KPROF" record -F 10000 --call-graph dwarf -o "$WORK/killed.kprof" -- "$NOFP" 30 >/dev/null 2>&1 &
-kpid=$!
-i=0
-while [ "$(stat -c %s "$WORK/killed.kprof" 2>/dev/null || echo 0)" -lt 40000 ] && [ $i -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-sleep 1
-child=$(pgrep -P $kpid)
-kill -KILL $kpid
-wait $kpid 2>/dev/null
-[ -n "$child" ] && kill -KILL $child 2>/dev/null
+record_killed "$WORK/killed.kprof" -F 10000 --call-graph dwarf -- "$NOFP" 30
 "$KPROF" report -i "$WORK/killed.kprof" --folded >"$WORK/killed.folded" 2>/dev/null
 m=$(reach_main "$WORK/killed.folded")
 n=$(awk '{ t += $NF } END { print t + 0 }' "$WORK/killed.folded")

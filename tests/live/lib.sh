@@ -41,3 +41,27 @@ require_perf_events() {
 	fi
 	rm -f "$WORK/probe.kprof"
 }
+
+# record_killed FILE ARGS...: `kprof record -o FILE ARGS...` in the background, SIGKILLed with
+# its command once a data chunk is on disk (the metadata chunk alone is a few kB), after 20 s
+# at most, however slowly a loaded machine runs it
+record_killed() {
+	rk_file=$1; shift
+	"$KPROF" record -o "$rk_file" "$@" >/dev/null 2>&1 &
+	rk_pid=$!
+	rk_i=0
+	while [ "$(stat -c %s "$rk_file" 2>/dev/null || echo 0)" -lt 40000 ] && [ $rk_i -lt 200 ]; do
+		sleep 0.1
+		rk_i=$((rk_i + 1))
+	done
+	sleep 1
+	rk_child=$(pgrep -P $rk_pid)
+	kill -KILL $rk_pid
+	wait $rk_pid 2>/dev/null
+	[ -n "$rk_child" ] && kill -KILL $rk_child 2>/dev/null
+}
+
+# reach_main FOLDED: the share of samples (in %) whose stack holds main
+reach_main() {
+	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
+}

@@ -218,20 +218,7 @@ check "Ctrl-C (SIGINT to the group) ends the command and kprof exits 128+2" [ $?
 check "the interrupted recording is complete" grep -q "^# samples: " "$WORK/i.stats"
 
 # --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
-"$KPROF" record -F 10000 -g -o "$WORK/killed.kprof" -- "$SPLIT" 30 >/dev/null 2>&1 &
-kpid=$!
-# kill it once a data chunk is on disk (the metadata chunk alone is a few kB), 20 s at most,
-# however slowly a loaded machine runs it
-i=0
-while [ "$(stat -c %s "$WORK/killed.kprof" 2>/dev/null || echo 0)" -lt 40000 ] && [ $i -lt 200 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-sleep 1
-child=$(pgrep -P $kpid)
-kill -KILL $kpid
-wait $kpid 2>/dev/null
-[ -n "$child" ] && kill -KILL $child 2>/dev/null
+record_killed "$WORK/killed.kprof" -F 10000 -g -- "$SPLIT" 30
 "$KPROF" script -i "$WORK/killed.kprof" >"$WORK/killed.txt" 2>"$WORK/killed.err"
 rc=$?
 n=$(grep -c " cpu-clock: " "$WORK/killed.txt")

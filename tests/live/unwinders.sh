@@ -8,9 +8,6 @@ NOFP="$top_builddir/tests/workloads/split-nofp"
 NOCFI="$top_builddir/tests/workloads/nocfi"
 LIBS="libdw libunwind"
 
-reach_main() { # FOLDED: the share of samples whose stack holds main
-	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
-}
 at_least() { awk -v g="$1" -v w="$2" 'BEGIN { exit !(g >= w) }'; }
 
 "$KPROF" record --call-graph dwarf --keep-stacks -o "$WORK/d.kprof" -- "$NOFP" 1 >/dev/null 2>&1
