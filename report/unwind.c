@@ -335,6 +335,19 @@ void kp_unwinder_free(struct kp_unwinder *u)
 	free(u);
 }
 
+/*
+ * Whether @addr, in @m, is in _start: the first frame of every process, where the stack has
+ * no caller (the dynamic loader's _start has no CFI to say so, and libdw stops with an error).
+ */
+static bool at_start(struct kp_unwinder *u, const struct kp_map *m, uint64_t addr)
+{
+	struct kp_sym_frame f[8];
+	int n = kp_dso_symbolize(u->s->dso_list[m->dso].dso, addr - m->start + m->pgoff, f,
+				 ARRAY_SIZE(f));
+
+	return n > 0 && f[n - 1].func && !strcmp(f[n - 1].func, "_start");
+}
+
 /* An early end at an address no file maps (JIT code without a frame pointer, or garbage) is
  * told apart from one in a binary whose CFI was missing or could not be followed. */
 static void count_end(struct kp_unwinder *u, const struct kp_thread *t, enum kp_unwind_end end,
@@ -349,7 +362,7 @@ static void count_end(struct kp_unwinder *u, const struct kp_thread *t, enum kp_
 	m = n ? kp_session_map(&u->s->procs[t->proc], u->pcs[n - 1] - (n > 1)) : NULL;
 	if (!m || (m->flags & KP_MAP_ANON))
 		u->st.end_unmapped++;
-	else
+	else if (!at_start(u, m, u->pcs[n - 1] - (n > 1)))
 		u->st.end_other++;
 }
 
