@@ -9,6 +9,8 @@
 #include <libelf.h>
 #include <stdbool.h>
 
+#include "hash.h"
+
 #include "unwind.h"
 
 /* How an unwind ended: kp_unwind() counts the early ends, and tells the unmapped ones apart. */
@@ -59,5 +61,25 @@ bool kp_unwind_stack_word(const struct kp_sample *smp, uint64_t addr, uint64_t *
  * + p_offset of the PT_LOAD that holds the mapping's offset. False when none does.
  */
 bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias);
+
+/* Address spaces kept at once: a machine recorded whole starts thousands of processes. */
+#define KP_UNWIND_MAX_SPACES 64
+
+/* Which process's address space each slot of a library's fixed array holds, least recently
+ * used first out. */
+struct kp_unwind_slots {
+	struct kp_hash ids;	/* process index -> slot */
+	uint32_t procs[KP_UNWIND_MAX_SPACES];
+	uint64_t used[KP_UNWIND_MAX_SPACES];
+	size_t nr;		/* slots in use */
+	uint64_t clock;
+};
+
+/*
+ * kp_unwind_slot - the slot of process @proc. *@held says whether it already holds @proc's
+ * address space; otherwise it is a slot not used before, or the least recently used one, whose
+ * space the caller releases before building @proc's there. kp_hash_release() @sl->ids at the end.
+ */
+size_t kp_unwind_slot(struct kp_unwind_slots *sl, uint32_t proc, bool *held);
 
 #endif /* KP_UNWIND_LIB_H */

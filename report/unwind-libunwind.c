@@ -74,9 +74,8 @@ struct lu {
 	struct kp_session *s;
 	struct module *mods;	/* by session DSO index */
 	size_t nr_mods;
-	struct lu_space *spaces;
-	size_t nr, cap;
-	struct kp_hash ids;	/* process index -> index into spaces */
+	struct lu_space spaces[KP_UNWIND_MAX_SPACES];
+	struct kp_unwind_slots slots;
 	/* the sample being unwound, for the accessors */
 	const struct kp_sample *smp;
 	const struct lu_space *sp;
@@ -399,20 +398,16 @@ static const unw_accessors_t accessors = {
 
 static struct lu_space *space_of(struct lu *l, uint32_t proc)
 {
-	uint64_t *idx = kp_hash_get(&l->ids, proc);
-	struct lu_space *sp = idx ? &l->spaces[*idx] : NULL;
+	bool held;
+	struct lu_space *sp = &l->spaces[kp_unwind_slot(&l->slots, proc, &held)];
 	unw_accessors_t acc = accessors; /* libunwind copies it, but takes it non-const */
 
-	if (sp && sp->gen == l->s->procs[proc].gen)
+	if (held && sp->gen == l->s->procs[proc].gen)
 		return sp;
-	if (sp) { /* the maps changed: rebuild this address space */
+	/* the maps changed, or the slot was another process's */
+	if (sp->as)
 		unw_destroy_addr_space(sp->as);
-		free(sp->regs);
-	} else {
-		KP_GROW(l->spaces, l->cap, l->nr + 1);
-		kp_hash_put(&l->ids, proc, l->nr);
-		sp = &l->spaces[l->nr++];
-	}
+	free(sp->regs);
 	*sp = (struct lu_space){ .proc = proc, .gen = l->s->procs[proc].gen };
 	sp->as = unw_create_addr_space(&acc, 0);
 	if (sp->as) {
@@ -455,7 +450,7 @@ static void *lu_new(struct kp_session *s)
 	struct lu *l = kp_xcalloc(1, sizeof(*l));
 
 	l->s = s;
-	kp_hash_init(&l->ids);
+	kp_hash_init(&l->slots.ids);
 	return l;
 }
 
@@ -463,15 +458,14 @@ static void lu_free(void *priv)
 {
 	struct lu *l = priv;
 
-	for (size_t i = 0; i < l->nr; i++) {
+	for (size_t i = 0; i < l->slots.nr; i++) {
 		if (l->spaces[i].as)
 			unw_destroy_addr_space(l->spaces[i].as);
 		free(l->spaces[i].regs);
 	}
 	for (size_t i = 0; i < l->nr_mods; i++)
 		module_release(&l->mods[i]);
-	kp_hash_release(&l->ids);
-	free(l->spaces);
+	kp_hash_release(&l->slots.ids);
 	free(l->mods);
 	free(l);
 }

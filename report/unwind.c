@@ -77,6 +77,28 @@ bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias)
 	return false;
 }
 
+size_t kp_unwind_slot(struct kp_unwind_slots *sl, uint32_t proc, bool *held)
+{
+	uint64_t *idx = kp_hash_get(&sl->ids, proc);
+	size_t i = 0;
+
+	*held = idx && *idx < sl->nr && sl->procs[*idx] == proc;
+	if (*held)
+		i = *idx;
+	else if (sl->nr < KP_UNWIND_MAX_SPACES)
+		i = sl->nr++;
+	else
+		for (size_t k = 1; k < sl->nr; k++)
+			if (sl->used[k] < sl->used[i])
+				i = k;
+	if (!*held) {
+		sl->procs[i] = proc;
+		kp_hash_put(&sl->ids, proc, i);
+	}
+	sl->used[i] = ++sl->clock;
+	return i;
+}
+
 /* --- libdw ----------------------------------------------------------------------------------- */
 
 struct dw_space {
@@ -88,9 +110,8 @@ struct dw_space {
 
 struct dw {
 	struct kp_session *s;
-	struct dw_space *spaces;
-	size_t nr, cap;
-	struct kp_hash ids;	/* process index -> index into spaces */
+	struct dw_space spaces[KP_UNWIND_MAX_SPACES];
+	struct kp_unwind_slots slots;
 	/* the sample being unwound, for the callbacks */
 	const struct kp_sample *smp;
 	uint32_t pid;
@@ -203,18 +224,13 @@ static void dw_report_maps(struct dw *d, struct dw_space *sp)
 
 static struct dw_space *dw_space_of(struct dw *d, uint32_t proc)
 {
-	uint64_t *idx = kp_hash_get(&d->ids, proc);
-	struct dw_space *sp = idx ? &d->spaces[*idx] : NULL;
+	bool held;
+	struct dw_space *sp = &d->spaces[kp_unwind_slot(&d->slots, proc, &held)];
 
-	if (sp && sp->gen == d->s->procs[proc].gen)
+	if (held && sp->gen == d->s->procs[proc].gen)
 		return sp;
-	if (sp) { /* the maps changed: rebuild this address space */
+	if (sp->dwfl) /* the maps changed, or the slot was another process's */
 		dwfl_end(sp->dwfl);
-	} else {
-		KP_GROW(d->spaces, d->cap, d->nr + 1);
-		kp_hash_put(&d->ids, proc, d->nr);
-		sp = &d->spaces[d->nr++];
-	}
 	*sp = (struct dw_space){ proc, d->s->procs[proc].gen, dwfl_begin(&dw_callbacks), false };
 	if (sp->dwfl) {
 		dw_report_maps(d, sp);
@@ -245,7 +261,7 @@ static void *dw_new(struct kp_session *s)
 	struct dw *d = kp_xcalloc(1, sizeof(*d));
 
 	d->s = s;
-	kp_hash_init(&d->ids);
+	kp_hash_init(&d->slots.ids);
 	return d;
 }
 
@@ -253,10 +269,9 @@ static void dw_free(void *priv)
 {
 	struct dw *d = priv;
 
-	for (size_t i = 0; i < d->nr; i++)
+	for (size_t i = 0; i < d->slots.nr; i++)
 		dwfl_end(d->spaces[i].dwfl);
-	kp_hash_release(&d->ids);
-	free(d->spaces);
+	kp_hash_release(&d->slots.ids);
 	free(d);
 }
 

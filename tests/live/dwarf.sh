@@ -128,6 +128,13 @@ check "--call-graph dwarf,4096 records" sh -c "'$KPROF' script -i '$WORK/s.kprof
 c=$(awk '{ t += $NF; if ($0 ~ /;children;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/ch.folded")
 check "forked children unwind through their parent's image to children() in ${c}% of samples" \
 	awk -v m="$c" 'BEGIN { exit !(m >= 95) }'
+# more processes at once than the 64 address spaces an unwinder keeps: they are rebuilt in turn
+"$KPROF" record --call-graph dwarf -o "$WORK/ch80.kprof" -- "$WORK_NOFP" children 80 25 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/ch80.kprof" --folded >"$WORK/ch80.folded"
+c=$(awk '{ t += $NF; if ($0 ~ /;children;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/ch80.folded")
+p=$("$KPROF" script -i "$WORK/ch80.kprof" | awk '/ cpu-clock: / { p[$2] = 1 } END { print length(p) }')
+check "80 children at once ($p processes sampled) unwind to children() in ${c}% of samples" \
+	awk -v m="$c" -v p="$p" 'BEGIN { exit !(m >= 95 && p > 64) }'
 
 # a copy too small for the recursion: the stacks end early, and --stats says why
 "$KPROF" record --call-graph dwarf,512 --keep-stacks -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
