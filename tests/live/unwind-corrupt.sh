@@ -34,7 +34,7 @@ check "record --call-graph dwarf --keep-stacks succeeds" [ $? -eq 0 ]
 set -- $(stats "$WORK/in.kprof")
 n0=$1 f0=$4
 check "the intact recording unwinds: $4 of $3 stacks failed, $1 samples" \
-	[ "$1" -gt 100 -a "$3" -eq "$1" -a "$4" -lt $(($3 / 10 + 1)) ]
+	[ "$1" -gt 100 -a "$3" -le "$1" -a "$3" -ge $(($1 * 99 / 100)) -a "$4" -lt $(($3 / 10 + 1)) ]
 for mode in stack regs dyn zero mix; do
 	f=$WORK/$mode.kprof
 	"$MANGLE" "$mode" "$SEED" "$WORK/in.kprof" "$f" >"$WORK/$mode.out" 2>&1
@@ -51,8 +51,9 @@ for mode in stack regs dyn zero mix; do
 	# one it clamps instead is shown
 	check "$mode: every sample is shown or counted as skipped ($shown + $skipped of $n0)" \
 		[ $((shown + skipped)) -eq "$n0" ]
+	# a sample taken where the kernel copied no user stack (an exec) has no copy to count
 	check "$mode: --stats counts the stacks unwound, $failed of $copies failed" \
-		[ "$copies" -eq "$shown" -a "$failed" -le "$copies" ]
+		[ "$copies" -le "$shown" -a "$copies" -ge $((shown * 99 / 100)) -a "$failed" -le "$copies" ]
 	case $mode in
 	regs) check "regs: garbage registers fail more stacks ($failed) than intact ones ($f0)" \
 		[ "$failed" -gt $((f0 + n0 / 4)) ] ;;
