@@ -5,8 +5,10 @@
  * the default library, libdw: one Dwfl per address space, built from the process's maps when
  * it is first needed and rebuilt only when they change, with the sample being unwound passed
  * to libdw's callbacks through the state (PLATFORM.md measured 3-8 us per unwind this way,
- * against 600 us for a Dwfl per sample). libdw's x86-64 backend passes a frame without CFI
- * through its frame pointer by itself. The other library is in unwind-libunwind.c.
+ * against 600 us for a Dwfl per sample). Before libdw, the steps cached per (binary, offset)
+ * by unwind-cfi.c unwind the sample when every frame's rule is a plain one; libdw does the rest,
+ * and its x86-64 backend passes a frame without CFI through its frame pointer by itself. The
+ * other library is in unwind-libunwind.c.
  */
 #include "unwind.h"
 
@@ -112,12 +114,14 @@ struct dw {
 	struct kp_session *s;
 	struct dw_space spaces[KP_UNWIND_MAX_SPACES];
 	struct kp_unwind_slots slots;
+	struct kp_cfi_cache *cfi;	/* the fast path's steps */
 	/* the sample being unwound, for the callbacks */
 	const struct kp_sample *smp;
 	uint32_t pid;
 	uint64_t *pcs;
 	size_t nr_pcs, max;
 	bool beyond_copy;	/* libdw asked for stack the copy does not hold */
+	bool below_sp;		/* ... or for memory below the sampled SP: garbage */
 	bool zero_pc;		/* a return address of 0: the end of a frame-pointer chain */
 };
 
@@ -164,8 +168,10 @@ static bool dw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	uint64_t v;
 
 	(void)dwfl;
-	if (!kp_unwind_stack_word(d->smp, addr, &v, &d->beyond_copy))
+	if (!kp_unwind_stack_word(d->smp, addr, &v, &d->beyond_copy)) {
+		d->below_sp = !d->beyond_copy;
 		return false;
+	}
 	*result = v;
 	return true;
 }
@@ -262,6 +268,7 @@ static void *dw_new(struct kp_session *s)
 
 	d->s = s;
 	kp_hash_init(&d->slots.ids);
+	d->cfi = kp_cfi_cache_new();
 	return d;
 }
 
@@ -272,6 +279,7 @@ static void dw_free(void *priv)
 	for (size_t i = 0; i < d->slots.nr; i++)
 		dwfl_end(d->spaces[i].dwfl);
 	kp_hash_release(&d->slots.ids);
+	kp_cfi_cache_free(d->cfi);
 	free(d);
 }
 
@@ -285,12 +293,17 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	*end = KP_UNWIND_END_DONE;
 	if (!sp->dwfl || !sp->attached)
 		return 0;
+	/* the cached steps first; a frame they cannot replay sends the sample to libdw */
+	rc = kp_cfi_unwind(d->cfi, &d->s->procs[t->proc], sp->dwfl, smp, pcs, max, end);
+	if (rc >= 0)
+		return (size_t)rc;
+	*end = KP_UNWIND_END_DONE;
 	d->smp = smp;
 	d->pid = t->pid;
 	d->pcs = pcs;
 	d->max = max;
 	d->nr_pcs = 0;
-	d->beyond_copy = d->zero_pc = false;
+	d->beyond_copy = d->below_sp = d->zero_pc = false;
 	/* -1: stopped early, for a reason to count; libdw also ends quietly (0) when the stack
 	 * it needs is not in the copy, which dw_memory_read() notes */
 	rc = dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, dw_frame, d);
@@ -298,7 +311,7 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 		return d->nr_pcs;
 	if (d->beyond_copy)
 		*end = KP_UNWIND_END_COPY;
-	else if (rc)
+	else if (rc || d->below_sp) /* libdw ends quietly at a read it cannot do */
 		*end = KP_UNWIND_END_EARLY;
 	return d->nr_pcs;
 }

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unwind-cfi.c - the libdw unwinder's fast path: the step of each frame read once from its
+ * binary's CFI through libdw, cached per (binary, file offset), and replayed on the registers
+ * and the stack copy. Most frames of compiled code say only "the CFA is RSP or RBP plus N, the
+ * return address and RBP are saved at CFA minus M, or RBP is unchanged"; those steps cost a
+ * hash lookup and two reads instead of libdw interpreting the CIE and FDE again for every
+ * frame of every sample. Any other rule (a CFA expression, a register other than RSP or RBP,
+ * no CFI at all) sends the whole sample to libdw's own unwinder, which gives the answer.
+ */
+#include "unwind-lib.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+
+#include "formats/util.h"
+
+enum { STEP_SIMPLE, STEP_OUTERMOST, STEP_COMPLEX };
+enum { RBP_SAME, RBP_SAVED, RBP_LOST };
+
+struct step {
+	uint8_t kind;		/* STEP_* */
+	uint8_t cfa_reg;	/* KP_UNWIND_RSP or KP_UNWIND_RBP */
+	uint8_t rbp;		/* RBP_*: the caller's RBP */
+	int32_t cfa_off;	/* CFA = cfa_reg + cfa_off */
+	int32_t ra_off;		/* the return address is at CFA + ra_off */
+	int32_t rbp_off;	/* with RBP_SAVED, the caller's RBP is at CFA + rbp_off */
+};
+
+struct kp_cfi_cache {
+	struct kp_hash ids;	/* (DSO index, file offset) -> index into steps */
+	struct step *steps;
+	size_t nr, cap;
+};
+
+struct kp_cfi_cache *kp_cfi_cache_new(void)
+{
+	struct kp_cfi_cache *c = kp_xcalloc(1, sizeof(*c));
+
+	kp_hash_init(&c->ids);
+	return c;
+}
+
+void kp_cfi_cache_free(struct kp_cfi_cache *c)
+{
+	if (!c)
+		return;
+	kp_hash_release(&c->ids);
+	free(c->steps);
+	free(c);
+}
+
+/* "saved at CFA + N": DW_OP_call_frame_cfa, then DW_OP_plus_uconst N unless N is 0 */
+static bool cfa_offset(const Dwarf_Op *ops, size_t n, int32_t *off)
+{
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return true;
+	}
+	if (n != 2 || ops[0].atom != DW_OP_call_frame_cfa || ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	*off = (int32_t)(int64_t)ops[1].number;
+	return (int64_t)*off == (int64_t)ops[1].number;
+}
+
+/* The step of the frame at module address @pc, from libdw's reading of @mod's CFI. */
+static struct step read_step(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+	struct step st = { .kind = STEP_COMPLEX };
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *f = NULL;
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0) {
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
+			return st; /* no CFI: libdw's frame-pointer fallback decides */
+	}
+	/* the CFA: DW_OP_bregx REG OFFSET */
+	if (dwarf_frame_cfa(f, &ops, &n) != 0 || n != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != KP_UNWIND_RSP && ops[0].number != KP_UNWIND_RBP) ||
+	    (int64_t)(int32_t)ops[0].number2 != (int64_t)ops[0].number2)
+		goto out;
+	st.cfa_reg = (uint8_t)ops[0].number;
+	st.cfa_off = (int32_t)ops[0].number2;
+	/* the return address: undefined (no ops, a buffer) in the outermost frame */
+	if (dwarf_frame_register(f, KP_UNWIND_RIP, mem, &ops, &n) != 0)
+		goto out;
+	if (n == 0 && ops) {
+		st.kind = STEP_OUTERMOST;
+		goto out;
+	}
+	if (!cfa_offset(ops, n, &st.ra_off))
+		goto out;
+	/* the caller's RBP: unchanged (no ops, NULL), saved, or undefined */
+	if (dwarf_frame_register(f, KP_UNWIND_RBP, mem, &ops, &n) != 0)
+		goto out;
+	if (n == 0)
+		st.rbp = ops ? RBP_LOST : RBP_SAME;
+	else if (cfa_offset(ops, n, &st.rbp_off))
+		st.rbp = RBP_SAVED;
+	else
+		goto out;
+	st.kind = STEP_SIMPLE;
+out:
+	free(f);
+	return st;
+}
+
+/* The step at @pc in @proc's address space @dwfl; NULL when no binary maps @pc. */
+static const struct step *step_at(struct kp_cfi_cache *c, const struct kp_proc *proc,
+				  Dwfl *dwfl, uint64_t pc)
+{
+	const struct kp_map *m = kp_session_map(proc, pc);
+	Dwfl_Module *mod;
+	uint64_t key, *idx;
+
+	if (!m || (m->flags & KP_MAP_ANON) || !(mod = dwfl_addrmodule(dwfl, pc)))
+		return NULL;
+	key = (uint64_t)m->dso << 44 | (pc - m->start + m->pgoff); /* offsets < 16 TiB */
+	idx = kp_hash_get(&c->ids, key);
+	if (idx)
+		return &c->steps[*idx];
+	KP_GROW(c->steps, c->cap, c->nr + 1);
+	c->steps[c->nr] = read_step(mod, pc);
+	kp_hash_put(&c->ids, key, c->nr);
+	return &c->steps[c->nr++];
+}
+
+int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_proc *proc, Dwfl *dwfl,
+		  const struct kp_sample *smp, uint64_t *pcs, size_t max, enum kp_unwind_end *end)
+{
+	uint64_t regs[KP_UNWIND_NR_REGS], ra, cfa;
+	bool rbp_known = true, beyond = false;
+	size_t n = 0;
+
+	kp_unwind_regs(smp, regs);
+	*end = KP_UNWIND_END_DONE;
+	while (n < max) {
+		uint64_t pc = regs[KP_UNWIND_RIP];
+		const struct step *st;
+		pcs[n++] = pc;
+		/* a return address is looked up at the call: the address before it */
+		st = step_at(c, proc, dwfl, pc - (n > 1));
+		if (!st) /* unmapped: libdw tries the frame pointer there */
+			return -1;
+		if (st->kind == STEP_OUTERMOST)
+			return (int)n;
+		if (st->kind == STEP_COMPLEX || (st->cfa_reg == KP_UNWIND_RBP && !rbp_known))
+			return -1;
+		cfa = regs[st->cfa_reg] + (int64_t)st->cfa_off;
+		if (!kp_unwind_stack_word(smp, cfa + (int64_t)st->ra_off, &ra, &beyond)) {
+			*end = beyond ? KP_UNWIND_END_COPY : KP_UNWIND_END_EARLY;
+			return (int)n;
+		}
+		/* a saved RBP that cannot be read is unknown from here on, as in libdw */
+		if (st->rbp == RBP_SAVED)
+			rbp_known = kp_unwind_stack_word(smp, cfa + (int64_t)st->rbp_off,
+							 &regs[KP_UNWIND_RBP], &beyond);
+		else if (st->rbp == RBP_LOST)
+			rbp_known = false;
+		if (!ra) /* the end of the chain, as libdw ends it */
+			return (int)n;
+		regs[KP_UNWIND_RSP] = cfa;
+		regs[KP_UNWIND_RIP] = ra;
+	}
+	return (int)n;
+}
