@@ -313,34 +313,6 @@ static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp
 	return kp_profile_path(r->p, r->locs, n);
 }
 
-size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
-		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user)
-{
-	size_t n = 0;
-
-	for (uint64_t i = 0; smp->sample_type & PERF_SAMPLE_CALLCHAIN && i < smp->nr_callchain &&
-			     smp->callchain[i] != PERF_CONTEXT_USER && n < max / 2; i++)
-		chain[n++] = smp->callchain[i];
-	chain[n++] = PERF_CONTEXT_USER;
-	*nr_user = kp_unwind(u, smp, t, chain + n, max - n);
-	return n + *nr_user;
-}
-
-const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sample *smp,
-				       const struct kp_thread *t, struct kp_sample *joined,
-				       uint64_t *chain, size_t max)
-{
-	size_t nr_user;
-
-	if (!(smp->sample_type & PERF_SAMPLE_STACK_USER) || !smp->stack_dyn_size)
-		return smp;
-	*joined = *smp;
-	joined->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	joined->callchain = chain;
-	joined->nr_callchain = kp_unwind_chain(u, smp, t, chain, max, &nr_user);
-	return joined;
-}
-
 uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp_in, uint16_t misc,
 			struct kp_thread *t, bool inverted, size_t event, uint64_t period)
 {

@@ -64,26 +64,8 @@ struct kp_resolver {
 	size_t log_len, log_cap;
 	uint32_t locs[1024];
 	struct kp_unwinder *unwinder;	/* for samples with a user stack copy (--call-graph dwarf) */
-	uint64_t chain[1200];		/* their kernel chain joined with the unwound user part */
+	uint64_t chain[KP_UNWIND_CHAIN_MAX]; /* their kernel chain joined with the unwound user part */
 };
-
-/*
- * kp_unwind_chain - the whole call chain of @smp, a sample with a user stack copy, into @chain
- * (capacity @max, at least 2): its kernel part as recorded, PERF_CONTEXT_USER, then the user
- * frames @u unwinds (kp_unwind()). Returns the length; *@nr_user says how many user frames
- * came out. A report reads the chain as if the kernel had recorded it.
- */
-size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
-		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user);
-
-/*
- * kp_unwind_join - @smp with the chain kp_unwind_chain() makes, when it has a user stack copy:
- * *@joined, a copy of it whose call chain is @chain, is returned; any other sample is returned
- * as it is. The result borrows @chain and the rest of @smp.
- */
-const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sample *smp,
-				       const struct kp_thread *t, struct kp_sample *joined,
-				       uint64_t *chain, size_t max);
 
 /* kp_resolver_init - resolve @s's samples into @p (both borrowed), unwinding user stack
  * copies with @unwinder. */

@@ -400,7 +400,7 @@ size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struc
 	enum kp_unwind_end end;
 	size_t n;
 
-	if (!smp->regs_user_abi || smp->nr_regs_user < 20 || !smp->stack_dyn_size)
+	if (!kp_unwind_has_copy(smp))
 		return 0;
 	u->st.samples++;
 	n = u->ops->unwind(u->priv, smp, t, u->pcs, MAX_FRAMES, &end);
@@ -419,6 +419,34 @@ size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struc
 		n = max;
 	memcpy(pcs, u->pcs, n * sizeof(*pcs));
 	return n;
+}
+
+size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
+		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; smp->sample_type & PERF_SAMPLE_CALLCHAIN && i < smp->nr_callchain &&
+			     smp->callchain[i] != PERF_CONTEXT_USER && n < max / 2; i++)
+		chain[n++] = smp->callchain[i];
+	chain[n++] = PERF_CONTEXT_USER;
+	*nr_user = kp_unwind(u, smp, t, chain + n, max - n);
+	return n + *nr_user;
+}
+
+const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sample *smp,
+				       const struct kp_thread *t, struct kp_sample *joined,
+				       uint64_t *chain, size_t max)
+{
+	size_t nr_user;
+
+	if (!kp_unwind_has_copy(smp))
+		return smp;
+	*joined = *smp;
+	joined->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	joined->callchain = chain;
+	joined->nr_callchain = kp_unwind_chain(u, smp, t, chain, max, &nr_user);
+	return joined;
 }
 
 const struct kp_unwind_stats *kp_unwinder_stats(const struct kp_unwinder *u)

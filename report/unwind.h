@@ -9,6 +9,7 @@
 #ifndef KP_UNWIND_H
 #define KP_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,12 +49,42 @@ struct kp_unwinder *kp_unwinder_new(struct kp_session *s, enum kp_unwind_lib lib
 void kp_unwinder_free(struct kp_unwinder *u);
 
 /*
+ * kp_unwind_has_copy - whether @smp has what unwinding needs: the user registers of mask
+ * 0xff0fff (x86-64, as recorded) and a stack copy with something in it.
+ */
+static inline bool kp_unwind_has_copy(const struct kp_sample *smp)
+{
+	return smp->regs_user_abi && smp->nr_regs_user >= 20 && smp->stack_dyn_size;
+}
+
+/*
  * kp_unwind - the user frames of @smp in @t's address space into @pcs (at most @max): the IP
  * first, then return addresses. Returns how many; 0 when the sample has no registers and
  * stack copy (or they are unusable).
  */
 size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struct kp_thread *t,
 		 uint64_t *pcs, size_t max);
+
+/* Room for a whole chain: the kernel part (up to half of it), the marker, the user frames. */
+#define KP_UNWIND_CHAIN_MAX 1200
+
+/*
+ * kp_unwind_chain - the whole call chain of @smp, a sample with a user stack copy, into @chain
+ * (capacity @max, at least 2): its kernel part as recorded, PERF_CONTEXT_USER, then the user
+ * frames @u unwinds (kp_unwind()). Returns the length; *@nr_user says how many user frames
+ * came out. A report reads the chain as if the kernel had recorded it.
+ */
+size_t kp_unwind_chain(struct kp_unwinder *u, const struct kp_sample *smp,
+		       const struct kp_thread *t, uint64_t *chain, size_t max, size_t *nr_user);
+
+/*
+ * kp_unwind_join - @smp with the chain kp_unwind_chain() makes, when it has a user stack copy
+ * (kp_unwind_has_copy()): *@joined, a copy of it whose call chain is @chain, is returned; any
+ * other sample is returned as it is. The result borrows @chain and the rest of @smp.
+ */
+const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sample *smp,
+				       const struct kp_thread *t, struct kp_sample *joined,
+				       uint64_t *chain, size_t max);
 
 const struct kp_unwind_stats *kp_unwinder_stats(const struct kp_unwinder *u);
 

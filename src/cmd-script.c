@@ -19,7 +19,7 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "input.h"
-#include "report/resolve.h"
+#include "report/unwind.h"
 #include "report/session.h"
 #include "report/tracepoint.h"
 
@@ -51,10 +51,9 @@ struct script {
 	FILE *out;
 	enum kp_unwind_lib unwinder_lib;	/* --unwinder */
 	struct kp_unwinder *unwinder;	/* made for the first sample with a stack copy */
-	uint64_t *chain;		/* its call chain, CHAIN_MAX entries */
+	uint64_t *chain;		/* its call chain, KP_UNWIND_CHAIN_MAX entries */
 };
 
-#define CHAIN_MAX 1200
 
 static const char *comm_of(struct script *sc, uint32_t pid, uint32_t tid)
 {
@@ -119,9 +118,9 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 	if ((smp->sample_type & PERF_SAMPLE_STACK_USER) && smp->stack_dyn_size) {
 		if (!s->unwinder) {
 			s->unwinder = kp_unwinder_new(ss, s->unwinder_lib);
-			s->chain = kp_xcalloc(CHAIN_MAX, sizeof(*s->chain));
+			s->chain = kp_xcalloc(KP_UNWIND_CHAIN_MAX, sizeof(*s->chain));
 		}
-		smp = kp_unwind_join(s->unwinder, smp, t, &joined, s->chain, CHAIN_MAX);
+		smp = kp_unwind_join(s->unwinder, smp, t, &joined, s->chain, KP_UNWIND_CHAIN_MAX);
 	}
 	if (smp->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		fputs(" callchain:", s->out);

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "formats/util.h"
-#include "report/resolve.h"
 #include "report/session.h"
 #include "report/unwind.h"
 
@@ -36,7 +35,7 @@ struct kp_online {
 	struct kp_unwinder *u;
 	bool behind;			/* the chunk being replayed found the backlog full */
 	struct kp_rec_unwind_stats st;
-	uint64_t chain[1200];
+	uint64_t chain[KP_UNWIND_CHAIN_MAX];
 };
 
 /* --- the records, as the session gives them ---------------------------------------------- */
@@ -110,9 +109,8 @@ static int put_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev
 	size_t n, nr_user;
 
 	(void)ev;
-	/* what kp_unwind() can use: registers, a stack copy, and a chain to put the result in */
-	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN) || !smp->regs_user_abi ||
-	    !smp->stack_dyn_size)
+	/* a stack copy to unwind, and a call chain to put the result in */
+	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN) || !kp_unwind_has_copy(smp))
 		return put_own(ctx, s, rec);
 	on->st.samples++;
 	if (on->behind) {
