@@ -273,16 +273,6 @@ struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_st
 	return &on->out;
 }
 
-int kp_online_error(struct kp_online *on)
-{
-	int err;
-
-	pthread_mutex_lock(&on->mu);
-	err = on->err;
-	pthread_mutex_unlock(&on->mu);
-	return err;
-}
-
 void kp_online_free(struct kp_online *on)
 {
 	if (!on)

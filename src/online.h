@@ -46,12 +46,6 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
  */
 struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st);
 
-/*
- * kp_online_error - the file writer's sticky error (0 while it writes). Safe from the
- * recorder's thread while the unwinding thread runs.
- */
-int kp_online_error(struct kp_online *on);
-
 /* kp_online_free - end the thread if it still runs (what is queued is dropped), free it all. */
 void kp_online_free(struct kp_online *on);
 
