@@ -117,12 +117,14 @@ static const struct step *step_at(struct kp_cfi_cache *c, const struct kp_proc *
 	Dwfl_Module *mod;
 	uint64_t key, *idx;
 
-	if (!m || (m->flags & KP_MAP_ANON) || !(mod = dwfl_addrmodule(dwfl, pc)))
+	if (!m || (m->flags & KP_MAP_ANON))
 		return NULL;
 	key = (uint64_t)m->dso << 44 | (pc - m->start + m->pgoff); /* offsets < 16 TiB */
 	idx = kp_hash_get(&c->ids, key);
-	if (idx)
+	if (idx) /* the same binary at the same offset: the same step, in any process */
 		return &c->steps[*idx];
+	if (!(mod = dwfl_addrmodule(dwfl, pc)))
+		return NULL;
 	KP_GROW(c->steps, c->cap, c->nr + 1);
 	c->steps[c->nr] = read_step(mod, pc);
 	kp_hash_put(&c->ids, key, c->nr);
