@@ -94,13 +94,16 @@ static bool same_file(const char *x, const char *y)
 	       a.st_ino == b.st_ino;
 }
 
-/* Feed every record of @r to the stage; returns the reader's error (0 at a clean end). */
+/*
+ * Feed every record of @r to the stage, until the output fails; returns the reader's error (0
+ * at a clean end, or when writing stopped it).
+ */
 static int copy(struct kp_reader *r, struct kp_writer *in, struct held *h)
 {
 	const struct kp_rec_header *rec;
-	int more;
+	int more = 0;
 
-	while ((more = kp_reader_next(r, &rec)) > 0) {
+	while (!in->err && (more = kp_reader_next(r, &rec)) > 0) {
 		if (rec->type == KP_REC_ROUND)
 			kp_writer_round(in);
 		else if (rec->type == KP_REC_STATS || rec->type == KP_REC_RING_STATS ||
@@ -145,8 +148,11 @@ static int unwind_file(const char *input, const char *output)
 	merge(&us, &h.unwind);
 	kp_writer_add(w, &us);
 	put_held(w, &h);
-	if (kp_writer_close(w))
+	if (kp_writer_close(w)) {
 		rc = kp_error("cannot write '%s': %s", output, kp_strerror(w->err));
+		kp_notice("'%s' keeps the %llu complete chunks written before the failure", output,
+			  (unsigned long long)w->chunks);
+	}
 	if (close(fd) < 0 && !rc)
 		rc = kp_error("cannot write '%s': %s", output, strerror(errno));
 	if (rerr < 0)
