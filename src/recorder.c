@@ -637,12 +637,11 @@ static int finish(struct kp_recorder *rec)
 		/* the last chunk to the thread, then the file is the thread's writer's */
 		kp_writer_flush(&rec->w);
 		w = kp_online_finish(rec->online, &rec->unwind);
-		if (!w->err)
-			kp_writer_add(w, &rec->unwind);
-		if (!w->err && rec->w.err) /* a write error the thread already had */
+		if (rec->w.err && !w->err) /* the drain side failed: record_loop() said why */
 			w->err = rec->w.err;
-		if (w->err && !rec->w.err)
+		else if (w->err && !rec->w.err) /* the thread's writer failed on the last chunks */
 			kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(w->err));
+		kp_writer_add(w, &rec->unwind);
 	}
 	if (w->err) {
 		/* record_loop() already said what failed */
