@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/util.h"
+#include "symrank.h"
 
 void kp_ksyms_init(struct kp_ksyms *k)
 {
@@ -36,6 +37,7 @@ static void add_line(struct kp_ksyms *k, const char *p, const char *end)
 	k->syms[k->nr].name = kp_xmalloc(n + 1);
 	memcpy(k->syms[k->nr].name, name, n);
 	k->syms[k->nr].name[n] = '\0';
+	k->syms[k->nr].type = after[1];
 	for (char *t = strchr(k->syms[k->nr].name, '\t'); t; t = strchr(t, '\t'))
 		*t = ' ';
 	k->nr++;
@@ -57,10 +59,12 @@ void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len)
 static int cmp_ent(const void *a, const void *b)
 {
 	const struct kp_ksym_ent *x = a, *y = b;
+	struct kp_symrank rx = kp_symrank_kallsyms(x->name, x->type);
+	struct kp_symrank ry = kp_symrank_kallsyms(y->name, y->type);
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return kp_symrank_cmp(&rx, &ry); /* the best alias first */
 }
 
 /* Sort, and drop the lines stored twice (the same symbol can be written by several rounds). */
@@ -98,5 +102,7 @@ const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
+	while (lo && k->syms[lo - 1].addr == k->syms[lo].addr)
+		lo--;
 	return k->syms[lo].name;
 }

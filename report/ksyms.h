@@ -12,6 +12,7 @@
 struct kp_ksym_ent {
 	uint64_t addr;
 	char *name;	/* "name" or "name [module]"; owned */
+	char type;	/* nm's letter: T, t, W, ... */
 };
 
 struct kp_ksyms {
@@ -26,7 +27,8 @@ void kp_ksyms_release(struct kp_ksyms *k);
 /* kp_ksyms_add_text - add the "ADDR TYPE NAME[\t[MODULE]]" lines in @len bytes of @text. */
 void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len);
 
-/* kp_ksyms_lookup - the symbol containing @addr (the last at or below it), or NULL. */
+/* kp_ksyms_lookup - the symbol containing @addr (the last at or below it), or NULL; of aliases
+ * at one address, the one perf names it by (symrank.h). */
 const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr);
 
 #endif /* KP_KSYMS_H */

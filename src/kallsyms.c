@@ -94,6 +94,9 @@ static void hit(struct kp_kallsyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
+	/* every alias at that address: the report picks the name perf picks among them */
+	for (size_t i = lo; i > 0 && k->syms[i - 1].addr == k->syms[lo].addr; i--)
+		mark(k, i - 1);
 	mark(k, lo);
 	mark(k, lo + 1);
 	k->cache_addr[slot] = addr;
