@@ -97,6 +97,7 @@ enum kp_rec_type {
 	KP_REC_RING_STATS = 69,	/* final statistics of one ring, just before KP_REC_STATS */
 	KP_REC_TP_FORMAT = 70,	/* a tracepoint's format file: how to decode its RAW payload */
 	KP_REC_UNWIND_STATS = 71, /* what unwinding while recording did, once, before STATS */
+	KP_REC_UNWIND_DSO = 72,	/* where that unwinding's early stops were: one per binary */
 	KP_REC_TYPE_MAX
 };
 
@@ -226,6 +227,9 @@ _Static_assert(sizeof(struct kp_rec_tp_format) == 24, "kp_rec_tp_format changed 
  *                file-backed map, or for want of CFI
  * @backlog_max:  the most bytes of records that waited for the unwinding thread
  * @cpu_ns:       CPU time of the unwinding thread
+ * @end_memory, @end_depth: stacks that ended early because the CFI led below the sampled
+ *                SP, or at the unwinder's frame limit. Added after the first files: a
+ *                record of KP_REC_UNWIND_STATS_V1_SIZE bytes has neither (read them as 0).
  */
 struct kp_rec_unwind_stats {
 	struct kp_rec_header h;
@@ -239,7 +243,26 @@ struct kp_rec_unwind_stats {
 	uint64_t end_other;
 	uint64_t backlog_max;
 	uint64_t cpu_ns;
+	uint64_t end_memory;
+	uint64_t end_depth;
 };
-_Static_assert(sizeof(struct kp_rec_unwind_stats) == 88, "kp_rec_unwind_stats changed size");
+_Static_assert(sizeof(struct kp_rec_unwind_stats) == 104, "kp_rec_unwind_stats changed size");
+#define KP_REC_UNWIND_STATS_V1_SIZE 88 /* the record's minimum: without end_memory, end_depth */
+
+/**
+ * struct kp_rec_unwind_dso - the early stops of unwinding while recording whose last frame was
+ * in one binary (type KP_REC_UNWIND_DSO); after UNWIND_STATS, one per binary that had any
+ * @end_copy, @end_cfi, @end_memory, @end_depth: as UNWIND_STATS' end_copy, end_other,
+ *                end_memory and end_depth, for this binary
+ * A NUL-terminated path follows, padded with NULs to the record's size.
+ */
+struct kp_rec_unwind_dso {
+	struct kp_rec_header h;
+	uint64_t end_copy;
+	uint64_t end_cfi;
+	uint64_t end_memory;
+	uint64_t end_depth;
+};
+_Static_assert(sizeof(struct kp_rec_unwind_dso) == 40, "kp_rec_unwind_dso changed size");
 
 #endif /* KPROF_FORMAT_H */

@@ -85,6 +85,13 @@ static int check_tp_format(const struct kp_rec_header *rec)
 	return 0;
 }
 
+static int check_unwind_dso(const struct kp_rec_header *rec)
+{
+	const char *path = (const char *)((const struct kp_rec_unwind_dso *)rec + 1);
+
+	return memchr(path, 0, rec->size - sizeof(struct kp_rec_unwind_dso)) ? 0 : -KP_ERECORD;
+}
+
 static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[PERF_RECORD_MMAP] = { "mmap", 48, check_mmap },
 	[PERF_RECORD_LOST] = { "lost", 24, NULL },
@@ -114,7 +121,8 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL },
 	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL },
 	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format },
-	[KP_REC_UNWIND_STATS] = { "unwind_stats", sizeof(struct kp_rec_unwind_stats), NULL },
+	[KP_REC_UNWIND_STATS] = { "unwind_stats", KP_REC_UNWIND_STATS_V1_SIZE, NULL },
+	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8, check_unwind_dso },
 };
 
 const struct kp_rec_info *kp_rec_info_of(uint32_t type)

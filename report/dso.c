@@ -55,6 +55,7 @@ struct kp_dso {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr bias; /* module address = ELF vaddr + bias */
+	uint64_t entry;	/* e_entry, an ELF vaddr */
 	struct load *loads;
 	size_t nr_loads, cap_loads;
 	struct sym *syms; /* sorted by addr: libdwfl's own lookup scans every symbol */
@@ -343,6 +344,8 @@ static bool check_elf(struct kp_dso *d, int fd)
 		d->status = KP_DSO_NO_SYMBOLS; /* nothing is mapped from it: no offset can resolve */
 	else
 		good = true;
+	if (good)
+		d->entry = eh.e_entry;
 	if (elf)
 		elf_end(elf);
 	return good;
@@ -621,6 +624,23 @@ static bool off_to_vaddr(const struct kp_dso *d, uint64_t off, uint64_t *vaddr)
 	if (hit)
 		*vaddr = off - hit->off + hit->vaddr;
 	return hit != NULL;
+}
+
+bool kp_dso_entry(struct kp_dso *d, uint64_t *off)
+{
+	enum kp_dso_status st = kp_dso_status(d);
+
+	if ((st != KP_DSO_OK && st != KP_DSO_NO_SYMBOLS) || !d->entry)
+		return false;
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const struct load *l = &d->loads[i];
+
+		if (d->entry >= l->vaddr && d->entry - l->vaddr < l->filesz) {
+			*off = d->entry - l->vaddr + l->off;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* A DWARF function name: the linkage name (demanglable) when there is one, else DW_AT_name. */

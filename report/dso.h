@@ -34,7 +34,8 @@ enum kp_dso_status {
 	KP_DSO_MISSING,		/* no file at the path (deleted, other machine, anon map) */
 	KP_DSO_BUILDID_MISMATCH,/* the file on disk is not the one that was recorded */
 	KP_DSO_NOT_ELF,		/* unreadable or not an ELF file */
-	KP_DSO_NO_SYMBOLS,	/* an ELF file with neither .symtab, .dynsym nor DWARF */
+	KP_DSO_NO_SYMBOLS,	/* an ELF file with neither .symtab, .dynsym nor DWARF: usable for
+				 * its unwind tables, its frames are named DSO+0xOFFSET */
 	KP_DSO_VDSO_OTHER_KERNEL, /* [vdso] recorded under another kernel than the running one */
 };
 
@@ -81,10 +82,15 @@ enum kp_dso_status kp_dso_status(struct kp_dso *d);
 
 /*
  * kp_dso_open - a new read-only fd on the DSO's file (a copy of the vDSO for "[vdso]"), only
- * when kp_dso_status() is KP_DSO_OK: so a binary rebuilt since the recording is never used.
+ * when kp_dso_status() is KP_DSO_OK or KP_DSO_NO_SYMBOLS (its unwind tables need no symbols):
+ * so a binary rebuilt since the recording is never used.
  * Owned by the caller; -1 when there is none.
  */
 int kp_dso_open(struct kp_dso *d);
+
+/* kp_dso_entry - the file offset of the ELF entry point into *@off; false when the DSO cannot
+ * be used or its entry is in no PT_LOAD (a shared library's is usually 0). */
+bool kp_dso_entry(struct kp_dso *d, uint64_t *off);
 
 /* kp_dso_path / kp_dso_short_name - the recorded path, and its last component. */
 const char *kp_dso_path(const struct kp_dso *d);

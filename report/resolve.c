@@ -151,7 +151,9 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 	if (r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED) {
 		r->s->dso_list[m->dso].unnamed++;
 		r->st.unnamed++;
-		if (kp_dso_status(r->s->dso_list[m->dso].dso) == KP_DSO_OK)
+		enum kp_dso_status st = kp_dso_status(r->s->dso_list[m->dso].dso);
+
+		if (st == KP_DSO_OK || st == KP_DSO_NO_SYMBOLS) /* a binary, not its symbols */
 			r->st.no_sym++;
 		else
 			r->st.dso_unusable++;

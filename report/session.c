@@ -60,6 +60,7 @@ void kp_session_release(struct kp_session *s)
 	kp_hash_release(&s->thread_ids);
 	kp_order_release(&s->order);
 	kp_ksyms_release(&s->ksyms);
+	kp_unwind_stats_release(&s->unwind_stops);
 	kp_strtab_release(&s->strs);
 	kp_evlist_release(&s->evl);
 	kp_reader_release(&s->r);
@@ -378,9 +379,15 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		memcpy(&s->stats, rec, sizeof(s->stats));
 		s->have_stats = true;
 		break;
-	case KP_REC_UNWIND_STATS:
-		memcpy(&s->unwind_stats, rec, sizeof(s->unwind_stats));
+	case KP_REC_UNWIND_STATS: /* a first-version record lacks the last fields: they stay 0 */
+		memset(&s->unwind_stats, 0, sizeof(s->unwind_stats));
+		memcpy(&s->unwind_stats, rec,
+		       rec->size < sizeof(s->unwind_stats) ? rec->size : sizeof(s->unwind_stats));
 		s->have_unwind_stats = true;
+		kp_unwind_stats_read(&s->unwind_stops, &s->strs, rec);
+		break;
+	case KP_REC_UNWIND_DSO:
+		kp_unwind_stats_read(&s->unwind_stops, &s->strs, rec);
 		break;
 	default:
 		break;

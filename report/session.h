@@ -27,6 +27,7 @@
 #include "order.h"
 #include "perfmap.h"
 #include "strtab.h"
+#include "unwind-stats.h"
 
 #define KP_MAP_ANON 0x1		/* no file: anonymous, JIT code, heap, stack */
 
@@ -109,6 +110,7 @@ struct kp_session {
 	bool have_stats;
 	struct kp_rec_unwind_stats unwind_stats; /* unwinding while recording, if it was done */
 	bool have_unwind_stats;
+	struct kp_unwind_stats unwind_stops;	/* ... its stacks, and where they stopped early */
 	uint64_t bad_samples;		/* samples shorter than their fields */
 	uint64_t no_event;		/* records that belong to no recorded event */
 	const struct kp_session_ops *ops;

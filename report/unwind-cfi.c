@@ -154,7 +154,7 @@ int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_proc *proc, Dwfl *dwfl
 			return -1;
 		cfa = regs[st->cfa_reg] + (int64_t)st->cfa_off;
 		if (!kp_unwind_stack_word(smp, cfa + (int64_t)st->ra_off, &ra, &beyond)) {
-			*end = beyond ? KP_UNWIND_END_COPY : KP_UNWIND_END_EARLY;
+			*end = beyond ? KP_UNWIND_END_COPY : KP_UNWIND_END_MEMORY;
 			return (int)n;
 		}
 		/* a saved RBP that cannot be read is unknown from here on, as in libdw */

@@ -19,6 +19,7 @@ enum kp_unwind_end {
 	KP_UNWIND_END_DONE,	/* at the outermost frame, or at the frame limit */
 	KP_UNWIND_END_EARLY,	/* before it: no CFI and no frame pointer, CFI not followed */
 	KP_UNWIND_END_COPY,	/* before it, for stack beyond the copy */
+	KP_UNWIND_END_MEMORY,	/* before it, for stack below the sampled SP: unreadable */
 };
 
 /**

@@ -82,6 +82,7 @@ struct lu {
 	const struct region *last;	/* the last region found: the next lookup often hits it */
 	uint64_t regs[KP_UNWIND_NR_REGS];	/* of the frame libunwind starts from */
 	bool beyond_copy;	/* a read above the SP missed the stack copy */
+	bool below_sp;		/* ... or one below it, in no binary: an unreadable stack */
 	bool no_cfi;		/* find_proc_info() found no CFI for the frame */
 };
 
@@ -337,6 +338,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 		return 0;
 	}
 	l->beyond_copy |= beyond;
+	l->below_sp |= !beyond && addr < l->smp->regs_user[7];
 	return -UNW_EINVAL;
 }
 
@@ -484,7 +486,7 @@ static size_t lu_unwind(void *priv, const struct kp_sample *smp, const struct kp
 		return 0;
 	l->smp = smp;
 	l->last = NULL;
-	l->beyond_copy = false;
+	l->beyond_copy = l->below_sp = false;
 	kp_unwind_regs(smp, l->regs);
 	pcs[n++] = l->regs[KP_UNWIND_RIP];
 	while (n < max) {
@@ -510,7 +512,7 @@ static size_t lu_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (n < max && l->beyond_copy)
 		*end = KP_UNWIND_END_COPY;
 	else if (n < max && rc < 0)
-		*end = KP_UNWIND_END_EARLY;
+		*end = l->below_sp ? KP_UNWIND_END_MEMORY : KP_UNWIND_END_EARLY;
 	return n;
 }
 

@@ -23,6 +23,8 @@
 #include "unwind-lib.h"
 
 #define MAX_FRAMES 1024
+/* Bytes from the ELF entry point that are taken as _start where no symbol says (glibc's is 38) */
+#define KP_START_SIZE 64
 
 struct kp_unwinder {
 	const struct kp_unwind_ops *ops;
@@ -311,7 +313,9 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 		return d->nr_pcs;
 	if (d->beyond_copy)
 		*end = KP_UNWIND_END_COPY;
-	else if (rc || d->below_sp) /* libdw ends quietly at a read it cannot do */
+	else if (d->below_sp) /* libdw ends quietly at a read it cannot do */
+		*end = KP_UNWIND_END_MEMORY;
+	else if (rc)
 		*end = KP_UNWIND_END_EARLY;
 	return d->nr_pcs;
 }
@@ -359,6 +363,7 @@ void kp_unwinder_free(struct kp_unwinder *u)
 	if (!u)
 		return;
 	u->ops->free(u->priv);
+	kp_unwind_stats_release(&u->st);
 	free(u->pcs);
 	free(u);
 }
@@ -366,32 +371,44 @@ void kp_unwinder_free(struct kp_unwinder *u)
 /*
  * Whether @addr, in @m, is in _start: the first frame of every process, where the stack has
  * no caller (the dynamic loader's _start has no CFI to say so, and libdw stops with an error).
+ * A binary without symbols has its _start at the ELF entry point.
  */
 static bool at_start(struct kp_unwinder *u, const struct kp_map *m, uint64_t addr)
 {
+	struct kp_dso *dso = u->s->dso_list[m->dso].dso;
+	uint64_t off = addr - m->start + m->pgoff, entry;
 	struct kp_sym_frame f[8];
-	int n = kp_dso_symbolize(u->s->dso_list[m->dso].dso, addr - m->start + m->pgoff, f,
-				 ARRAY_SIZE(f));
+	int n = kp_dso_symbolize(dso, off, f, ARRAY_SIZE(f));
 
-	return n > 0 && f[n - 1].func && !strcmp(f[n - 1].func, "_start");
+	if (n > 0 && f[n - 1].func)
+		return !strcmp(f[n - 1].func, "_start");
+	return kp_dso_entry(dso, &entry) && off >= entry && off - entry < KP_START_SIZE;
 }
 
-/* An early end at an address no file maps (JIT code without a frame pointer, or garbage) is
- * told apart from one in a binary whose CFI was missing or could not be followed. */
+/* Count an early end: why, and in which binary the last frame found was. An end at an address
+ * no file maps (JIT code without a frame pointer, or garbage) is told apart from one in a binary
+ * whose CFI was missing or could not be followed. */
 static void count_end(struct kp_unwinder *u, const struct kp_thread *t, enum kp_unwind_end end,
 		      size_t n)
 {
-	const struct kp_map *m;
+	uint64_t pc = n ? u->pcs[n - 1] - (n > 1) : 0;
+	const struct kp_map *m = n ? kp_session_map(&u->s->procs[t->proc], pc) : NULL;
+	uint32_t path = m && !(m->flags & KP_MAP_ANON) ? u->s->dso_list[m->dso].path : 0;
+	enum kp_unwind_stop why;
 
-	if (end == KP_UNWIND_END_COPY) {
-		u->st.end_copy++;
+	if (end == KP_UNWIND_END_COPY)
+		why = KP_UNWIND_STOP_COPY;
+	else if (end == KP_UNWIND_END_MEMORY)
+		why = KP_UNWIND_STOP_MEMORY;
+	else if (n >= MAX_FRAMES)
+		why = KP_UNWIND_STOP_DEPTH;
+	else if (!path)
+		why = KP_UNWIND_STOP_UNMAPPED;
+	else if (at_start(u, m, pc))
 		return;
-	}
-	m = n ? kp_session_map(&u->s->procs[t->proc], u->pcs[n - 1] - (n > 1)) : NULL;
-	if (!m || (m->flags & KP_MAP_ANON))
-		u->st.end_unmapped++;
-	else if (!at_start(u, m, u->pcs[n - 1] - (n > 1)))
-		u->st.end_other++;
+	else
+		why = KP_UNWIND_STOP_CFI;
+	kp_unwind_stats_stop(&u->st, why, path, 1);
 }
 
 size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struct kp_thread *t,
@@ -411,7 +428,7 @@ size_t kp_unwind(struct kp_unwinder *u, const struct kp_sample *smp, const struc
 			n = i;
 			end = KP_UNWIND_END_DONE;
 		}
-	if (end != KP_UNWIND_END_DONE)
+	if (end != KP_UNWIND_END_DONE || n >= MAX_FRAMES)
 		count_end(u, t, end, n);
 	if (n <= 1)
 		u->st.failed++;

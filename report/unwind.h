@@ -14,17 +14,9 @@
 #include <stdint.h>
 
 #include "session.h"
+#include "unwind-stats.h"
 
 struct kp_unwinder;
-
-struct kp_unwind_stats {
-	uint64_t samples;	/* samples with a stack copy */
-	uint64_t failed;	/* of those, unwound no further than their IP */
-	/* stacks that ended before their outermost frame, by why */
-	uint64_t end_copy;	/* needed stack beyond the copy (record with a larger SIZE) */
-	uint64_t end_unmapped;	/* reached an address in no file-backed map (JIT, garbage) */
-	uint64_t end_other;	/* no CFI and no frame pointer to go on with, or CFI not followed */
-};
 
 /* The libraries that can unwind (`--unwinder`): both read the same registers and stack copy,
  * the binaries through the symbolizer's DSOs, and fill the same statistics. */
@@ -86,6 +78,7 @@ const struct kp_sample *kp_unwind_join(struct kp_unwinder *u, const struct kp_sa
 				       const struct kp_thread *t, struct kp_sample *joined,
 				       uint64_t *chain, size_t max);
 
+/* kp_unwinder_stats - what @u's unwinding came to so far; its paths are @s's strings. */
 const struct kp_unwind_stats *kp_unwinder_stats(const struct kp_unwinder *u);
 
 #endif /* KP_UNWIND_H */

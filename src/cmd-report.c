@@ -214,6 +214,56 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 
 /* --- output -------------------------------------------------------------------------------- */
 
+void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
+			    const struct kp_unwind_stats *stops, const struct kp_strtab *strs)
+{
+	fprintf(out, "# DWARF unwinding while recording: %llu samples with a stack copy, %llu "
+		     "unwound (%.2f s of CPU), %llu kept as copies (%llu behind, %llu without a "
+		     "frame), %llu no further than their first frame\n",
+		(unsigned long long)u->samples, (unsigned long long)u->unwound, u->cpu_ns / 1e9,
+		(unsigned long long)(u->kept_behind + u->kept_failed),
+		(unsigned long long)u->kept_behind, (unsigned long long)u->kept_failed,
+		(unsigned long long)u->failed);
+	kp_unwind_stats_print(stops, strs, out, "#   ");
+}
+
+/* Where the stacks were unwound: while recording, in this report, or both. */
+static void unwind_totals(struct report *r, struct kp_session *s, struct kp_unwind_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	kp_unwind_stats_add(st, &s->strs, &s->unwind_stops, &s->strs);
+	if (r->prof_ready)
+		kp_unwind_stats_add(st, &s->strs, kp_unwinder_stats(r->res.unwinder), &s->strs);
+}
+
+/*
+ * When more than 1% of the DWARF stacks stopped before their thread's entry, say so: in the
+ * header of a text view (@out, lines starting with "# "), else on stderr.
+ */
+static void warn_truncated(struct report *r, struct kp_session *s, FILE *out)
+{
+	struct kp_unwind_stats st;
+	char what[512], where[512], hint[512];
+
+	unwind_totals(r, s, &st);
+	if (kp_unwind_truncation(&st, &s->strs, what, where, hint, sizeof(what))) {
+		if (out) {
+			fprintf(out, "# warning: %s\n", what);
+			if (*where)
+				fprintf(out, "# warning: %s\n", where);
+			if (*hint)
+				fprintf(out, "# hint: %s\n", hint);
+		} else {
+			kp_warn("%s", what);
+			if (*where)
+				kp_warn("%s", where);
+			if (*hint)
+				kp_hint("%s", hint);
+		}
+	}
+	kp_unwind_stats_release(&st);
+}
+
 static void print_header(struct report *r, struct kp_session *s, size_t e, FILE *out)
 {
 	const struct kp_evsel *ev = &s->evl.ev[e];
@@ -287,35 +337,20 @@ static int emit_views(struct report *r, struct kp_session *s, FILE *out)
 			  s->evl.nr, s->evl.ev[0].name);
 	if (r->diff_base)
 		return emit_diff(r, s, out);
+	if (folded)
+		warn_truncated(r, s, NULL);
 	for (size_t e = first; e < last && !rc; e++) {
 		if (!folded) {
 			if (e > first)
 				fputc('\n', out);
 			print_header(r, s, e, out);
+			if (e == first)
+				warn_truncated(r, s, out);
 		}
 		r->vo.event = e;
 		rc = r->view->emit(&r->prof, &r->vo, out);
 	}
 	return rc;
-}
-
-static void print_ends(FILE *out, uint64_t copy, uint64_t unmapped, uint64_t other)
-{
-	fprintf(out, "#   stacks that ended early: %llu needed more than the stack copy, "
-		     "%llu reached unmapped code, %llu had no usable CFI\n",
-		(unsigned long long)copy, (unsigned long long)unmapped, (unsigned long long)other);
-}
-
-void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u)
-{
-	fprintf(out, "# DWARF unwinding while recording: %llu samples with a stack copy, %llu "
-		     "unwound (%.2f s of CPU), %llu kept as copies (%llu behind, %llu without a "
-		     "frame), %llu no further than their first frame\n",
-		(unsigned long long)u->samples, (unsigned long long)u->unwound, u->cpu_ns / 1e9,
-		(unsigned long long)(u->kept_behind + u->kept_failed),
-		(unsigned long long)u->kept_behind, (unsigned long long)u->kept_failed,
-		(unsigned long long)u->failed);
-	print_ends(out, u->end_copy, u->end_unmapped, u->end_other);
 }
 
 static void print_stats(struct report *r, struct kp_session *s, FILE *out)
@@ -334,14 +369,14 @@ static void print_stats(struct report *r, struct kp_session *s, FILE *out)
 		fprintf(out, "# event %s: %llu samples\n", s->evl.ev[e].name,
 			(unsigned long long)(r->per_event ? r->per_event[e] : 0));
 	if (s->have_unwind_stats)
-		kp_report_print_unwind(out, &s->unwind_stats);
+		kp_report_print_unwind(out, &s->unwind_stats, &s->unwind_stops, &s->strs);
 	if (r->prof_ready && kp_unwinder_stats(r->res.unwinder)->samples) {
 		const struct kp_unwind_stats *us = kp_unwinder_stats(r->res.unwinder);
 		fprintf(out, "# DWARF unwinding: %llu samples with a stack copy, %llu (%.2f%%) "
 			     "unwound no further than their first frame\n",
 			(unsigned long long)us->samples, (unsigned long long)us->failed,
 			kp_view_pct(us->failed, us->samples));
-		print_ends(out, us->end_copy, us->end_unmapped, us->end_other);
+		kp_unwind_stats_print(us, &s->strs, out, "#   ");
 	}
 	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
 		(unsigned long long)st->unnamed, kp_view_pct(st->unnamed, st->frames));
@@ -376,10 +411,18 @@ static void warn_dsos(struct kp_session *s)
 		if (!d->unnamed || seen)
 			continue;
 		st = kp_dso_status(d->dso);
-		if (st != KP_DSO_OK)
+		if (st == KP_DSO_OK || st == KP_DSO_NO_SYMBOLS) {
+			/* a stripped binary: a few unnamed frames are glue, most are functions */
+			if (d->unnamed * 10 >= d->frames && d->unnamed >= 100)
+				kp_warn("'%s': no symbol names %llu of its %llu frames: they keep only "
+					"their offset (its debug symbols, the -dbgsym package, name "
+					"them)", kp_strtab_get(&s->strs, d->path),
+					(unsigned long long)d->unnamed, (unsigned long long)d->frames);
+		} else {
 			kp_warn("'%s': %s: %llu frames keep only their offset",
 				kp_strtab_get(&s->strs, d->path), kp_dso_status_str(st),
 				(unsigned long long)d->unnamed);
+		}
 	}
 }
 

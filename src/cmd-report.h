@@ -27,8 +27,10 @@ int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_op
  * that lists the known names. */
 int kp_parse_unwinder(const char *cmd, const char *name, enum kp_unwind_lib *lib);
 
-/* kp_report_print_unwind - what unwinding while recording did, as `--stats` shows it. */
-void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u);
+/* kp_report_print_unwind - what unwinding while recording did (@u), and where its stacks stopped
+ * early (@stops, paths in @strs), as `--stats` shows it. */
+void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
+			    const struct kp_unwind_stats *stops, const struct kp_strtab *strs);
 
 /* kp_is_recording - whether @path starts like a .kprof file. */
 int kp_is_recording(const char *path);

@@ -318,7 +318,8 @@ static void print_stats(struct script *s, const struct kp_reader *r)
 			(unsigned long long)s->rings[i].bytes);
 	fprintf(s->out, "# kallsyms snapshot: %llu bytes\n", (unsigned long long)s->kallsyms_bytes);
 	if (s->s->have_unwind_stats)
-		kp_report_print_unwind(s->out, &s->s->unwind_stats);
+		kp_report_print_unwind(s->out, &s->s->unwind_stats, &s->s->unwind_stops,
+				       &s->s->strs);
 }
 
 static int run(struct script *s, const char *path)

@@ -265,12 +265,17 @@ struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_st
 	stop(on);
 	us = kp_unwinder_stats(on->u);
 	on->st.h = (struct kp_rec_header){ KP_REC_UNWIND_STATS, 0, sizeof(on->st) };
-	on->st.failed = us->failed;
-	on->st.end_copy = us->end_copy;
-	on->st.end_unmapped = us->end_unmapped;
-	on->st.end_other = us->end_other;
+	kp_unwind_stats_fill(us, &on->st);
+	kp_unwind_stats_write(us, &on->s.strs, &on->out);
 	*st = on->st;
 	return &on->out;
+}
+
+const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
+					      const struct kp_strtab **strs)
+{
+	*strs = &on->s.strs;
+	return kp_unwinder_stats(on->u);
 }
 
 void kp_online_free(struct kp_online *on)

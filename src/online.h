@@ -23,6 +23,7 @@
 
 #include "formats/kprof-format.h"
 #include "formats/writer.h"
+#include "report/unwind-stats.h"
 
 struct kp_online;
 
@@ -41,10 +42,16 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 
 /*
  * kp_online_finish - after @in's last chunk was flushed: unwind and write what is queued, end
- * the thread, and fill @st. Returns the file writer (for the final records, then
+ * the thread, write where its stacks stopped early (UNWIND_DSO records) and fill @st (for an
+ * UNWIND_STATS record). Returns the file writer (for the final records, then
  * kp_writer_close()), owned by @on.
  */
 struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st);
+
+/* kp_online_stats - after kp_online_finish(): how the unwinding went, with the strings its paths
+ * are in (*@strs); both owned by @on. */
+const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
+					      const struct kp_strtab **strs);
 
 /* kp_online_free - end the thread if it still runs (what is queued is dropped), free it all. */
 void kp_online_free(struct kp_online *on);

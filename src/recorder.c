@@ -593,6 +593,22 @@ static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_
 	kp_writer_add(w, s);
 }
 
+/* Stacks that stopped before their thread's entry, when there are enough to mislead. */
+static void warn_truncated(const struct kp_online *on)
+{
+	const struct kp_strtab *strs;
+	const struct kp_unwind_stats *st = kp_online_stats(on, &strs);
+	char what[512], where[512], hint[512];
+
+	if (!kp_unwind_truncation(st, strs, what, where, hint, sizeof(what)))
+		return;
+	kp_warn("%s", what);
+	if (*where)
+		kp_warn("%s", where);
+	if (*hint)
+		kp_hint("%s", hint);
+}
+
 static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
 		    const struct kp_rec_stats *s)
 {
@@ -607,6 +623,8 @@ static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
 			  "%llu kept as copies for the report to unwind",
 			  (unsigned long long)us->unwound, (unsigned long long)us->samples,
 			  us->cpu_ns / 1e9, (unsigned long long)(us->kept_behind + us->kept_failed));
+	if (rec->online)
+		warn_truncated(rec->online);
 	if (us->kept_behind)
 		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
 			"--unwind-backlog, or a lower -F, avoids it)",

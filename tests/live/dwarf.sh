@@ -140,7 +140,7 @@ check "80 children at once ($p processes sampled) unwind to children() in ${c}% 
 "$KPROF" record --call-graph dwarf,512 --keep-stacks -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/small.kprof" --flat --stats >"$WORK/small.stats"
 n=$("$KPROF" script -i "$WORK/small.kprof" | grep -c " cpu-clock: ")
-c=$(sed -n 's/^#   stacks that ended early: \([0-9]*\) needed more than the stack copy.*/\1/p' "$WORK/small.stats")
+c=$(sed -n "s/^#   stacks that stopped before their thread's entry: [0-9]*: \([0-9]*\) stack copy too small.*/\1/p" "$WORK/small.stats")
 check "with a 512-byte copy, --stats says the copy ran out (${c:-none} of $n stacks)" \
 	[ "${c:-0}" -gt $((n * 9 / 10)) ]
 "$KPROF" record --call-graph dwarf,100 -o "$WORK/x.kprof" -- true >/dev/null 2>&1
