@@ -543,6 +543,66 @@ static void test_debuglink(struct fixture *fx)
 	rmdir(dir);
 }
 
+/*
+ * PLT entries, against objdump's names for them (binutils makes its own "name@plt" labels from
+ * the relocations): every entry objdump names, kprof names the same, mid-entry too.
+ */
+static void test_plt(const char *path)
+{
+	struct kp_dsos *t = table(true, false, true, NULL);
+	struct kp_dso *d = kp_dsos_find(t, path, NULL, 0);
+	struct fixture fx;
+	struct kp_sym_frame f[MAXF];
+	char cmd[4200], line[512], name[256];
+	unsigned long long addr;
+	int named = 0, same = 0, n;
+	FILE *p;
+
+	if (!ok(fixture_open(&fx, path), "open %s", path))
+		return;
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
+		 path);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 || strlen(name) < 5 ||
+		    strcmp(name + strlen(name) - 4, "@plt"))
+			continue; /* the first .plt entry is "<first@plt-0x10>" or "<.plt>" */
+		named++;
+		n = kp_dso_symbolize(d, vaddr_to_off(fx.elf, addr) + 5, f, MAXF);
+		if (n >= 1 && streq(f[n - 1].func, name))
+			same++;
+		else
+			printf("#   %s at 0x%llx: kprof says %s\n", name, addr, show(f, n, n - 1));
+	}
+	if (p)
+		pclose(p);
+	ok(named >= 6, "%s: objdump names %d PLT entries", base(path), named);
+	is_u64(same, named, "%s: kprof names each the same", base(path));
+	fixture_close(&fx);
+	kp_dsos_free(t);
+}
+
+/* Aliases at one address: the name perf's rule picks (report/symrank.h). */
+static void test_aliases(const char *path)
+{
+	struct kp_dsos *t = table(false, false, true, NULL);
+	struct kp_dso *d = kp_dsos_find(t, path, NULL, 0);
+	struct fixture fx;
+	struct kp_sym_frame f[MAXF];
+	int n;
+
+	if (!ok(fixture_open(&fx, path), "open %s", path))
+		return;
+	n = kp_dso_symbolize(d, sym_off(&fx, "fx_weak", 1), f, MAXF);
+	ok(n == 1 && streq(f[0].func, "fx_public"),
+	   "global beats weak, local and more underscores: fx_public (%s)", show(f, n, 0));
+	n = kp_dso_symbolize(d, sym_off(&fx, "fx_b", 1), f, MAXF);
+	ok(n == 1 && streq(f[0].func, "fx_b_longer"), "then the longer name: fx_b_longer (%s)",
+	   show(f, n, 0));
+	fixture_close(&fx);
+	kp_dsos_free(t);
+}
+
 int main(void)
 {
 	struct fixture c, cxx;
@@ -562,5 +622,10 @@ int main(void)
 	fixture_close(&cxx);
 	test_demangle();
 	test_vdso();
+	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-plt", builddir());
+	test_plt(path);
+	test_aliases(path);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-plt-ibt", builddir());
+	test_plt(path);
 	return tap_done();
 }
