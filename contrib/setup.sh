@@ -19,7 +19,7 @@ packages="build-essential autoconf automake pkg-config
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
-check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf"
+check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3"
 optional_packages="chromium"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop

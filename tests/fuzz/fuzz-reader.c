@@ -15,6 +15,7 @@
 #include "formats/reader.h"
 #include "formats/rec.h"
 #include "report/tracepoint.h"
+#include "report/unwind-stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,11 +33,23 @@ static void check_within(const struct kp_rec_header *rec, const void *p, uint64_
 		abort();
 }
 
-static void visit(struct kp_evlist *l, struct kp_tp *tp, const struct kp_rec_header *rec)
+/* what the report keeps of each record the recorder's unwinding wrote */
+struct unwind_seen {
+	struct kp_unwind_stats st;
+	struct kp_strtab strs;
+};
+
+static void visit(struct kp_evlist *l, struct kp_tp *tp, struct unwind_seen *u,
+		  const struct kp_rec_header *rec)
 {
 	const struct kp_evsel *ev;
 	struct kp_sample s;
 	const char *k, *v;
+
+	if (rec->type == KP_REC_UNWIND_STATS || rec->type == KP_REC_UNWIND_DSO) {
+		kp_unwind_stats_read(&u->st, &u->strs, rec);
+		return;
+	}
 
 	if (rec->type == KP_REC_ATTR) {
 		kp_evlist_add(l, rec);
@@ -96,11 +109,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	struct kp_tp *tp = kp_tp_new();
+	struct unwind_seen u = { { 0 } };
+	char what[512], where[512], hint[512];
 
 	kp_evlist_init(&l);
+	kp_strtab_init(&u.strs);
 	if (kp_reader_open_fd(&r, fd) == 0)
 		while (kp_reader_next(&r, &rec) > 0)
-			visit(&l, tp, rec);
+			visit(&l, tp, &u, rec);
+	kp_unwind_truncation(&u.st, &u.strs, what, where, hint, sizeof(what));
+	kp_unwind_stats_release(&u.st);
+	kp_strtab_release(&u.strs);
 	kp_reader_release(&r);
 	kp_evlist_release(&l);
 	kp_tp_free(tp);

@@ -25,6 +25,7 @@ check() { d=$1; shift; if "$@"; then pass "$d"; else fail "$d" "command: $*"; fi
 # within PCT GOT WANT: GOT is within PCT percent of WANT
 within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d * 100 <= p * w) }'; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
+skips() { i=0; while [ $i -lt "$1" ]; do skip "$2"; i=$((i + 1)); done; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
 

@@ -19,7 +19,6 @@ fi
 # count FILE EVENT: the count of EVENT in a -x, file (its first field), "" if absent
 count() { awk -F, -v ev="$2" '$3 == ev { print $1 }' "$1"; }
 # skips N REASON: N skipped tests
-skips() { i=0; while [ $i -lt "$1" ]; do skip "$2"; i=$((i + 1)); done; }
 # bad DESCRIPTION STATUS EXPECTED_STDERR_REGEX ARGS...: kprof stat fails so, saying so
 bad() {
 	d=$1; want=$2; re=$3; shift 3

@@ -12,6 +12,11 @@
 
 #define UNIT 20000 /* iterations per unit of work: about 20 us */
 
+/* Their linkage: static, or global for the build whose functions -rdynamic exports. */
+#ifndef SPLIT_LINKAGE
+#define SPLIT_LINKAGE static
+#endif
+
 static volatile uint64_t sink;
 
 /*
@@ -27,7 +32,7 @@ __attribute__((noinline)) static void publish(uint64_t x)
 /* The same loop with a different increment each, and noipa: identical functions would be
  * folded into one (GCC's -fipa-icf), and constant arguments would make .constprop clones. */
 #define WORK_FN(name, inc)                                                     \
-	__attribute__((noinline, noipa)) static void name(unsigned units)     \
+	__attribute__((noinline, noipa)) SPLIT_LINKAGE void name(unsigned units) \
 	{                                                                      \
 		uint64_t x = sink;                                             \
 		for (unsigned long i = 0; i < (unsigned long)units * UNIT; i++) \
@@ -42,13 +47,13 @@ WORK_FN(work_c, 1442695040888963411ull)
 
 /* The two paths differ in what they do after the call: identical functions would be folded
  * into one, and a call in tail position would become a jump that leaves no frame. */
-__attribute__((noinline)) static void via_left(void)
+__attribute__((noinline)) SPLIT_LINKAGE void via_left(void)
 {
 	work_a(3);
 	sink += 1;
 }
 
-__attribute__((noinline)) static void via_right(void)
+__attribute__((noinline)) SPLIT_LINKAGE void via_right(void)
 {
 	work_a(3);
 	sink += 2;
