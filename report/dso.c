@@ -626,6 +626,18 @@ static bool off_to_vaddr(const struct kp_dso *d, uint64_t off, uint64_t *vaddr)
 	return hit != NULL;
 }
 
+int kp_dso_debug_frame(struct kp_dso *d, uint64_t vaddr, Dwarf_Frame **frame)
+{
+	enum kp_dso_status st = kp_dso_status(d);
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+
+	if ((st != KP_DSO_OK && st != KP_DSO_NO_SYMBOLS) || !d->mod ||
+	    !(cfi = dwfl_module_dwarf_cfi(d->mod, &bias)))
+		return -1;
+	return dwarf_cfi_addrframe(cfi, vaddr + d->bias - bias, frame) ? -1 : 0;
+}
+
 bool kp_dso_entry(struct kp_dso *d, uint64_t *off)
 {
 	enum kp_dso_status st = kp_dso_status(d);

@@ -88,6 +88,15 @@ enum kp_dso_status kp_dso_status(struct kp_dso *d);
  */
 int kp_dso_open(struct kp_dso *d);
 
+/*
+ * kp_dso_debug_frame - the CFI at ELF address @vaddr from the binary's DWARF: its own
+ * .debug_frame or a separate debug file's, found as for symbols (.gnu_debuglink, build-id),
+ * read once per binary however many processes map it. For code that .eh_frame does not cover.
+ * Returns 0 with *@frame (libdw's Dwarf_Frame, free() it), or -1 when there is none.
+ */
+struct Dwarf_Frame_s;
+int kp_dso_debug_frame(struct kp_dso *d, uint64_t vaddr, struct Dwarf_Frame_s **frame);
+
 /* kp_dso_entry - the file offset of the ELF entry point into *@off; false when the DSO cannot
  * be used or its entry is in no PT_LOAD (a shared library's is usually 0). */
 bool kp_dso_entry(struct kp_dso *d, uint64_t *off);

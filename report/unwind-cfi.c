@@ -63,11 +63,15 @@ static bool cfa_offset(const Dwarf_Op *ops, size_t n, int32_t *off)
 	return (int64_t)*off == (int64_t)ops[1].number;
 }
 
-/* The step of the frame at module address @pc, from libdw's reading of @mod's CFI. */
-static struct step read_step(Dwfl_Module *mod, Dwarf_Addr pc)
+/*
+ * The step of the frame at module address @pc, from libdw's reading of @mod's CFI: .eh_frame,
+ * the file's own .debug_frame, then that of the binary @dso's separate debug file (which the
+ * per-process Dwfl does not load: the symbolizer's Dwfl reads it once for every process).
+ */
+static struct step read_step(Dwfl_Module *mod, Dwarf_Addr pc, struct kp_dso *dso)
 {
 	struct step st = { .kind = STEP_COMPLEX };
-	Dwarf_Addr bias;
+	Dwarf_Addr bias, load;
 	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
 	Dwarf_Frame *f = NULL;
 	Dwarf_Op mem[3], *ops;
@@ -75,7 +79,8 @@ static struct step read_step(Dwfl_Module *mod, Dwarf_Addr pc)
 
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0) {
 		cfi = dwfl_module_dwarf_cfi(mod, &bias);
-		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
+		if ((!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0) &&
+		    (!dwfl_module_getelf(mod, &load) || kp_dso_debug_frame(dso, pc - load, &f)))
 			return st; /* no CFI: libdw's frame-pointer fallback decides */
 	}
 	/* the CFA: DW_OP_bregx REG OFFSET */
@@ -110,8 +115,8 @@ out:
 }
 
 /* The step at @pc in @proc's address space @dwfl; NULL when no binary maps @pc. */
-static const struct step *step_at(struct kp_cfi_cache *c, const struct kp_proc *proc,
-				  Dwfl *dwfl, uint64_t pc)
+static const struct step *step_at(struct kp_cfi_cache *c, const struct kp_session *s,
+				  const struct kp_proc *proc, Dwfl *dwfl, uint64_t pc)
 {
 	const struct kp_map *m = kp_session_map(proc, pc);
 	Dwfl_Module *mod;
@@ -126,13 +131,14 @@ static const struct step *step_at(struct kp_cfi_cache *c, const struct kp_proc *
 	if (!(mod = dwfl_addrmodule(dwfl, pc)))
 		return NULL;
 	KP_GROW(c->steps, c->cap, c->nr + 1);
-	c->steps[c->nr] = read_step(mod, pc);
+	c->steps[c->nr] = read_step(mod, pc, s->dso_list[m->dso].dso);
 	kp_hash_put(&c->ids, key, c->nr);
 	return &c->steps[c->nr++];
 }
 
-int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_proc *proc, Dwfl *dwfl,
-		  const struct kp_sample *smp, uint64_t *pcs, size_t max, enum kp_unwind_end *end)
+int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_session *s, const struct kp_proc *proc,
+		  Dwfl *dwfl, const struct kp_sample *smp, uint64_t *pcs, size_t max,
+		  enum kp_unwind_end *end)
 {
 	uint64_t regs[KP_UNWIND_NR_REGS], ra, cfa;
 	bool rbp_known = true, beyond = false;
@@ -145,7 +151,7 @@ int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_proc *proc, Dwfl *dwfl
 		const struct step *st;
 		pcs[n++] = pc;
 		/* a return address is looked up at the call: the address before it */
-		st = step_at(c, proc, dwfl, pc - (n > 1));
+		st = step_at(c, s, proc, dwfl, pc - (n > 1));
 		if (!st) /* unmapped: libdw tries the frame pointer there */
 			return -1;
 		if (st->kind == STEP_OUTERMOST)

@@ -66,15 +66,16 @@ bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias);
 
 /*
  * The libdw unwinder's fast path (unwind-cfi.c): each frame's step read once from its binary's
- * CFI and cached per (binary, offset). kp_cfi_unwind() unwinds @smp in @proc's address space
- * @dwfl into @pcs (at most @max) and returns how many, with *@end; or -1, having found a frame
+ * CFI and cached per (binary, offset). kp_cfi_unwind() unwinds @smp in @proc's (one of @s's
+ * processes) address space @dwfl into @pcs (at most @max) and returns how many, with *@end; or -1, having found a frame
  * whose rule it does not replay (libdw's unwinder must do the sample).
  */
 struct kp_cfi_cache;
 struct kp_cfi_cache *kp_cfi_cache_new(void);
 void kp_cfi_cache_free(struct kp_cfi_cache *c);
-int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_proc *proc, Dwfl *dwfl,
-		  const struct kp_sample *smp, uint64_t *pcs, size_t max, enum kp_unwind_end *end);
+int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_session *s, const struct kp_proc *proc,
+		  Dwfl *dwfl, const struct kp_sample *smp, uint64_t *pcs, size_t max,
+		  enum kp_unwind_end *end);
 
 /* Address spaces kept at once: a machine recorded whole starts thousands of processes. */
 #define KP_UNWIND_MAX_SPACES 64

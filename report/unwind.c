@@ -128,7 +128,9 @@ struct dw {
 };
 
 /*
- * No separate debuginfo: CFI comes from the binary itself (.eh_frame, and its own .debug_frame).
+ * No separate debuginfo here: CFI comes from the binary itself (.eh_frame, and its own
+ * .debug_frame), and a separate debug file's .debug_frame through the cached steps
+ * (unwind-cfi.c), which read it from the symbolizer's Dwfl, once per binary.
  * With dwfl_standard_find_debuginfo, a frame .eh_frame does not cover made libdw load a
  * debuginfo file's whole DWARF for its .debug_frame, in every process's Dwfl: 0.28 s a process
  * for libc with libc6-dbg installed, for stacks that came out the same.
@@ -296,7 +298,7 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (!sp->dwfl || !sp->attached)
 		return 0;
 	/* the cached steps first; a frame they cannot replay sends the sample to libdw */
-	rc = kp_cfi_unwind(d->cfi, &d->s->procs[t->proc], sp->dwfl, smp, pcs, max, end);
+	rc = kp_cfi_unwind(d->cfi, d->s, &d->s->procs[t->proc], sp->dwfl, smp, pcs, max, end);
 	if (rc >= 0)
 		return (size_t)rc;
 	*end = KP_UNWIND_END_DONE;
