@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -109,10 +110,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	struct kp_tp *tp = kp_tp_new();
-	struct unwind_seen u = { { 0 } };
+	struct unwind_seen u;
 	char what[512], where[512], hint[512];
 
 	kp_evlist_init(&l);
+	memset(&u, 0, sizeof(u));
 	kp_strtab_init(&u.strs);
 	if (kp_reader_open_fd(&r, fd) == 0)
 		while (kp_reader_next(&r, &rec) > 0)

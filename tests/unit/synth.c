@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "synth.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,11 @@ size_t synth_sample(void *buf, uint32_t tid, uint64_t time, uint32_t cpu, uint64
 	return h->size;
 }
 
+size_t synth_mmap2_len(const struct synth_mmap2 *mm)
+{
+	return offsetof(struct synth_mmap2, name) + strlen(mm->name) + 1;
+}
+
 /* A side-band record with the sample_id_all trailer (tid, time, cpu, identifier). */
 static void add_side(struct synth *s, uint32_t type, uint16_t misc, const void *body,
 		     size_t body_len, uint32_t tid, uint64_t time)
@@ -80,20 +86,13 @@ static void add_sideband(struct synth *s, uint64_t t0)
 		uint32_t pid, tid;
 		char comm[16];
 	} comm = { 42, 42, "synthetic" };
-	struct {
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, gen;
-		uint32_t prot, flags;
-		char name[16];
-	} mm = { 42, 42, 0x400000, 0x1000, 0, 8, 1, 1234, 0, 5, 2, "/usr/bin/synth" };
+	struct synth_mmap2 mm = { 42, 42, 0x400000, 0x1000, 0, 8, 1, 1234, 0, 5, 2, "/usr/bin/synth" };
 	uint32_t fork[6] = { 42, 42, 43, 42, 0, 0 };
 	uint64_t lost[2] = { 1000, 7 };
 	uint64_t thr[3] = { t0, 1000, 1000 };
 
 	add_side(s, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &comm, sizeof(comm), 42, t0);
-	add_side(s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &mm, sizeof(mm), 42, t0);
+	add_side(s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &mm, synth_mmap2_len(&mm), 42, t0);
 	add_side(s, PERF_RECORD_FORK, 0, fork, sizeof(fork), 43, t0);
 	add_side(s, PERF_RECORD_LOST, 0, lost, sizeof(lost), 42, t0);
 	add_side(s, PERF_RECORD_THROTTLE, 0, thr, sizeof(thr), 42, t0);

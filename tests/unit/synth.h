@@ -48,4 +48,17 @@ size_t synth_sample(void *buf, uint32_t tid, uint64_t time, uint32_t cpu, uint64
 
 void synth_release(struct synth *s);
 
+/* The body of a PERF_RECORD_MMAP2 record, up to its path (NUL-terminated, then the trailer). */
+struct synth_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, gen;
+	uint32_t prot, flags;
+	char name[4096];
+};
+
+/* synth_mmap2_len - the bytes of @mm that a record holds: up to its path's NUL. */
+size_t synth_mmap2_len(const struct synth_mmap2 *mm);
+
 #endif /* KP_SYNTH_H */

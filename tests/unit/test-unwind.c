@@ -19,6 +19,7 @@
 #include "report/session.h"
 #include "report/unwind.h"
 #include "tests/tap.h"
+#include "tests/unit/synth.h"
 
 #define STACK_SIZE 16384
 #define ID 1000
@@ -111,15 +112,7 @@ static void add_maps(struct kp_writer *w)
 	unsigned maj, min;
 
 	while (f && fgets(line, sizeof(line), f)) {
-		struct {
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, gen;
-			uint32_t prot, flags;
-			char name[4096];
-		} mm = { 0 };
-		size_t n;
+		struct synth_mmap2 mm = { 0 };
 
 		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &start, &end, perms, &off,
 			   &maj, &min, &ino, path) != 8 || perms[2] != 'x' || path[0] != '/')
@@ -133,9 +126,8 @@ static void add_maps(struct kp_writer *w)
 		mm.ino = ino;
 		mm.prot = 5; /* PROT_READ | PROT_EXEC */
 		mm.flags = 2; /* MAP_PRIVATE */
-		n = strlen(path);
-		memcpy(mm.name, path, n + 1);
-		add_side(w, PERF_RECORD_MMAP2, &mm, offsetof(__typeof__(mm), name) + n + 1);
+		memcpy(mm.name, path, strlen(path) + 1);
+		add_side(w, PERF_RECORD_MMAP2, &mm, synth_mmap2_len(&mm));
 	}
 	if (f)
 		fclose(f);
