@@ -25,16 +25,20 @@ const char *kp_unwind_stop_str(enum kp_unwind_stop why)
 void kp_unwind_stats_release(struct kp_unwind_stats *st)
 {
 	free(st->dsos);
+	kp_hash_release(&st->dso_ids);
 	memset(st, 0, sizeof(*st));
 }
 
+/* A file may hold any number of UNWIND_DSO records: paths are found by hash, not by a scan. */
 static struct kp_unwind_dso_stops *dso_of(struct kp_unwind_stats *st, uint32_t path)
 {
-	for (size_t i = 0; i < st->nr_dsos; i++)
-		if (st->dsos[i].path == path)
-			return &st->dsos[i];
+	uint64_t *i = kp_hash_get(&st->dso_ids, path);
+
+	if (i)
+		return &st->dsos[*i];
 	KP_GROW(st->dsos, st->cap_dsos, st->nr_dsos + 1);
 	st->dsos[st->nr_dsos] = (struct kp_unwind_dso_stops){ .path = path };
+	kp_hash_put(&st->dso_ids, path, st->nr_dsos);
 	return &st->dsos[st->nr_dsos++];
 }
 

@@ -16,6 +16,7 @@
 
 #include "formats/kprof-format.h"
 #include "formats/writer.h"
+#include "hash.h"
 #include "strtab.h"
 
 /* Why a stack stopped before its thread's entry (_start, or a thread's start routine). */
@@ -43,6 +44,7 @@ struct kp_unwind_stats {
 	uint64_t stops[KP_UNWIND_NR_STOPS];	/* of those, stopped early, by why */
 	struct kp_unwind_dso_stops *dsos;	/* ... and where: owned, @nr_dsos of them */
 	size_t nr_dsos, cap_dsos;
+	struct kp_hash dso_ids;			/* path -> index in @dsos */
 };
 
 /* kp_unwind_stats_release - frees @st's per-binary table; @st reads as empty after it. */
