@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -96,12 +97,24 @@ void kp_writer_add(struct kp_writer *w, const void *rec)
 	kp_writer_commit(w, size, 1);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int kp_writer_round(struct kp_writer *w)
 {
 	struct kp_rec_header r = { KP_REC_ROUND, 0, sizeof(r) };
+	uint64_t now = now_ns();
 
+	/* the chunk's age counts from its first round */
+	if (!w->opened_ns)
+		w->opened_ns = now;
 	kp_writer_add(w, &r);
-	if (w->len >= KP_WRITER_CHUNK)
+	if (w->len >= KP_WRITER_CHUNK || now - w->opened_ns >= KP_WRITER_MAX_AGE)
 		kp_writer_flush(w);
 	return w->err;
 }
@@ -114,6 +127,37 @@ static void chunk_done(struct kp_writer *w)
 	w->chunks++;
 	w->len = 0;
 	w->nrec = 0;
+	w->opened_ns = 0;
+}
+
+/*
+ * Compress the open chunk into one zstd frame at @dst (@cap bytes), flushed every
+ * KP_WRITER_BLOCK bytes of records so that each block decodes without the ones after it.
+ * Returns the frame's size, or 0 on failure.
+ */
+static size_t compress_blocks(struct kp_writer *w, uint8_t *dst, size_t cap)
+{
+	ZSTD_outBuffer out = { dst, cap, 0 };
+	size_t pos = 0;
+
+	ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
+	ZSTD_CCtx_setPledgedSrcSize(w->zc, w->len);
+	do {
+		size_t n = w->len - pos < KP_WRITER_BLOCK ? w->len - pos : KP_WRITER_BLOCK;
+		ZSTD_inBuffer in = { w->buf + pos, n, 0 };
+		ZSTD_EndDirective mode = pos + n == w->len ? ZSTD_e_end : ZSTD_e_flush;
+		size_t left;
+
+		do {
+			left = ZSTD_compressStream2(w->zc, &out, &in, mode);
+			if (ZSTD_isError(left))
+				return 0;
+		} while (left && out.pos < out.size);
+		if (left)
+			return 0; /* out of room: cannot happen with the bound the caller sized */
+		pos += n;
+	} while (pos < w->len);
+	return out.pos;
 }
 
 int kp_writer_flush(struct kp_writer *w)
@@ -133,14 +177,15 @@ int kp_writer_flush(struct kp_writer *w)
 			chunk_done(w);
 		return w->err;
 	}
-	bound = sizeof(h) + ZSTD_compressBound(w->len);
+	/* each flushed block may end up stored raw, with a block header of its own */
+	bound = sizeof(h) + ZSTD_compressBound(w->len) + (w->len / KP_WRITER_BLOCK + 1) * 8;
 	if (bound > w->ccap) {
 		free(w->cbuf);
 		w->ccap = bound;
 		w->cbuf = kp_xmalloc(bound);
 	}
-	csize = ZSTD_compress2(w->zc, w->cbuf + sizeof(h), w->ccap - sizeof(h), w->buf, w->len);
-	if (ZSTD_isError(csize)) {
+	csize = compress_blocks(w, w->cbuf + sizeof(h), w->ccap - sizeof(h));
+	if (!csize) {
 		w->err = -KP_ECOMPRESS;
 		return w->err;
 	}

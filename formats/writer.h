@@ -3,10 +3,12 @@
  * writer.h - buffers records and writes them to a .kprof file as checksummed zstd chunks.
  *
  * Records accumulate in one uncompressed buffer. kp_writer_round() marks a point where every
- * ring was drained and closes the chunk there once about KP_WRITER_CHUNK bytes are buffered;
- * a chunk is written with one write() of header + frame, so a writer killed at any moment
- * leaves whole chunks followed by at most one partial chunk, which readers report as a
- * truncated tail.
+ * ring was drained and closes the chunk there once about KP_WRITER_CHUNK bytes are buffered,
+ * or once its first records are KP_WRITER_MAX_AGE old: no more than about a second of
+ * recording is ever only in memory. A chunk is written with one write() of header + frame, so
+ * a writer killed at any moment leaves whole chunks followed by at most one partial chunk.
+ * The frame is flushed into zstd blocks of at most KP_WRITER_BLOCK bytes of records, which a
+ * reader decodes on their own from a torn chunk: a cut loses at most one block of records.
  *
  * Errors are sticky: the first failure (a write error, a full disk) is kept in @err, later
  * calls do nothing, and kp_writer_close() returns it. After a failed chunk write the file is
@@ -23,6 +25,8 @@
 #define KP_WRITER_CHUNK (1u << 20)	/* close a chunk at a round once this much is buffered */
 #define KP_WRITER_HARD (64u << 20)	/* close it even between rounds beyond this */
 #define KP_WRITER_DEFAULT_LEVEL 1	/* zstd level: fast, ~1 GB/s here, ~16x on samples */
+#define KP_WRITER_MAX_AGE 1000000000ull	/* ns: close a chunk at a round once its data is this old */
+#define KP_WRITER_BLOCK (16u << 10)	/* records per zstd block: what a torn chunk loses at most */
 
 /*
  * Where a writer made with kp_writer_init_sink() sends each closed chunk: its @len bytes of
@@ -46,6 +50,7 @@ struct kp_writer {
 	uint64_t chunks;
 	uint64_t records;	/* records in the chunks written */
 	uint32_t kallsyms_seq;	/* next KP_REC_KALLSYMS sequence number */
+	uint64_t opened_ns;	/* CLOCK_MONOTONIC of the open chunk's first round; 0 before it */
 	int err;		/* sticky: 0, -errno or -KP_E* */
 };
 
@@ -77,7 +82,7 @@ void kp_writer_add(struct kp_writer *w, const void *rec);
 
 /*
  * kp_writer_round - append a KP_REC_ROUND, and close the chunk if it holds KP_WRITER_CHUNK
- * bytes or more. Returns the sticky error.
+ * bytes or more, or if its first round was KP_WRITER_MAX_AGE ago. Returns the sticky error.
  */
 int kp_writer_round(struct kp_writer *w);
 

@@ -80,21 +80,38 @@ int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_session *s, const stru
 /* Address spaces kept at once: a machine recorded whole starts thousands of processes. */
 #define KP_UNWIND_MAX_SPACES 64
 
-/* Which process's address space each slot of a library's fixed array holds, least recently
- * used first out. */
-struct kp_unwind_slots {
-	struct kp_hash ids;	/* process index -> slot */
-	uint32_t procs[KP_UNWIND_MAX_SPACES];
-	uint64_t used[KP_UNWIND_MAX_SPACES];
-	size_t nr;		/* slots in use */
-	uint64_t clock;
+/* What a process's address space is, for unwinding: its file-backed maps. */
+struct kp_unwind_sig {
+	uint64_t sig;		/* hash of (start, end, offset, binary) of each file-backed map */
+	uint32_t gen;		/* the process's map generation it was taken at */
+	bool valid;
 };
 
 /*
- * kp_unwind_slot - the slot of process @proc. *@held says whether it already holds @proc's
- * address space; otherwise it is a slot not used before, or the least recently used one, whose
- * space the caller releases before building @proc's there. kp_hash_release() @sl->ids at the end.
+ * Which address space each slot of a library's fixed array holds, least recently used first
+ * out. A space is known by its content, not by its process: a forked child whose maps are its
+ * parent's, or a hundred of them, share the parent's slot until one maps something else.
  */
-size_t kp_unwind_slot(struct kp_unwind_slots *sl, uint32_t proc, bool *held);
+struct kp_unwind_slots {
+	struct kp_hash ids;	/* address space signature -> slot */
+	uint64_t keys[KP_UNWIND_MAX_SPACES];
+	uint64_t used[KP_UNWIND_MAX_SPACES];
+	size_t nr;		/* slots in use */
+	uint64_t clock;
+	struct kp_unwind_sig *sigs; /* by process index: its signature, while its maps last */
+	size_t nr_sigs;
+};
+
+/*
+ * kp_unwind_slot - the slot of process @proc of @s. *@held says whether it already holds an
+ * address space built for maps identical to @proc's (by this process or another); otherwise it
+ * is a slot not used before, or the least recently used one, whose space the caller releases
+ * before building @proc's there.
+ */
+size_t kp_unwind_slot(struct kp_unwind_slots *sl, const struct kp_session *s, uint32_t proc,
+		      bool *held);
+
+/* kp_unwind_slots_release - what the slots table allocated (not the spaces in the slots). */
+void kp_unwind_slots_release(struct kp_unwind_slots *sl);
 
 #endif /* KP_UNWIND_LIB_H */

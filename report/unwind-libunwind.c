@@ -63,8 +63,7 @@ struct region {
 };
 
 struct lu_space {
-	uint32_t proc;		/* index into the session's processes */
-	uint32_t gen;		/* the process's map generation it was built at */
+	uint32_t proc;		/* the process it was built from: any with the same maps uses it */
 	unw_addr_space_t as;
 	struct region *regs;	/* sorted by start */
 	size_t nr_regs;
@@ -401,16 +400,16 @@ static const unw_accessors_t accessors = {
 static struct lu_space *space_of(struct lu *l, uint32_t proc)
 {
 	bool held;
-	struct lu_space *sp = &l->spaces[kp_unwind_slot(&l->slots, proc, &held)];
+	struct lu_space *sp = &l->spaces[kp_unwind_slot(&l->slots, l->s, proc, &held)];
 	unw_accessors_t acc = accessors; /* libunwind copies it, but takes it non-const */
 
-	if (held && sp->gen == l->s->procs[proc].gen)
+	if (held)
 		return sp;
-	/* the maps changed, or the slot was another process's */
+	/* the slot held another address space */
 	if (sp->as)
 		unw_destroy_addr_space(sp->as);
 	free(sp->regs);
-	*sp = (struct lu_space){ .proc = proc, .gen = l->s->procs[proc].gen };
+	*sp = (struct lu_space){ .proc = proc };
 	sp->as = unw_create_addr_space(&acc, 0);
 	if (sp->as) {
 		unw_set_caching_policy(sp->as, UNW_CACHE_GLOBAL);
@@ -467,7 +466,7 @@ static void lu_free(void *priv)
 	}
 	for (size_t i = 0; i < l->nr_mods; i++)
 		module_release(&l->mods[i]);
-	kp_hash_release(&l->slots.ids);
+	kp_unwind_slots_release(&l->slots);
 	free(l->mods);
 	free(l);
 }

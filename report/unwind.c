@@ -81,12 +81,41 @@ bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias)
 	return false;
 }
 
-size_t kp_unwind_slot(struct kp_unwind_slots *sl, uint32_t proc, bool *held)
+/* @proc's signature: its file-backed maps, hashed once per generation of them. */
+static uint64_t space_sig(struct kp_unwind_slots *sl, const struct kp_session *s, uint32_t proc)
 {
-	uint64_t *idx = kp_hash_get(&sl->ids, proc);
+	const struct kp_proc *p = &s->procs[proc];
+	struct kp_unwind_sig *g;
+	uint64_t h = 0x6b70726f66ull; /* any seed: only equality matters */
+
+	if (proc >= sl->nr_sigs) {
+		size_t nr = s->nr_procs > proc ? s->nr_procs : proc + 1;
+		sl->sigs = kp_xrealloc(sl->sigs, nr * sizeof(*sl->sigs));
+		memset(sl->sigs + sl->nr_sigs, 0, (nr - sl->nr_sigs) * sizeof(*sl->sigs));
+		sl->nr_sigs = nr;
+	}
+	g = &sl->sigs[proc];
+	if (g->valid && g->gen == p->gen)
+		return g->sig;
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		const struct kp_map *m = &p->maps[i];
+		const uint64_t w[4] = { m->start, m->end, m->pgoff, m->dso };
+
+		if (!(m->flags & KP_MAP_ANON))
+			h = kp_hash_words(w, 4, h);
+	}
+	*g = (struct kp_unwind_sig){ h, p->gen, true };
+	return h;
+}
+
+size_t kp_unwind_slot(struct kp_unwind_slots *sl, const struct kp_session *s, uint32_t proc,
+		      bool *held)
+{
+	uint64_t key = space_sig(sl, s, proc);
+	uint64_t *idx = kp_hash_get(&sl->ids, key);
 	size_t i = 0;
 
-	*held = idx && *idx < sl->nr && sl->procs[*idx] == proc;
+	*held = idx && *idx < sl->nr && sl->keys[*idx] == key;
 	if (*held)
 		i = *idx;
 	else if (sl->nr < KP_UNWIND_MAX_SPACES)
@@ -96,18 +125,25 @@ size_t kp_unwind_slot(struct kp_unwind_slots *sl, uint32_t proc, bool *held)
 			if (sl->used[k] < sl->used[i])
 				i = k;
 	if (!*held) {
-		sl->procs[i] = proc;
-		kp_hash_put(&sl->ids, proc, i);
+		sl->keys[i] = key;
+		kp_hash_put(&sl->ids, key, i);
 	}
 	sl->used[i] = ++sl->clock;
 	return i;
 }
 
+void kp_unwind_slots_release(struct kp_unwind_slots *sl)
+{
+	kp_hash_release(&sl->ids);
+	free(sl->sigs);
+	sl->sigs = NULL;
+	sl->nr_sigs = 0;
+}
+
 /* --- libdw ----------------------------------------------------------------------------------- */
 
 struct dw_space {
-	uint32_t proc;		/* index into the session's processes */
-	uint32_t gen;		/* the process's map generation it was built at */
+	uint32_t proc;		/* the process it was built from: any with the same maps uses it */
 	Dwfl *dwfl;
 	bool attached;
 };
@@ -235,13 +271,13 @@ static void dw_report_maps(struct dw *d, struct dw_space *sp)
 static struct dw_space *dw_space_of(struct dw *d, uint32_t proc)
 {
 	bool held;
-	struct dw_space *sp = &d->spaces[kp_unwind_slot(&d->slots, proc, &held)];
+	struct dw_space *sp = &d->spaces[kp_unwind_slot(&d->slots, d->s, proc, &held)];
 
-	if (held && sp->gen == d->s->procs[proc].gen)
+	if (held)
 		return sp;
-	if (sp->dwfl) /* the maps changed, or the slot was another process's */
+	if (sp->dwfl) /* the slot held another address space */
 		dwfl_end(sp->dwfl);
-	*sp = (struct dw_space){ proc, d->s->procs[proc].gen, dwfl_begin(&dw_callbacks), false };
+	*sp = (struct dw_space){ proc, dwfl_begin(&dw_callbacks), false };
 	if (sp->dwfl) {
 		dw_report_maps(d, sp);
 		sp->attached = dwfl_attach_state(sp->dwfl, NULL, (pid_t)d->s->procs[proc].pid,
@@ -282,7 +318,7 @@ static void dw_free(void *priv)
 
 	for (size_t i = 0; i < d->slots.nr; i++)
 		dwfl_end(d->spaces[i].dwfl);
-	kp_hash_release(&d->slots.ids);
+	kp_unwind_slots_release(&d->slots);
 	kp_cfi_cache_free(d->cfi);
 	free(d);
 }

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "online.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "formats/util.h"
@@ -14,9 +17,14 @@
 /* a closed chunk of the recorder's, waiting for the thread */
 struct chunk {
 	struct chunk *next;
-	size_t len;
+	size_t len, cap;
 	uint8_t data[];
 };
+
+/* Chunks the thread is done with, kept for the recorder to fill again: in steady state the
+ * drain loop neither allocates nor frees, so it never waits for a lock (malloc's arena, or
+ * this stage's) held by the thread while that thread, below it in priority, is not running. */
+#define SPARES 8
 
 struct kp_online {
 	pthread_t thread;
@@ -24,10 +32,13 @@ struct kp_online {
 	pthread_mutex_t mu;
 	pthread_cond_t work, space;	/* a chunk was queued / one was taken */
 	struct chunk *head, *tail;
+	struct chunk *spare;		/* done with, for sink() to reuse */
+	size_t nr_spare;
 	size_t queued;			/* bytes in the queue */
 	size_t backlog;			/* beyond this, chunks keep their copies */
 	size_t hard;			/* beyond this, the recorder waits */
-	bool eof, first;
+	uint64_t waits;			/* ... how often it did */
+	bool eof;
 	int err;			/* the file writer's, under mu */
 	/* the thread's own */
 	struct kp_writer out;
@@ -148,32 +159,58 @@ static void replay(struct kp_online *on, const struct chunk *c)
 	}
 }
 
+/*
+ * Below the drain loop, which runs at nice -10 where it may (recorder.c): batch scheduling and
+ * 5 nice levels down. Measured on a fork storm that fills both CPUs (100 children of 40 ms at
+ * 4 kHz): SCHED_IDLE or nice 19 starve this thread, which must still write every chunk, once a
+ * command keeps the CPUs busy for long; at nice 0 it takes CPU the drain loop needs.
+ */
+static void lower_priority(void)
+{
+	struct sched_param sp = { 0 };
+	int nice;
+
+	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0); /* this thread's, on Linux */
+	if (!errno)
+		setpriority(PRIO_PROCESS, 0, nice + 5 > 19 ? 19 : nice + 5);
+}
+
 static void *run(void *arg)
 {
 	struct kp_online *on = arg;
 	struct timespec cpu;
 
+	lower_priority();
 	pthread_mutex_lock(&on->mu);
 	for (;;) {
 		struct chunk *c;
-		bool first = on->first;
 		while (!on->head && !on->eof)
 			pthread_cond_wait(&on->work, &on->mu);
 		if (!(c = on->head))
 			break;
 		on->head = c->next;
 		on->behind = on->queued > on->backlog;
-		on->first = false;
 		pthread_mutex_unlock(&on->mu);
 		if (!on->out.err)
 			replay(on, c);
-		if (first) /* the metadata goes out at once, as without this stage */
-			kp_writer_flush(&on->out);
+		/* each chunk goes out as soon as it is unwound: the metadata at once, as without
+		 * this stage, and the rest no later than the recorder's writer closes by age */
+		kp_writer_flush(&on->out);
 		pthread_mutex_lock(&on->mu);
 		on->queued -= c->len;
 		on->err = on->out.err;
-		free(c);
+		if (on->nr_spare < SPARES) {
+			c->next = on->spare;
+			on->spare = c;
+			on->nr_spare++;
+			c = NULL;
+		}
 		pthread_cond_signal(&on->space);
+		pthread_mutex_unlock(&on->mu);
+		free(c);
+		pthread_mutex_lock(&on->mu);
 	}
 	pthread_mutex_unlock(&on->mu);
 	on->behind = false;
@@ -187,14 +224,28 @@ static void *run(void *arg)
 static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
 {
 	struct kp_online *on = ctx;
-	struct chunk *c = kp_xmalloc(sizeof(*c) + len);
+	struct chunk *c;
 	int err;
 
 	(void)nrec;
+	pthread_mutex_lock(&on->mu);
+	if ((c = on->spare)) {
+		on->spare = c->next;
+		on->nr_spare--;
+	}
+	pthread_mutex_unlock(&on->mu);
+	if (!c || c->cap < len) {
+		free(c);
+		c = kp_xmalloc(sizeof(*c) + len);
+		c->cap = len;
+	}
 	c->next = NULL;
 	c->len = len;
 	memcpy(c->data, buf, len);
 	pthread_mutex_lock(&on->mu);
+	/* the one wait: memory, far beyond the backlog (chunks past it are only copied) */
+	if (on->queued > on->hard && on->running)
+		on->waits++;
 	while (on->queued > on->hard && on->running)
 		pthread_cond_wait(&on->space, &on->mu);
 	if (on->head)
@@ -224,7 +275,6 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	on->backlog = backlog;
 	on->hard = backlog == KP_ONLINE_NEVER_BEHIND ? (size_t)64 << 20
 						     : backlog + ((size_t)256 << 20);
-	on->first = true;
 	kp_session_init(&on->s, &dso);
 	kp_session_start(&on->s, &ops, on);
 	on->u = kp_unwinder_new(&on->s, KP_UNWIND_LIBDW);
@@ -272,9 +322,10 @@ struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_st
 }
 
 const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
-					      const struct kp_strtab **strs)
+					      const struct kp_strtab **strs, uint64_t *waits)
 {
 	*strs = &on->s.strs;
+	*waits = on->waits;
 	return kp_unwinder_stats(on->u);
 }
 
@@ -293,6 +344,10 @@ void kp_online_free(struct kp_online *on)
 		on->queued = 0;
 		pthread_mutex_unlock(&on->mu);
 		stop(on);
+	}
+	for (struct chunk *c = on->spare, *next; c; c = next) {
+		next = c->next;
+		free(c);
 	}
 	if (on->out.buf)
 		kp_writer_close(&on->out);

@@ -12,6 +12,8 @@
  *
  * When more than the backlog waits for the thread, a chunk's samples keep their copies (stored
  * as recorded, unwound at report time), and so does a sample no frame could be unwound for.
+ * The recorder never waits for the thread, but to bound memory: beyond the backlog plus
+ * 256 MiB, which a thread that only copies chunks reaches only when starved for long.
  * Chunks still queued when the recorder is killed are lost with it, as the rings' contents are;
  * every chunk the thread wrote is complete on disk.
  */
@@ -49,9 +51,10 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st);
 
 /* kp_online_stats - after kp_online_finish(): how the unwinding went, with the strings its paths
- * are in (*@strs); both owned by @on. */
+ * are in (*@strs), both owned by @on, and how often the recorder had to wait for the thread
+ * (*@waits: more than the backlog plus 256 MiB was queued). */
 const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
-					      const struct kp_strtab **strs);
+					      const struct kp_strtab **strs, uint64_t *waits);
 
 /* kp_online_free - end the thread if it still runs (what is queued is dropped), free it all. */
 void kp_online_free(struct kp_online *on);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -31,6 +32,7 @@
 
 #define KP_MAX_CPUS 4096
 #define POLL_MS 100
+#define DRAIN_NICE (-10) /* where permitted: the rings drain even when the command fills every CPU */
 
 static uint64_t default_sample_type(const struct kp_record_opts *o)
 {
@@ -532,6 +534,8 @@ static void record_loop(struct kp_recorder *rec)
 {
 	bool killed = false;
 
+	/* this thread only, not the command (already started) nor the unwinding thread */
+	setpriority(PRIO_PROCESS, 0, DRAIN_NICE);
 	clock_gettime(CLOCK_MONOTONIC, &rec->started);
 	while (!finished(rec)) {
 		poll(rec->pfds, rec->nr_cpus, POLL_MS);
@@ -593,13 +597,18 @@ static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_
 	kp_writer_add(w, s);
 }
 
-/* Stacks that stopped before their thread's entry, when there are enough to mislead. */
+/* Waits for the unwinding thread, and stacks that stopped before their thread's entry when
+ * there are enough to mislead. */
 static void warn_truncated(const struct kp_online *on)
 {
 	const struct kp_strtab *strs;
-	const struct kp_unwind_stats *st = kp_online_stats(on, &strs);
+	uint64_t waits;
+	const struct kp_unwind_stats *st = kp_online_stats(on, &strs, &waits);
 	char what[512], where[512], hint[512];
 
+	if (waits)
+		kp_warn("the unwinding thread was 256 MiB behind: draining waited %llu times, and "
+			"samples may have been lost", (unsigned long long)waits);
 	if (!kp_unwind_truncation(st, strs, what, where, hint, sizeof(what)))
 		return;
 	kp_warn("%s", what);
