@@ -107,7 +107,80 @@ static int check_records(const uint8_t *buf, size_t len, uint32_t nrec)
 	return n == nrec ? 0 : -KP_ERECORD;
 }
 
-/* Load the chunk at @off into @c: bounds, CRC, decompression, records. Pure in the file. */
+static void ensure(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (need > *cap) {
+		free(*buf);
+		*cap = need;
+		*buf = kp_xmalloc(need);
+	}
+}
+
+/* The whole, valid records at the start of @buf (@len bytes): how many bytes they take. */
+static size_t valid_prefix(const uint8_t *buf, size_t len, uint32_t *nrec)
+{
+	size_t pos = 0;
+
+	*nrec = 0;
+	while (pos < len && !kp_rec_validate((const void *)(buf + pos), len - pos)) {
+		pos += ((const struct kp_rec_header *)(buf + pos))->size;
+		(*nrec)++;
+	}
+	return pos;
+}
+
+/*
+ * A torn last chunk: the @avail bytes of its frame that the file holds, through zstd's
+ * streaming decoder, which gives out each block as it completes. @c->len is set to the whole,
+ * valid records of what came out; they cannot be checked against the CRC, which covers the
+ * whole frame. The output grows as it fills, up to the header's usize.
+ */
+static void salvage(int fd, void *dc, const struct kp_chunk_header *h, uint64_t avail,
+		    struct kp_chunk *c)
+{
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+	size_t cap = h->usize < (1u << 20) ? h->usize : (1u << 20);
+	uint32_t n;
+
+	c->torn = true;
+	c->end = c->off + sizeof(*h) + avail;
+	ensure(&c->cbuf, &c->ccap, avail ? avail : 1);
+	if (!avail || read_at(fd, c->cbuf, avail, c->off + sizeof(*h)))
+		return;
+	ensure(&c->ubuf, &c->ucap, cap ? cap : 8);
+	in = (ZSTD_inBuffer){ c->cbuf, avail, 0 };
+	out = (ZSTD_outBuffer){ c->ubuf, cap, 0 };
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
+	for (;;) {
+		size_t before_in = in.pos, before_out = out.pos;
+		size_t rc = ZSTD_decompressStream(dc, &out, &in);
+
+		if (ZSTD_isError(rc) || rc == 0)
+			break; /* damaged, or (oddly for a torn chunk) the frame's end */
+		if (out.pos == out.size && out.size < h->usize) { /* full: grow, keeping what came */
+			size_t grown = out.size * 2 < h->usize ? out.size * 2 : h->usize;
+			uint8_t *p = kp_xmalloc(grown);
+
+			memcpy(p, c->ubuf, out.pos);
+			free(c->ubuf);
+			c->ubuf = p;
+			c->ucap = grown;
+			out.dst = p;
+			out.size = grown;
+		} else if (in.pos == before_in && out.pos == before_out) {
+			break; /* the rest is a block cut short */
+		}
+	}
+	c->len = valid_prefix(c->ubuf, out.pos, &n);
+	c->nrec = n;
+}
+
+/*
+ * Load the chunk at @off into @c: bounds, CRC, decompression, records. Pure in the file. A
+ * failure with @c->end set is the chunk's own (the next one can still be read); a torn last
+ * chunk loads as far as it can be read, with @c->torn set.
+ */
 static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct kp_chunk *c)
 {
 	struct kp_chunk_header h;
@@ -117,6 +190,9 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 
 	c->off = off;
 	c->len = 0;
+	c->end = 0;
+	c->nrec = 0;
+	c->torn = false;
 	if (off + sizeof(h) > file_size)
 		return -KP_ETRUNCATED;
 	err = read_at(fd, &h, sizeof(h), off);
@@ -126,13 +202,13 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	    h.csize == 0 || h.csize > KP_CHUNK_MAX_CSIZE || h.usize > KP_CHUNK_MAX_USIZE ||
 	    h.nrec > h.usize / 8)
 		return -KP_ECHUNK;
-	if (h.csize > file_size - off - sizeof(h))
-		return -KP_ETRUNCATED;
-	if (h.csize > c->ccap) {
-		free(c->cbuf);
-		c->ccap = h.csize;
-		c->cbuf = kp_xmalloc(c->ccap);
+	c->nrec = h.nrec;
+	if (h.csize > file_size - off - sizeof(h)) {
+		salvage(fd, dc, &h, file_size - off - sizeof(h), c);
+		return 0;
 	}
+	c->end = off + sizeof(h) + h.csize;
+	ensure(&c->cbuf, &c->ccap, h.csize);
 	err = read_at(fd, c->cbuf, h.csize, off + sizeof(h));
 	if (err)
 		return err;
@@ -149,11 +225,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 #else
 	(void)crc;
 #endif
-	if (h.usize > c->ucap) {
-		free(c->ubuf);
-		c->ucap = h.usize;
-		c->ubuf = kp_xmalloc(c->ucap);
-	}
+	ensure(&c->ubuf, &c->ucap, h.usize);
 	got = ZSTD_decompressDCtx(dc, c->ubuf, h.usize, c->cbuf, h.csize);
 	if (ZSTD_isError(got) || got != h.usize)
 		return -KP_EDECOMPRESS;
@@ -161,8 +233,13 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	if (err)
 		return err;
 	c->len = h.usize;
-	c->end = off + sizeof(h) + h.csize;
 	return 0;
+}
+
+/* A chunk whose failure is its own: the reading goes on after it. */
+static bool skippable(const struct kp_chunk *c, int err)
+{
+	return c->end && (err == -KP_ECHECKSUM || err == -KP_EDECOMPRESS || err == -KP_ERECORD);
 }
 
 /* The read-ahead thread: chunk after chunk, each handed over through the `ahead` slot. */
@@ -183,13 +260,15 @@ static void *prefetch_main(void *arg)
 			break;
 		int err = load_chunk(r->fd, r->file_size, r->ahead_dc, off, &r->ahead);
 
+		bool more = !err || skippable(&r->ahead, err);
+
 		r->ahead.err = err;
 		off = r->ahead.end; /* read before handing over: the slot is the reader's after */
 		pthread_mutex_lock(&r->mu);
 		r->ahead_state = 1;
 		pthread_cond_broadcast(&r->cv);
 		pthread_mutex_unlock(&r->mu);
-		if (err)
+		if (!more)
 			break;
 	}
 	return NULL;
@@ -235,8 +314,24 @@ static int next_chunk(struct kp_reader *r)
 	return r->cur.err;
 }
 
+/* The end of the file, once every record before it was handed out: clean, torn or damaged. */
+static int at_end(struct kp_reader *r)
+{
+	if (r->cur.torn) {
+		r->err_off = r->cur.off;
+		return r->err = -KP_ETRUNCATED;
+	}
+	if (r->skipped) {
+		r->err_off = r->skip_off;
+		return r->err = r->skip_err;
+	}
+	return 0;
+}
+
 int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 {
+	int err;
+
 	for (;;) {
 		if (r->err)
 			return r->err;
@@ -244,6 +339,8 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			const struct kp_rec_header *h = (const void *)(r->cur.ubuf + r->pos);
 			r->pos += h->size;
 			r->nrec++;
+			if (r->cur.torn)
+				r->salvaged++;
 			if (!kp_rec_info_of(h->type)) {
 				r->nr_unknown++;
 				continue;
@@ -251,11 +348,22 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			*rec = h;
 			return 1;
 		}
-		if (r->off == r->file_size)
-			return 0;
+		if (r->off >= r->file_size)
+			return at_end(r);
 		r->pos = 0;
-		r->err = next_chunk(r);
-		if (r->err) {
+		err = next_chunk(r);
+		if (err && skippable(&r->cur, err)) {
+			if (!r->skipped++) {
+				r->skip_err = err;
+				r->skip_off = r->off;
+			}
+			r->skipped_records += r->cur.nrec;
+			r->cur.len = 0;
+			r->off = r->cur.end;
+			continue;
+		}
+		if (err) {
+			r->err = err;
 			r->err_off = r->off;
 			r->cur.len = 0;
 			continue;

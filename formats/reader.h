@@ -5,9 +5,15 @@
  * The reader treats the file as hostile. It checks the header (magic, byte order, version,
  * feature bits), bounds each chunk's sizes against KP_CHUNK_MAX_* and the file's size before
  * allocating, verifies the chunk's CRC, decompresses it, and checks every record in it (size,
- * alignment, per-type minimum and variable part, record count) before handing any out. A chunk
- * either reads whole or not at all, so a file cut anywhere reads back all its complete chunks
- * and then reports where it stopped.
+ * alignment, per-type minimum and variable part, record count) before handing any out.
+ *
+ * A complete chunk reads whole or not at all: one that fails its CRC, decompression or record
+ * checks is skipped, and the chunks after it are read (its header says where they start); the
+ * first such failure is reported at the end. A torn last chunk, cut short by a crash or a full
+ * disk, gives back what its written part holds: zstd's streaming decoder decodes its complete
+ * blocks (the writer flushes one every KP_WRITER_BLOCK bytes of records), and every whole,
+ * valid record of them is handed out before the truncation is reported. Only a damaged chunk
+ * header stops the reading, since nothing then says where the next chunk is.
  */
 #ifndef KP_READER_H
 #define KP_READER_H
@@ -24,7 +30,10 @@ struct kp_chunk {
 	uint8_t *cbuf, *ubuf;
 	size_t ccap, ucap;
 	size_t len;		/* bytes of records in ubuf */
-	uint64_t off, end;	/* where the chunk starts in the file, and where the next one does */
+	uint64_t off, end;	/* where the chunk starts in the file, and where the next one does
+				 * (0 when its header is unusable: nothing after it can be read) */
+	uint32_t nrec;		/* records its header claims */
+	bool torn;		/* the file ends inside it: @len holds its readable prefix */
 	int err;		/* what loading it gave: 0, -errno or -KP_E* */
 };
 
@@ -43,6 +52,11 @@ struct kp_reader {
 	uint64_t raw_bytes;	/* uncompressed bytes of the chunks read */
 	uint64_t err_off;	/* where the error was found (file offset of the chunk) */
 	int err;		/* sticky */
+	uint64_t salvaged;	/* records handed out from a torn last chunk */
+	uint64_t skipped;	/* damaged chunks skipped, and the records their headers claim */
+	uint64_t skipped_records;
+	int skip_err;		/* the first skipped chunk's error, and where it is */
+	uint64_t skip_off;
 	/* read-ahead (kp_reader_prefetch): a thread loads the next chunk into `ahead` */
 	bool threaded, stop;
 	int ahead_state;	/* 0 empty, 1 ready */
@@ -65,10 +79,12 @@ int kp_reader_open_fd(struct kp_reader *r, int fd);
 
 /*
  * kp_reader_next - the next record of a known type. Returns 1 and sets *@rec (borrowed: valid
- * until the next call), 0 at a clean end of file, or a negative error: -KP_ETRUNCATED (the file
- * ends inside a chunk), -KP_ECHUNK, -KP_ECHECKSUM, -KP_EDECOMPRESS, -KP_ERECORD or -errno.
- * On error, @r->err_off is the chunk's offset and @r->nrec the records read before it; the
- * error is sticky.
+ * until the next call), 0 at a clean end of file, or a negative error once nothing more can be
+ * read: -KP_ETRUNCATED (the file ends inside a chunk, after @r->salvaged records recovered from
+ * it), -KP_ECHUNK (a damaged chunk header) or -errno; or, at the end of a file that had damaged
+ * chunks, the first one's -KP_ECHECKSUM, -KP_EDECOMPRESS or -KP_ERECORD (@r->skipped of them,
+ * first at @r->skip_off). On error, @r->err_off is the chunk's offset and @r->nrec the records
+ * read; the error is sticky.
  */
 int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec);
 

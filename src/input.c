@@ -27,10 +27,19 @@ int kp_input_error(const struct kp_reader *r, const char *path)
 {
 	if (!r->err)
 		return 0;
-	if (r->err == -KP_ETRUNCATED)
+	if (r->skipped)
+		kp_error("'%s': %s in the chunk at offset %llu: skipped it%s, %llu records in all",
+			 path, kp_strerror(r->skip_err), (unsigned long long)r->skip_off,
+			 r->skipped > 1 ? " and later damaged ones" : "",
+			 (unsigned long long)r->skipped_records);
+	if (r->err == -KP_ETRUNCATED && r->salvaged)
+		kp_error("'%s': truncated at offset %llu after %llu records, %llu of them recovered "
+			 "from the torn last chunk", path, (unsigned long long)r->err_off,
+			 (unsigned long long)r->nrec, (unsigned long long)r->salvaged);
+	else if (r->err == -KP_ETRUNCATED)
 		kp_error("'%s': truncated at offset %llu after %llu records", path,
 			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
-	else
+	else if (!r->skipped || r->err != r->skip_err || r->err_off != r->skip_off)
 		kp_error("'%s': %s at offset %llu after %llu records", path, kp_strerror(r->err),
 			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
 	return 1;

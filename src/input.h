@@ -16,7 +16,8 @@ int kp_input_explain(const struct kp_reader *r, const char *path, int err);
 
 /*
  * kp_input_error - explain the reader's sticky error (e.g. "'kprof.data': truncated at offset
- * 1234 after 567 records"); returns 1, or 0 when there is no error.
+ * 1234 after 567 records, 89 of them recovered from the torn last chunk"), and the damaged
+ * chunks it skipped; returns 1, or 0 when there is no error.
  */
 int kp_input_error(const struct kp_reader *r, const char *path);
 
