@@ -18,8 +18,21 @@
 struct chunk {
 	struct chunk *next;
 	size_t len, cap;
+	uint64_t queued_ns;	/* CLOCK_MONOTONIC when the recorder handed it over */
 	uint8_t data[];
 };
+
+/* A chunk waiting longer than this is written with its copies: no more than about a second of
+ * recording (the recorder's chunk age, then this) is ever only in memory. */
+#define MAX_WAIT_NS 500000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* Chunks the thread is done with, kept for the recorder to fill again: in steady state the
  * drain loop neither allocates nor frees, so it never waits for a lock (malloc's arena, or
@@ -44,7 +57,8 @@ struct kp_online {
 	struct kp_writer out;
 	struct kp_session s;
 	struct kp_unwinder *u;
-	bool behind;			/* the chunk being replayed found the backlog full */
+	bool behind;			/* the chunk being replayed waited too long or found the
+					 * backlog full */
 	struct kp_rec_unwind_stats st;
 	uint64_t chain[KP_UNWIND_CHAIN_MAX];
 };
@@ -191,7 +205,10 @@ static void *run(void *arg)
 		if (!(c = on->head))
 			break;
 		on->head = c->next;
-		on->behind = on->queued > on->backlog;
+		/* a file being converted waits for the thread instead: nothing is kept then */
+		on->behind = on->queued > on->backlog ||
+			     (on->backlog != KP_ONLINE_NEVER_BEHIND &&
+			      now_ns() - c->queued_ns > MAX_WAIT_NS);
 		pthread_mutex_unlock(&on->mu);
 		if (!on->out.err)
 			replay(on, c);
@@ -241,6 +258,7 @@ static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
 	}
 	c->next = NULL;
 	c->len = len;
+	c->queued_ns = now_ns();
 	memcpy(c->data, buf, len);
 	pthread_mutex_lock(&on->mu);
 	/* the one wait: memory, far beyond the backlog (chunks past it are only copied) */

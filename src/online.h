@@ -10,8 +10,9 @@
  * encoding of "none"), and the call chain's user part, after PERF_CONTEXT_USER, holding the
  * unwound frames. Everything else goes to the file unchanged, in time order, with its rounds.
  *
- * When more than the backlog waits for the thread, a chunk's samples keep their copies (stored
- * as recorded, unwound at report time), and so does a sample no frame could be unwound for.
+ * When more than the backlog waits for the thread, or a chunk waited more than half a second,
+ * its samples keep their copies (stored as recorded, unwound at report time), and so does a
+ * sample no frame could be unwound for: what is recorded reaches the file within about a second.
  * The recorder never waits for the thread, but to bound memory: beyond the backlog plus
  * 256 MiB, which a thread that only copies chunks reaches only when starved for long.
  * Chunks still queued when the recorder is killed are lost with it, as the rings' contents are;

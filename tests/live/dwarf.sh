@@ -100,12 +100,13 @@ if command -v prlimit >/dev/null; then
 else
 	for i in 1 2; do skip "disk full: prlimit (util-linux) is not installed"; done
 fi
-record_killed "$WORK/killed.kprof" -F 10000 --call-graph dwarf -- "$NOFP" 30
+record_killed "$WORK/killed.kprof" -F 4000 --call-graph dwarf -- "$NOFP" 30
 "$KPROF" report -i "$WORK/killed.kprof" --folded >"$WORK/killed.folded" 2>/dev/null
 m=$(reach_main "$WORK/killed.folded")
 n=$(awk '{ t += $NF } END { print t + 0 }' "$WORK/killed.folded")
-check "compact, SIGKILL: the file reads back $n unwound samples, ${m}% reaching main" \
-	awk -v n="$n" -v m="$m" 'BEGIN { exit !(n > 1000 && m >= 99) }'
+check "compact, SIGKILL $rk_delay s in: $n samples cover all but about a second of the command's $rk_cpu_ms ms" \
+	covers_all_but "$n" 4000 "$rk_cpu_ms"
+check "...and ${m}% of them reach main" awk -v m="$m" 'BEGIN { exit !(m >= 99) }'
 
 # a 200-deep recursion with a 64 KiB copy unwinds to the bottom; threads unwind to their start
 WORK_NOFP="$top_builddir/tests/workloads/work-nofp"

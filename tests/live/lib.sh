@@ -43,23 +43,28 @@ require_perf_events() {
 	rm -f "$WORK/probe.kprof"
 }
 
-# record_killed FILE ARGS...: `kprof record -o FILE ARGS...` in the background, SIGKILLed with
-# its command once a data chunk is on disk (the metadata chunk alone is a few kB), after 20 s
-# at most, however slowly a loaded machine runs it
+# record_killed FILE ARGS...: `kprof record -o FILE ARGS... -- CMD` in the background,
+# SIGKILLed with its command at a random moment 2.5 to 4 s in, as a user's kill comes: without
+# waiting for anything to reach the disk. Sets rk_delay (s) and rk_cpu_ms, the command's CPU
+# time when it was killed (from /proc, in 10 ms ticks), what the file's samples should cover.
 record_killed() {
 	rk_file=$1; shift
+	rk_delay=$(awk 'BEGIN { srand(); printf "%.2f", 2.5 + 1.5 * rand() }')
 	"$KPROF" record -o "$rk_file" "$@" >/dev/null 2>&1 &
 	rk_pid=$!
-	rk_i=0
-	while [ "$(stat -c %s "$rk_file" 2>/dev/null || echo 0)" -lt 40000 ] && [ $rk_i -lt 200 ]; do
-		sleep 0.1
-		rk_i=$((rk_i + 1))
-	done
-	sleep 1
+	sleep "$rk_delay"
 	rk_child=$(pgrep -P $rk_pid)
+	rk_cpu_ms=$(awk '{ print ($14 + $15) * 10 }' "/proc/$rk_child/stat" 2>/dev/null || echo 0)
 	kill -KILL $rk_pid
 	wait $rk_pid 2>/dev/null
 	[ -n "$rk_child" ] && kill -KILL $rk_child 2>/dev/null
+}
+
+# covers_all_but N RATE MS: N samples at RATE Hz cover all but about a second of MS ms of CPU
+# (the promise: no more than about a second of recording is only in memory; a chunk closes at
+# the first drain round, every 0.1 s, after its first round is a second old: 1.5 s allowed)
+covers_all_but() {
+	awk -v n="$1" -v f="$2" -v ms="$3" 'BEGIN { exit !(ms >= 2000 && n >= f * (ms - 1500) / 1000) }'
 }
 
 # reach_main FOLDED: the share of samples (in %) whose stack holds main
