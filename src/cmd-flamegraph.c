@@ -18,6 +18,7 @@
 #include "cmd-report.h"
 #include "cmd.h"
 #include "diag.h"
+#include "output.h"
 #include "formats/util.h"
 #include "report/folded.h"
 #include "report/view.h"
@@ -106,28 +107,22 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 	return 0;
 }
 
-static FILE *output(const char *path)
-{
-	FILE *f = path ? fopen(path, "w") : stdout;
-
-	if (!f)
-		kp_error("cannot create '%s': %s", path, strerror(errno));
-	return f;
-}
-
 static int render(struct kp_profile *p, struct kp_view_opts *vo, const char *out_path,
 		  bool folded)
 {
-	FILE *out = output(out_path);
+	struct kp_output o;
+	FILE *out = kp_output_open(&o, out_path, stdout);
 	int rc;
 
 	if (!out)
 		return 1;
 	kp_profile_finish(p);
 	rc = folded ? kp_view_folded(p, vo, out) : kp_view_svg(p, vo, out);
-	if (out != stdout && fclose(out))
-		return kp_error("cannot write '%s': %s", out_path, strerror(errno));
-	return rc ? 1 : 0;
+	if (rc) {
+		kp_output_abort(&o);
+		return 1;
+	}
+	return kp_output_commit(&o);
 }
 
 enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE, OPT_SYMFS, OPT_UNWINDER };

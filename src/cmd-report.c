@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "formats/util.h"
 #include "input.h"
+#include "output.h"
 #include "report/profile.h"
 #include "report/resolve.h"
 #include "report/session.h"
@@ -426,18 +427,13 @@ static void warn_dsos(struct kp_session *s)
 	}
 }
 
-static FILE *open_output(struct report *r)
+static FILE *open_output(struct report *r, struct kp_output *o)
 {
-	FILE *f;
-
-	if (r->out_to)
+	if (r->out_to) {
+		*o = (struct kp_output){ NULL, NULL, r->out_to, -1 };
 		return r->out_to;
-	if (!r->output)
-		return stdout;
-	f = fopen(r->output, "w");
-	if (!f)
-		kp_error("cannot create '%s': %s", r->output, strerror(errno));
-	return f;
+	}
+	return kp_output_open(o, r->output, stdout);
 }
 
 static int pick_event(struct report *r, struct kp_session *s)
@@ -470,6 +466,7 @@ static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *r
 
 static int finish(struct report *r, struct kp_session *s, int rc)
 {
+	struct kp_output o;
 	FILE *out;
 	int vrc;
 
@@ -482,22 +479,26 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 	if (!r->prof_ready)
 		start_profile(r, s);
 	kp_profile_finish(&r->prof);
-	out = open_output(r);
+	out = open_output(r, &o);
 	if (!out)
 		return 1;
 	if (!s->evl.nr)
 		kp_warn("'%s' has no events", r->input);
 	vrc = s->evl.nr ? emit_views(r, s, out) : 0;
-	if (vrc == -KP_ERROR_END) /* the diff's base said why */
+	if (vrc == -KP_ERROR_END) { /* the diff's base said why */
+		kp_output_abort(&o);
 		return 1;
-	/* folded output is read by other tools: its statistics go to stderr */
-	if (!vrc && r->stats)
-		print_stats(r, s, r->view->emit == kp_view_folded ? stderr : out);
-	if (out != stdout && out != r->out_to && fclose(out))
-		return kp_error("cannot write '%s': %s", r->output, strerror(errno));
-	if (vrc == -EINVAL)
+	}
+	if (vrc == -EINVAL) {
+		kp_output_abort(&o);
 		return kp_usage_error("report", "bad --sort keys '%s' (known: comm, dso, sym)",
 				      r->vo.sort);
+	}
+	/* folded output is read by other tools: its statistics go to stderr */
+	if (r->stats)
+		print_stats(r, s, r->view->emit == kp_view_folded ? stderr : out);
+	if (kp_output_commit(&o))
+		return 1;
 	warn_dsos(s);
 	if (s->bad_samples)
 		kp_warn("%llu samples were shorter than their fields and were skipped",

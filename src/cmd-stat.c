@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "counter.h"
 #include "diag.h"
+#include "output.h"
 #include "evspec.h"
 #include "formats/util.h"
 #include "perf.h"
@@ -440,19 +441,15 @@ static int stat_run(const struct stat_opts *o, FILE *out)
 
 static int run_to(const struct stat_opts *o)
 {
-	FILE *out = o->output ? fopen(o->output, "w") : stderr;
+	struct kp_output out;
+	FILE *f = kp_output_open(&out, o->output, stderr);
 	int rc;
 
-	if (!out)
-		return kp_error("cannot create '%s': %s", o->output, strerror(errno));
-	rc = stat_run(o, out);
-	if (fflush(out) || ferror(out)) {
-		kp_error("cannot write '%s': %s", o->output ? o->output : "standard error",
-			 strerror(errno));
+	if (!f)
+		return 1;
+	rc = stat_run(o, f);
+	if (kp_output_commit(&out))
 		rc = rc ? rc : 1;
-	}
-	if (out != stderr && fclose(out) && !rc)
-		rc = kp_error("cannot write '%s': %s", o->output, strerror(errno));
 	return rc;
 }
 

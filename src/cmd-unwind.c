@@ -22,6 +22,7 @@
 #include "formats/util.h"
 #include "formats/writer.h"
 #include "input.h"
+#include "output.h"
 #include "online.h"
 
 static const char unwind_usage[] =
@@ -124,15 +125,15 @@ static int unwind_file(const char *input, const char *output)
 	struct kp_online *on;
 	struct kp_rec_unwind_stats us;
 	struct held h = { .have_stats = false };
+	struct kp_output out;
 	int fd, rerr, err, rc = 0;
 
 	if (same_file(input, output))
 		return kp_error("'%s' is the input: write the new recording elsewhere", output);
 	if (kp_input_open(&r, input))
 		return 1;
-	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = kp_output_open_fd(&out, output);
 	if (fd < 0) {
-		kp_error("cannot create '%s': %s", output, strerror(errno));
 		kp_reader_release(&r);
 		return 1;
 	}
@@ -140,7 +141,7 @@ static int unwind_file(const char *input, const char *output)
 			     &in, &err);
 	if (!on) {
 		kp_error("cannot write '%s': %s", output, kp_strerror(err));
-		close(fd);
+		kp_output_abort(&out);
 		kp_reader_release(&r);
 		return 1;
 	}
@@ -152,11 +153,16 @@ static int unwind_file(const char *input, const char *output)
 	put_held(w, &h);
 	if (kp_writer_close(w)) {
 		rc = kp_error("cannot write '%s': %s", output, kp_strerror(w->err));
-		kp_notice("'%s' keeps the %llu complete chunks written before the failure", output,
-			  (unsigned long long)w->chunks);
+		if (access(output, F_OK) == 0) { /* a good file is not replaced by a partial one */
+			kp_output_abort(&out);
+			kp_notice("'%s' is left as it was", output);
+		} else if (!kp_output_commit(&out)) {
+			kp_notice("'%s' keeps the %llu complete chunks written before the failure",
+				  output, (unsigned long long)w->chunks);
+		}
+	} else if (kp_output_commit(&out)) {
+		rc = 1;
 	}
-	if (close(fd) < 0 && !rc)
-		rc = kp_error("cannot write '%s': %s", output, strerror(errno));
 	if (rerr < 0)
 		rc = kp_input_error(&r, input); /* what came before the damage was written */
 	if (!rc)

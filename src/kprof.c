@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 
+	/* a file size limit is a write error (EFBIG) to report, not a reason to die (a command
+	 * that kprof runs gets the default back) */
+	signal(SIGXFSZ, SIG_IGN);
 	if (!name) {
 		usage(stderr);
 		return 2;

@@ -26,6 +26,7 @@
 #include "formats/util.h"
 #include "child.h"
 #include "online.h"
+#include "output.h"
 #include "perf.h"
 #include "synth.h"
 #include "tracefs.h"
@@ -299,6 +300,9 @@ static int open_output(struct kp_recorder *rec)
 	const char *path = rec->o->output;
 	struct stat st;
 
+	/* written in place, so that a killed recording is at its path: never through a link */
+	if (kp_output_check_path(path))
+		return 1;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		size_t n = strlen(path) + 5;
 		rec->old_path = kp_xmalloc(n);
@@ -308,7 +312,7 @@ static int open_output(struct kp_recorder *rec)
 					strerror(errno));
 		rec->old_kept = true;
 	}
-	rec->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	rec->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (rec->out_fd < 0)
 		return kp_error("cannot create '%s': %s", path, strerror(errno));
 	rec->out_created = true;

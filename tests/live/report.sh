@@ -72,4 +72,31 @@ check "an unknown --event is an error that lists the events" grep -q "hint: it h
 "$KPROF" report -i "$WORK/s.kprof" --flat --sort bogus >/dev/null 2>&1
 check "a bad --sort is a usage error" [ $? -eq 2 ]
 
+# --- -o files are written beside their path, then renamed: a failed write keeps what was there,
+# and a symbolic link at the path is refused, never followed
+"$KPROF" report -i "$WORK/s.kprof" --svg -o "$WORK/good.svg" >/dev/null 2>&1
+cp "$WORK/good.svg" "$WORK/good.copy"
+if command -v prlimit >/dev/null; then
+	prlimit --fsize=2000 "$KPROF" report -i "$WORK/s.kprof" --svg -o "$WORK/good.svg" \
+		2>"$WORK/full.err"
+	rc=$?
+	check "a write that fails (a 2 kB file size limit) ends with status 1 ($rc), saying why" \
+		sh -c "[ $rc -eq 1 ] && grep -q \"cannot write '$WORK/good.svg'\" '$WORK/full.err'"
+	check "...leaves the good file as it was" cmp -s "$WORK/good.svg" "$WORK/good.copy"
+	check "...and no temporary file beside it" sh -c "! ls -a '$WORK' | grep -q '^\.good\.svg\.'"
+else
+	for i in 1 2 3; do skip "a failed write: prlimit (util-linux) is not installed"; done
+fi
+echo keep >"$WORK/victim"
+ln -s "$WORK/victim" "$WORK/link.svg"
+"$KPROF" report -i "$WORK/s.kprof" --svg -o "$WORK/link.svg" 2>"$WORK/link.err"
+rc=$?
+check "an -o path that is a symbolic link is refused (status $rc)" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'is a symbolic link' '$WORK/link.err'"
+ln -s "$WORK/victim" "$WORK/link.kprof"
+"$KPROF" record -o "$WORK/link.kprof" -- true 2>"$WORK/link.err"
+rc=$?
+check "...by record too (status $rc)" sh -c "[ $rc -eq 1 ] && grep -q 'is a symbolic link' '$WORK/link.err'"
+check "...and the file they point to is untouched" grep -qx keep "$WORK/victim"
+
 done_testing

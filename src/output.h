@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.h - a command's -o file, written safely: into a temporary file beside it, renamed over
+ * it once complete. A failure (a full disk, an error, a signal) never leaves a half-written file
+ * over a good one, and a symbolic link at the path, which someone may have planted in a
+ * world-writable directory, is refused rather than followed or replaced.
+ */
+#ifndef KP_OUTPUT_H
+#define KP_OUTPUT_H
+
+#include <stdio.h>
+
+struct kp_output {
+	const char *path;	/* borrowed */
+	char *tmp;		/* the temporary file, while it exists */
+	FILE *f;		/* its stream, or NULL for kp_output_open_fd() */
+	int fd;
+};
+
+/*
+ * kp_output_open - start writing @path (mode 0666 less the umask, as fopen() would make it);
+ * returns the stream, or NULL after saying why. @path NULL gives @dflt (stdout, stderr) as it is.
+ */
+FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt);
+
+/* kp_output_open_fd - the same for a writer of its own: the fd (mode 0600, as for a
+ * recording), or -1 after saying why. @path may not be NULL. */
+int kp_output_open_fd(struct kp_output *o, const char *path);
+
+/* kp_output_commit - close the stream and put the file in place; 0, or 1 after saying why (the
+ * temporary file is then removed, and whatever was at the path stays). */
+int kp_output_commit(struct kp_output *o);
+
+/* kp_output_abort - close the stream and remove the temporary file: the path is left as it was. */
+void kp_output_abort(struct kp_output *o);
+
+/*
+ * kp_output_check_path - refuse @path when it is a symbolic link (1, after saying so), for an
+ * output written in place (a recording, which must be readable at its path if killed).
+ */
+int kp_output_check_path(const char *path);
+
+#endif /* KP_OUTPUT_H */
