@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,6 @@
 
 /* a closed chunk of the recorder's, waiting for the thread */
 struct chunk {
-	struct chunk *next;
 	size_t len, cap;
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when the recorder handed it over */
 	uint8_t data[];
@@ -34,25 +36,56 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Chunks the thread is done with, kept for the recorder to fill again: in steady state the
- * drain loop neither allocates nor frees, so it never waits for a lock (malloc's arena, or
- * this stage's) held by the thread while that thread, below it in priority, is not running. */
-#define SPARES 8
+/*
+ * The recorder and the thread share two single-producer, single-consumer rings of chunks, with
+ * no lock: the recorder's drain loop queues chunks on `work` and takes empty ones back from
+ * `done`, to fill again, so that in steady state it neither locks nor allocates. A lock (this
+ * stage's, or malloc's arena) held by the thread while that thread, far below the drain loop in
+ * priority, is not running would stall the drain loop, and the kernel's rings would overflow.
+ */
+#define RING 256			/* chunks in flight, a power of two; each is a round or more */
+#define SPARE_MIN ((size_t)4 << 20)	/* a chunk's room: more than a round usually holds */
+
+struct spsc {
+	struct chunk *slot[RING];
+	_Atomic size_t head, tail;	/* taken by the consumer / put by the producer */
+};
+
+static bool spsc_put(struct spsc *q, struct chunk *c)
+{
+	size_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+
+	if (t - atomic_load_explicit(&q->head, memory_order_acquire) == RING)
+		return false;
+	q->slot[t % RING] = c;
+	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+	return true;
+}
+
+static struct chunk *spsc_take(struct spsc *q)
+{
+	size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+	struct chunk *c;
+
+	if (h == atomic_load_explicit(&q->tail, memory_order_acquire))
+		return NULL;
+	c = q->slot[h % RING];
+	atomic_store_explicit(&q->head, h + 1, memory_order_release);
+	return c;
+}
 
 struct kp_online {
 	pthread_t thread;
 	bool running;
-	pthread_mutex_t mu;
-	pthread_cond_t work, space;	/* a chunk was queued / one was taken */
-	struct chunk *head, *tail;
-	struct chunk *spare;		/* done with, for sink() to reuse */
-	size_t nr_spare;
-	size_t queued;			/* bytes in the queue */
+	struct spsc work, done;		/* chunks to unwind; chunks to fill again */
+	sem_t ready, room;		/* a chunk (or the end) was queued; one was taken */
+	_Atomic size_t queued;		/* bytes on `work` */
+	_Atomic bool eof, drop;		/* no more chunks; drop those queued (killed) */
+	_Atomic int err;		/* the file writer's */
 	size_t backlog;			/* beyond this, chunks keep their copies */
 	size_t hard;			/* beyond this, the recorder waits */
-	uint64_t waits;			/* ... how often it did */
-	bool eof;
-	int err;			/* the file writer's, under mu */
+	uint64_t waits;			/* ... how often it did (the recorder's) */
+	size_t backlog_max;		/* the recorder's, read once the thread is joined */
 	/* the thread's own */
 	struct kp_writer out;
 	struct kp_session s;
@@ -197,87 +230,76 @@ static void *run(void *arg)
 	struct timespec cpu;
 
 	lower_priority();
-	pthread_mutex_lock(&on->mu);
 	for (;;) {
 		struct chunk *c;
-		while (!on->head && !on->eof)
-			pthread_cond_wait(&on->work, &on->mu);
-		if (!(c = on->head))
-			break;
-		on->head = c->next;
+
+		while (sem_wait(&on->ready) && errno == EINTR)
+			;
+		if (!(c = spsc_take(&on->work))) {
+			if (atomic_load(&on->eof))
+				break;
+			continue;
+		}
 		/* a file being converted waits for the thread instead: nothing is kept then */
-		on->behind = on->queued > on->backlog ||
+		on->behind = atomic_load(&on->queued) > on->backlog ||
 			     (on->backlog != KP_ONLINE_NEVER_BEHIND &&
 			      now_ns() - c->queued_ns > MAX_WAIT_NS);
-		pthread_mutex_unlock(&on->mu);
-		if (!on->out.err)
+		if (!on->out.err && !atomic_load(&on->drop))
 			replay(on, c);
 		/* each chunk goes out as soon as it is unwound: the metadata at once, as without
 		 * this stage, and the rest no later than the recorder's writer closes by age */
-		kp_writer_flush(&on->out);
-		pthread_mutex_lock(&on->mu);
-		on->queued -= c->len;
-		on->err = on->out.err;
-		if (on->nr_spare < SPARES) {
-			c->next = on->spare;
-			on->spare = c;
-			on->nr_spare++;
-			c = NULL;
-		}
-		pthread_cond_signal(&on->space);
-		pthread_mutex_unlock(&on->mu);
-		free(c);
-		pthread_mutex_lock(&on->mu);
+		if (!atomic_load(&on->drop))
+			kp_writer_flush(&on->out);
+		atomic_store(&on->err, on->out.err);
+		atomic_fetch_sub(&on->queued, c->len);
+		if (!spsc_put(&on->done, c))
+			free(c);
+		sem_post(&on->room);
 	}
-	pthread_mutex_unlock(&on->mu);
 	on->behind = false;
-	kp_session_end(&on->s);
+	if (!atomic_load(&on->drop))
+		kp_session_end(&on->s);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
 	on->st.cpu_ns = cpu.tv_sec * 1000000000ull + cpu.tv_nsec;
 	return NULL;
 }
 
-/* The recorder's writer closed a chunk: queue a copy, waiting while the queue is full. */
+/* The recorder's writer closed a chunk: queue a copy. The one wait is for memory, far beyond
+ * the backlog (chunks past it are only copied to the file). */
 static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
 {
 	struct kp_online *on = ctx;
-	struct chunk *c;
-	int err;
+	struct chunk *c = spsc_take(&on->done);
+	size_t queued;
 
 	(void)nrec;
-	pthread_mutex_lock(&on->mu);
-	if ((c = on->spare)) {
-		on->spare = c->next;
-		on->nr_spare--;
-	}
-	pthread_mutex_unlock(&on->mu);
-	if (!c || c->cap < len) {
+	if (!c || c->cap < len) { /* rare: sized so that the next chunks fit too */
+		size_t cap = SPARE_MIN;
+
+		while (cap < len)
+			cap *= 2;
 		free(c);
-		c = kp_xmalloc(sizeof(*c) + len);
-		c->cap = len;
+		c = kp_xmalloc(sizeof(*c) + cap);
+		c->cap = cap;
 	}
-	c->next = NULL;
 	c->len = len;
 	c->queued_ns = now_ns();
 	memcpy(c->data, buf, len);
-	pthread_mutex_lock(&on->mu);
-	/* the one wait: memory, far beyond the backlog (chunks past it are only copied) */
-	if (on->queued > on->hard && on->running)
+	if (atomic_load(&on->queued) > on->hard)
 		on->waits++;
-	while (on->queued > on->hard && on->running)
-		pthread_cond_wait(&on->space, &on->mu);
-	if (on->head)
-		on->tail->next = c;
-	else
-		on->head = c;
-	on->tail = c;
-	on->queued += len;
-	if (on->queued > on->st.backlog_max)
-		on->st.backlog_max = on->queued;
-	err = on->err;
-	pthread_cond_signal(&on->work);
-	pthread_mutex_unlock(&on->mu);
-	return err;
+	while (atomic_load(&on->queued) > on->hard)
+		while (sem_wait(&on->room) && errno == EINTR)
+			;
+	while (!spsc_put(&on->work, c)) {
+		on->waits++;
+		while (sem_wait(&on->room) && errno == EINTR)
+			;
+	}
+	queued = atomic_fetch_add(&on->queued, len) + len;
+	if (queued > on->backlog_max)
+		on->backlog_max = queued;
+	sem_post(&on->ready);
+	return atomic_load(&on->err);
 }
 
 struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
@@ -287,9 +309,8 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	struct kp_dso_opts dso = { .inline_frames = false };
 	sigset_t all, old;
 
-	pthread_mutex_init(&on->mu, NULL);
-	pthread_cond_init(&on->work, NULL);
-	pthread_cond_init(&on->space, NULL);
+	sem_init(&on->ready, 0, 0);
+	sem_init(&on->room, 0, 0);
 	on->backlog = backlog;
 	on->hard = backlog == KP_ONLINE_NEVER_BEHIND ? (size_t)64 << 20
 						     : backlog + ((size_t)256 << 20);
@@ -318,10 +339,8 @@ static void stop(struct kp_online *on)
 {
 	if (!on->running)
 		return;
-	pthread_mutex_lock(&on->mu);
-	on->eof = true;
-	pthread_cond_signal(&on->work);
-	pthread_mutex_unlock(&on->mu);
+	atomic_store(&on->eof, true); /* after every chunk put: the thread takes them all first */
+	sem_post(&on->ready);
 	pthread_join(on->thread, NULL);
 	on->running = false;
 }
@@ -333,6 +352,7 @@ struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_st
 	stop(on);
 	us = kp_unwinder_stats(on->u);
 	on->st.h = (struct kp_rec_header){ KP_REC_UNWIND_STATS, 0, sizeof(on->st) };
+	on->st.backlog_max = on->backlog_max;
 	kp_unwind_stats_fill(us, &on->st);
 	kp_unwind_stats_write(us, &on->s.strs, &on->out);
 	*st = on->st;
@@ -353,26 +373,16 @@ void kp_online_free(struct kp_online *on)
 		return;
 	if (on->running) {
 		/* killed mid-way: what is queued is dropped */
-		pthread_mutex_lock(&on->mu);
-		for (struct chunk *c = on->head, *next; c; c = next) {
-			next = c->next;
-			free(c);
-		}
-		on->head = NULL;
-		on->queued = 0;
-		pthread_mutex_unlock(&on->mu);
+		atomic_store(&on->drop, true);
 		stop(on);
 	}
-	for (struct chunk *c = on->spare, *next; c; c = next) {
-		next = c->next;
+	for (struct chunk *c; (c = spsc_take(&on->work)) || (c = spsc_take(&on->done));)
 		free(c);
-	}
 	if (on->out.buf)
 		kp_writer_close(&on->out);
 	kp_unwinder_free(on->u);
 	kp_session_release(&on->s);
-	pthread_cond_destroy(&on->work);
-	pthread_cond_destroy(&on->space);
-	pthread_mutex_destroy(&on->mu);
+	sem_destroy(&on->ready);
+	sem_destroy(&on->room);
 	free(on);
 }

@@ -6,7 +6,8 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,dwarf,distro); the table holds theirs
+#                                    record,system,report,dwarf,distro,storm); the table holds
+#                                    theirs
 #   DWARF_PERF_BUDGET=300 ...        seconds perf report may take over its DWARF runs (it
 #                                    unwinds every sample); fewer runs than RUNS beyond
 #                                    that, and the table says so
@@ -21,7 +22,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,dwarf,distro},
+sections=,${SECTIONS:-record,system,report,dwarf,distro,storm},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -31,8 +32,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | dwarf | distro) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, dwarf, distro)" ;;
+	record | system | report | dwarf | distro | storm) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, dwarf, distro, storm)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -435,6 +436,40 @@ if want distro; then
 	distro
 fi
 
+# --- 5. A fork storm in DWARF mode: 100 children of 40 ms of CPU at once, at 4 kHz ----------------
+# Samples kept and lost, and the share of stacks that reach the children's function, for kprof's
+# default (unwinding while recording), kprof --keep-stacks and perf, alternating, RUNS runs each.
+storm_reach() { awk '{ t += $NF; if ($0 ~ /;children;/) m += $NF } END { printf "%.1f", t ? 100 * m / t : 0 }' "$1"; }
+storm() {
+	local w="$tmp/work-nofp children 100 $((200 / scale))" i t
+	echo "bench: fork storm ($runs runs each, alternating)..." >&2
+	: >"$tmp/storm.kc" ; : >"$tmp/storm.kk"; : >"$tmp/storm.pd"
+	for i in $(seq 1 "$runs"); do
+		for t in kc kk; do
+			local opt=; [ $t = kk ] && opt=--keep-stacks
+			"$kprof" record --call-graph dwarf $opt -F 4000 -o "$tmp/s.kprof" -- $w >/dev/null 2>"$tmp/err"
+			"$kprof" report -i "$tmp/s.kprof" --folded >"$tmp/s.folded" 2>/dev/null
+			echo "$(kprof_samples) $(kprof_lost) $(storm_reach "$tmp/s.folded")" >>"$tmp/storm.$t"
+		done
+		perf record --call-graph dwarf -F 4000 -o "$tmp/s.data" -- $w >/dev/null 2>"$tmp/err"
+		perf script -i "$tmp/s.data" -F comm,ip,sym --no-inline 2>/dev/null | awk '
+			NF == 0 { if (n) { t++; if (hit) m++ } n = hit = 0; next }
+			{ n++; if ($2 == "children") hit = 1 }
+			END { if (n) { t++; if (hit) m++ } printf "%d %.1f\n", t, t ? 100 * m / t : 0 }' >"$tmp/s.reach"
+		echo "$(cut -d' ' -f1 "$tmp/s.reach") $(perf report -i "$tmp/s.data" --stats 2>/dev/null | sed -n 's/^ *LOST_SAMPLES events: *\([0-9]*\).*/\1/p' | tail -1) $(cut -d' ' -f2 "$tmp/s.reach")" >>"$tmp/storm.pd"
+	done
+	storm_rows=""
+	for t in kc:"kprof record --call-graph dwarf" kk:"kprof record --call-graph dwarf --keep-stacks" \
+		pd:"perf record --call-graph dwarf"; do
+		local name=${t%%:*} label=${t#*:}
+		storm_rows+="| $label | $(range "$tmp/storm.$name" 1) | $(range "$tmp/storm.$name" 2) | $(awk '{ l = $2 + 0; printf "%s%.1f", (NR > 1 ? " " : ""), ($1 + l) ? 100 * l / ($1 + l) : 0 }' "$tmp/storm.$name") | $(range "$tmp/storm.$name" 3) |"$'\n'
+	done
+}
+
+if want storm; then
+	storm
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -493,6 +528,14 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 	fi
 	if want dwarf; then
 		dwarf_table
+	fi
+	if want storm; then
+		echo
+		echo "### A fork storm: 100 children of 40 ms at once, --call-graph dwarf -F 4000 on $(nproc) CPUs, median (min-max) over $runs runs"
+		echo
+		echo "| recording | samples kept | samples lost | lost % per run | stacks reaching children() % |"
+		echo "|---|---|---|---|---|"
+		printf "%s" "$storm_rows"
 	fi
 	if want distro; then
 		echo
