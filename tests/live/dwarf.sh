@@ -24,8 +24,8 @@ for mode in compact keep; do
 	for fw in work_a:60 work_b:30 work_c:10; do
 		f=${fw%:*}; want=${fw#*:}
 		got=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/$mode.flat")
-		check "$mode: $f: self ${got:-none}% against the true $want% (within 2 points)" \
-			awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 2) }'
+		check "$mode: $f: self ${got:-none}% against the true $want% (within $SHARE_POINTS points)" \
+			awk -v g="${got:-0}" -v w="$want" -v m=$SHARE_POINTS 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= m) }'
 	done
 	# clock_gettime runs in the vDSO: its frames are named, and unwinding goes on through them
 	v=$(grep -c "__vdso_clock_gettime" "$WORK/$mode.folded")

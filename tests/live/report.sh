@@ -16,7 +16,7 @@ for fw in work_a:60 work_b:30 work_c:10; do
 	err=$(awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; printf "%.2f", d }')
 	maxerr=$(awk -v a="$maxerr" -v b="$err" 'BEGIN { print (b > a) ? b : a }')
 	check "$f: self ${got:-none}% against the true $want% (off by $err points)" \
-		awk -v e="$err" 'BEGIN { exit !(e <= 2) }'
+		awk -v e="$err" -v m=$SHARE_POINTS 'BEGIN { exit !(e <= m) }'
 done
 echo "# largest self% error against ground truth: $maxerr points"
 
@@ -34,14 +34,14 @@ check "tree: via_left and via_right are distinct branches" \
 unnamed=$(sed -n 's/^# frames: [0-9]*, unnamed [0-9]* (\([0-9.]*\)%)/\1/p' "$WORK/stats")
 check "stats: under 5% of frames unnamed ($unnamed%)" awk -v u="${unnamed:-100}" 'BEGIN { exit !(u < 5) }'
 
-# perf on the same workload: the top functions agree within 2 points
+# perf on the same workload: the top functions agree within $SHARE_POINTS points
 if [ -n "$PERF" ] && "$PERF" record -g -o "$WORK/p.data" -- "$SPLIT" 2 >/dev/null 2>&1; then
 	"$PERF" report -i "$WORK/p.data" --no-children --stdio --sort sym 2>/dev/null >"$WORK/perf.txt"
 	for f in work_a work_b work_c; do
 		p=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/perf.txt")
 		k=$(self_of "$f" "$WORK/flat")
-		check "$f: kprof ${k:-none}% and perf ${p:-none}% agree within 2 points" \
-			awk -v a="${k:-0}" -v b="${p:--100}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 2) }'
+		check "$f: kprof ${k:-none}% and perf ${p:-none}% agree within $SHARE_POINTS points" \
+			awk -v a="${k:-0}" -v b="${p:--100}" -v m=$SHARE_POINTS 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= m) }'
 	done
 else
 	for f in work_a work_b work_c; do skip "$f against perf: perf record is not available here"; done
