@@ -27,6 +27,8 @@
 #define KP_WRITER_DEFAULT_LEVEL 1	/* zstd level: fast, ~1 GB/s here, ~16x on samples */
 #define KP_WRITER_MAX_AGE 1000000000ull	/* ns: close a chunk at a round once its data is this old */
 #define KP_WRITER_BLOCK (16u << 10)	/* records per zstd block: what a torn chunk loses at most */
+#define KP_WRITER_SMALL (256u << 10)	/* a chunk smaller than this (closed by age) ... */
+#define KP_WRITER_SMALL_LEVEL 9		/* ... compresses at least at this level */
 
 /*
  * Where a writer made with kp_writer_init_sink() sends each closed chunk: its @len bytes of

@@ -149,8 +149,8 @@ for v in stripped rdyn; do
 		at_least "$m" 99
 done
 # each stack holding 2% of either profile holds the same share of the other, within
-# $SHARE_POINTS points (two runs of the same workload)
-diffs=$(awk -v m=$SHARE_POINTS 'NR == FNR { a[substr($0, 1, length($0) - length($NF) - 1)] += $NF; ta += $NF; next }
+# $SHARE_POINTS_2 points (two runs of the same workload, each within $SHARE_POINTS of the truth)
+diffs=$(awk -v m=$SHARE_POINTS_2 'NR == FNR { a[substr($0, 1, length($0) - length($NF) - 1)] += $NF; ta += $NF; next }
 	{ s = substr($0, 1, length($0) - length($NF) - 1); b[s] += $NF; tb += $NF }
 	END { for (s in a) u[s] = 1; for (s in b) u[s] = 1
 		for (s in u) { x = 100 * a[s] / ta; y = 100 * b[s] / tb
