@@ -16,18 +16,24 @@ at_least() { awk -v g="$1" -v w="$2" 'BEGIN { exit !(g >= w) }'; }
 # ktop FILE N MIN / ptop FILE N MIN: the N hottest user-space functions by self samples, at MIN%
 # or more each, one name a line, from `kprof report --flat --sort dso,sym` and `perf report
 # --sort dso,sym`. Kernel functions are left out (which ones interrupts hit differs from run to
-# run), and so are rarer ones: a stripped binary's frames are single addresses, a few samples
-# each. perf's unnamed 0x...OFF in DSO is named DSO+0xOFF, as kprof names it.
+# run), and so are rarer ones: a stripped binary's frames are single addresses, which must hold
+# 5% to count (one instruction's share varies more between runs than a function's). perf's
+# unnamed 0x...OFF in DSO is named DSO+0xOFF, as kprof names it.
 ktop() {
 	awk -v min="$3" '/^ +[0-9.]+% +[0-9.]+% +[0-9]+ / && $4 != "[kernel.kallsyms]" {
-		p = $1; sub("%", "", p); if (p + 0 < min) next
-		sub(/^ +[0-9.]+% +[0-9.]+% +[0-9]+ +[^ ]+ +/, ""); print }' "$1" | head -n "$2"
+		p = $1; sub("%", "", p)
+		sub(/^ +[0-9.]+% +[0-9.]+% +[0-9]+ +[^ ]+ +/, "")
+		if (p + 0 < min || (min > 0 && /\+0x[0-9a-f]+$/ && p + 0 < 5)) next
+		print }' "$1" | head -n "$2"
 }
 ptop() {
 	awk -v min="$3" '/^ +[0-9.]+%/ && $2 != "[kernel.kallsyms]" {
 		p = $1; sub("%", "", p); if (p + 0 < min) next
 		dso = $2; $1 = $2 = $3 = ""; sub(/^ +/, "")
-		if ($0 ~ /^0x[0-9a-f]+$/) { sub(/^0x0*/, ""); $0 = dso "+0x" $0 }
+		if ($0 ~ /^0x[0-9a-f]+$/) {
+			if (min > 0 && p + 0 < 5) next
+			sub(/^0x0*/, ""); $0 = dso "+0x" $0
+		}
 		print }' "$1" | head -n "$2"
 }
 
