@@ -407,12 +407,11 @@ static void sym_add(struct kp_dso *d, struct sym s)
 
 /* GOT slots that a relocation fills with a symbol's address (R_X86_64_JUMP_SLOT from
  * .rela.plt, R_X86_64_GLOB_DAT from .rela.dyn for .plt.got): slot -> symtab scn << 32 | sym. */
-static void got_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct kp_hash *slots)
+static void got_slots(Elf_Scn *scn, const GElf_Shdr *sh, struct kp_hash *slots)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = data && sh->sh_entsize == sizeof(Elf64_Rela) ? data->d_size / sh->sh_entsize : 0;
 
-	(void)elf;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Rela r;
 		unsigned type;
@@ -499,7 +498,7 @@ static void plt_syms(struct kp_dso *d)
 	kp_hash_init(&slots);
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
-			got_slots(elf, scn, &sh, &slots);
+			got_slots(scn, &sh, &slots);
 	for (Elf_Scn *scn = NULL; slots.nr && (scn = elf_nextscn(elf, scn));) {
 		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name)
 							  : NULL;
