@@ -23,8 +23,8 @@ for mode in compact keep; do
 	"$KPROF" report -i "$WORK/$mode.kprof" --flat --color never >"$WORK/$mode.flat"
 	for fw in work_a:60 work_b:30 work_c:10; do
 		f=${fw%:*}; want=${fw#*:}
-		got=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/$mode.flat")
-		check "$mode: $f: self ${got:-none}% against the true $want% (within $SHARE_POINTS points)" \
+		got=$(total_of "$f" "$WORK/$mode.flat")
+		check "$mode: $f: total ${got:-none}% against the true $want% (within $SHARE_POINTS points)" \
 			awk -v g="${got:-0}" -v w="$want" -v m=$SHARE_POINTS 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= m) }'
 	done
 	# clock_gettime runs in the vDSO: its frames are named, and unwinding goes on through them

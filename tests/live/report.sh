@@ -12,13 +12,13 @@ self_of() { awk -v f="$1" '$NF == f { sub("%", "", $1); print $1; exit }' "$2"; 
 maxerr=0
 for fw in work_a:60 work_b:30 work_c:10; do
 	f=${fw%:*}; want=${fw#*:}
-	got=$(self_of "$f" "$WORK/flat")
+	got=$(total_of "$f" "$WORK/flat")
 	err=$(awk -v g="${got:-0}" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; printf "%.2f", d }')
 	maxerr=$(awk -v a="$maxerr" -v b="$err" 'BEGIN { print (b > a) ? b : a }')
-	check "$f: self ${got:-none}% against the true $want% (off by $err points)" \
+	check "$f: total ${got:-none}% against the true $want% (off by $err points)" \
 		awk -v e="$err" -v m=$SHARE_POINTS 'BEGIN { exit !(e <= m) }'
 done
-echo "# largest self% error against ground truth: $maxerr points"
+echo "# largest total% error against ground truth: $maxerr points"
 
 "$KPROF" report -i "$WORK/s.kprof" --folded >"$WORK/folded"
 check "folded: work_a through via_left is its own stack" grep -q ";main;via_left;work_a [0-9]*\$" "$WORK/folded"
