@@ -177,7 +177,7 @@ int kp_writer_flush(struct kp_writer *w)
 		return w->err;
 	}
 	if (w->sink) {
-		w->err = w->sink(w->sink_ctx, w->buf, w->len, w->nrec);
+		w->err = w->sink(w->sink_ctx, &w->buf, &w->cap, w->len, w->nrec);
 		if (!w->err)
 			chunk_done(w);
 		return w->err;

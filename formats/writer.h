@@ -32,9 +32,11 @@
 
 /*
  * Where a writer made with kp_writer_init_sink() sends each closed chunk: its @len bytes of
- * @nrec records, uncompressed, borrowed for the call. Returns 0 or an error (kept sticky).
+ * @nrec records, uncompressed, at *@buf (*@cap bytes, from malloc). The sink may keep the buffer
+ * instead of copying it, and put another malloc'd one of *@cap bytes in its place, which the
+ * writer fills next. Returns 0 or an error (kept sticky).
  */
-typedef int kp_writer_sink_fn(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec);
+typedef int kp_writer_sink_fn(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec);
 
 struct kp_writer {
 	int fd;

@@ -94,6 +94,17 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.debuginfo_path = NULL,
 };
 
+void kp_dso_local_only(void)
+{
+	Dwfl *dwfl;
+
+	unsetenv("DEBUGINFOD_URLS");
+	if ((dwfl = dwfl_begin(&dwfl_callbacks))) {
+		dwfl_get_debuginfod_client(dwfl);
+		dwfl_end(dwfl);
+	}
+}
+
 const char *kp_dso_status_str(enum kp_dso_status s)
 {
 	if ((size_t)s >= ARRAY_SIZE(status_str) || !status_str[s])

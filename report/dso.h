@@ -89,6 +89,15 @@ enum kp_dso_status kp_dso_status(struct kp_dso *d);
 int kp_dso_open(struct kp_dso *d);
 
 /*
+ * kp_dso_local_only - for the rest of this process, debug files are looked for on this machine
+ * only: $DEBUGINFOD_URLS is dropped (a lookup while recording must not wait for a server), and
+ * libdw's debuginfod client, which libdw loads the first time a binary has no local debug file
+ * (libcurl and its libraries: about 100 mappings), is loaded now. A recorder calls it before
+ * sampling, after starting its command, whose environment keeps the variable.
+ */
+void kp_dso_local_only(void);
+
+/*
  * kp_dso_debug_frame - the CFI at ELF address @vaddr from the binary's DWARF: its own
  * .debug_frame or a separate debug file's, found as for symbols (.gnu_debuglink, build-id),
  * read once per binary however many processes map it. For code that .eh_frame does not cover.

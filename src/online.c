@@ -2,6 +2,7 @@
 #include "online.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -12,17 +13,27 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <zstd.h>
 
 #include "formats/util.h"
+#include "report/dso.h"
 #include "report/session.h"
 #include "report/unwind.h"
 
-/* a closed chunk of the recorder's, waiting for the thread */
+/*
+ * A closed chunk of the recorder's, waiting for the thread: the recorder's own buffer, taken
+ * in exchange for a spare one (no copy), or, when no spare is back from the thread, the records
+ * packed with zstd (a fiftieth of the bytes, no buffer to fault in).
+ */
 struct chunk {
-	size_t len, cap;
+	uint8_t *data;		/* cap bytes; the records, or their zstd frame of zlen bytes */
+	size_t len, cap, zlen;	/* zlen: 0 for records as they are */
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when the recorder handed it over */
-	uint8_t data[];
 };
+
+/* Buffers the recorder's writer can take in exchange for a full one: one being unwound, the
+ * others queued. Beyond them the recorder packs what it hands over. */
+#define SPARES 4
 
 /* A chunk waiting longer than this is written with its copies: no more than about a second of
  * recording (the recorder's chunk age, then this) is ever only in memory. */
@@ -42,6 +53,10 @@ static uint64_t now_ns(void)
  * `done`, to fill again, so that in steady state it neither locks nor allocates. A lock (this
  * stage's, or malloc's arena) held by the thread while that thread, far below the drain loop in
  * priority, is not running would stall the drain loop, and the kernel's rings would overflow.
+ * So would the address space's lock, which the kernel takes to map memory: while the thread is
+ * behind, the drain loop packs chunks into small allocations instead of mapping new buffers
+ * (measured on a fork storm: 47,000 page faults of ~11 us each, and waits of up to 280 ms for
+ * a munmap() of the thread's that was preempted, lost 10-18% of the samples in 1 run of 5).
  */
 #define RING 256			/* chunks in flight, a power of two; each is a round or more */
 #define SPARE_MIN ((size_t)4 << 20)	/* a chunk's room: more than a round usually holds */
@@ -74,19 +89,35 @@ static struct chunk *spsc_take(struct spsc *q)
 	return c;
 }
 
+static void chunk_free(struct chunk *c)
+{
+	free(c->data);
+	free(c);
+}
+
 struct kp_online {
 	pthread_t thread;
 	bool running;
 	struct spsc work, done;		/* chunks to unwind; chunks to fill again */
 	sem_t ready, room;		/* a chunk (or the end) was queued; one was taken */
-	_Atomic size_t queued;		/* bytes on `work` */
+	sem_t started;			/* the thread made its state (err says how it went) */
+	int fd, level;			/* the file's */
+	_Atomic size_t queued;		/* bytes of records on `work` */
+	_Atomic size_t held;		/* bytes of memory they take there */
 	_Atomic bool eof, drop;		/* no more chunks; drop those queued (killed) */
 	_Atomic int err;		/* the file writer's */
 	size_t backlog;			/* beyond this, chunks keep their copies */
 	size_t hard;			/* beyond this, the recorder waits */
 	uint64_t waits;			/* ... how often it did (the recorder's) */
 	size_t backlog_max;		/* the recorder's, read once the thread is joined */
+	uint64_t packed;		/* chunks the recorder packed (the recorder's) */
+	ZSTD_CCtx *zc;			/* ... with this, into this */
+	uint8_t *zbuf;
+	size_t zcap;
 	/* the thread's own */
+	ZSTD_DCtx *zd;			/* a packed chunk's records, unpacked */
+	uint8_t *unpacked;
+	size_t unpacked_cap;
 	struct kp_writer out;
 	struct kp_session s;
 	struct kp_unwinder *u;
@@ -193,10 +224,27 @@ static const struct kp_session_ops ops = {
 
 /* --- the thread ---------------------------------------------------------------------------- */
 
+/* @c's records: in place, or unpacked into the thread's buffer; NULL if they cannot be */
+static const uint8_t *records_of(struct kp_online *on, const struct chunk *c)
+{
+	if (!c->zlen)
+		return c->data;
+	if (c->len > on->unpacked_cap) {
+		free(on->unpacked);
+		on->unpacked_cap = c->len;
+		on->unpacked = kp_xmalloc(c->len);
+	}
+	if (ZSTD_decompressDCtx(on->zd, on->unpacked, c->len, c->data, c->zlen) != c->len)
+		return NULL; /* our own frame, in memory: cannot happen */
+	return on->unpacked;
+}
+
 static void replay(struct kp_online *on, const struct chunk *c)
 {
-	const uint8_t *p = c->data, *end = c->data + c->len;
+	const uint8_t *p = records_of(on, c), *end = p + c->len;
 
+	if (!p)
+		return;
 	while (end - p >= (ptrdiff_t)sizeof(struct kp_rec_header)) {
 		const struct kp_rec_header *rec = (const void *)p;
 		if (rec->size < sizeof(*rec) || rec->size > end - p)
@@ -224,12 +272,35 @@ static void lower_priority(void)
 		setpriority(PRIO_PROCESS, 0, nice + 5 > 19 ? 19 : nice + 5);
 }
 
+/*
+ * The thread's state, made by the thread: what it allocates then and later comes from its own
+ * malloc arena, whose lock the drain loop never needs. (A realloc() of the recorder's memory,
+ * taken while the thread was preempted, stalled the drain loop 580 ms in a fork storm.)
+ */
+static int start_thread(struct kp_online *on)
+{
+	struct kp_dso_opts dso = { .inline_frames = false };
+	int err;
+
+	kp_session_init(&on->s, &dso);
+	kp_session_start(&on->s, &ops, on);
+	on->u = kp_unwinder_new(&on->s, KP_UNWIND_LIBDW);
+	err = kp_writer_init(&on->out, on->fd, on->level, KP_WRITER_CHUNK);
+	if (!err && !(on->zd = ZSTD_createDCtx()))
+		err = -ENOMEM;
+	atomic_store(&on->err, err);
+	sem_post(&on->started);
+	return err;
+}
+
 static void *run(void *arg)
 {
 	struct kp_online *on = arg;
 	struct timespec cpu;
 
 	lower_priority();
+	if (start_thread(on))
+		return NULL;
 	for (;;) {
 		struct chunk *c;
 
@@ -252,8 +323,9 @@ static void *run(void *arg)
 			kp_writer_flush(&on->out);
 		atomic_store(&on->err, on->out.err);
 		atomic_fetch_sub(&on->queued, c->len);
+		atomic_fetch_sub(&on->held, c->zlen ? c->zlen : c->cap);
 		if (!spsc_put(&on->done, c))
-			free(c);
+			chunk_free(c);
 		sem_post(&on->room);
 	}
 	on->behind = false;
@@ -264,30 +336,76 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* The recorder's writer closed a chunk: queue a copy. The one wait is for memory, far beyond
- * the backlog (chunks past it are only copied to the file). */
-static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
+/* A chunk of @len records from @buf, packed into a small allocation of its own. */
+static struct chunk *pack(struct kp_online *on, const uint8_t *buf, size_t len)
+{
+	size_t bound = ZSTD_compressBound(len), n;
+	struct chunk *c;
+
+	if (bound > on->zcap) { /* rare: the buffer is sized for a chunk of the recorder's */
+		free(on->zbuf);
+		on->zcap = bound;
+		on->zbuf = kp_xmalloc(bound);
+	}
+	n = ZSTD_compressCCtx(on->zc, on->zbuf, on->zcap, buf, len, KP_WRITER_DEFAULT_LEVEL);
+	if (ZSTD_isError(n))
+		return NULL;
+	c = kp_xmalloc(sizeof(*c));
+	c->data = kp_xmalloc(n);
+	memcpy(c->data, on->zbuf, n);
+	c->cap = c->zlen = n;
+	on->packed++;
+	return c;
+}
+
+/* A spare buffer back from the thread, or NULL; a file being converted waits for one instead
+ * (packing would only cost both sides time). */
+static struct chunk *take_spare(struct kp_online *on)
+{
+	for (;;) {
+		struct chunk *c = spsc_take(&on->done);
+
+		if (c && !c->zlen)
+			return c;
+		if (c) /* packed: done with */
+			chunk_free(c);
+		else if (on->backlog != KP_ONLINE_NEVER_BEHIND)
+			return NULL;
+		else
+			while (sem_wait(&on->room) && errno == EINTR)
+				;
+	}
+}
+
+/*
+ * The recorder's writer closed a chunk: queue its buffer, giving the writer a spare back, or
+ * pack it when no spare is back from the thread. The one wait is for memory, far beyond the
+ * backlog (chunks past it are only copied to the file).
+ */
+static int sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec)
 {
 	struct kp_online *on = ctx;
-	struct chunk *c = spsc_take(&on->done);
-	size_t queued;
+	struct chunk *c;
+	size_t queued, held;
 
 	(void)nrec;
-	if (!c || c->cap < len) { /* rare: sized so that the next chunks fit too */
-		size_t cap = SPARE_MIN;
+	if ((c = take_spare(on))) {
+		uint8_t *spare = c->data;
+		size_t spare_cap = c->cap;
 
-		while (cap < len)
-			cap *= 2;
-		free(c);
-		c = kp_xmalloc(sizeof(*c) + cap);
-		c->cap = cap;
+		c->data = *buf;
+		c->cap = *cap;
+		*buf = spare;
+		*cap = spare_cap;
+	} else if (!(c = pack(on, *buf, len))) {
+		return -ENOMEM;
 	}
 	c->len = len;
 	c->queued_ns = now_ns();
-	memcpy(c->data, buf, len);
-	if (atomic_load(&on->queued) > on->hard)
+	held = c->zlen ? c->zlen : c->cap;
+	if (atomic_load(&on->held) > on->hard)
 		on->waits++;
-	while (atomic_load(&on->queued) > on->hard)
+	while (atomic_load(&on->held) > on->hard)
 		while (sem_wait(&on->room) && errno == EINTR)
 			;
 	while (!spsc_put(&on->work, c)) {
@@ -295,6 +413,7 @@ static int sink(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
 		while (sem_wait(&on->room) && errno == EINTR)
 			;
 	}
+	atomic_fetch_add(&on->held, held);
 	queued = atomic_fetch_add(&on->queued, len) + len;
 	if (queued > on->backlog_max)
 		on->backlog_max = queued;
@@ -306,22 +425,43 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 				  struct kp_writer *in, int *err)
 {
 	struct kp_online *on = kp_xcalloc(1, sizeof(*on));
-	struct kp_dso_opts dso = { .inline_frames = false };
 	sigset_t all, old;
 
 	sem_init(&on->ready, 0, 0);
 	sem_init(&on->room, 0, 0);
+	sem_init(&on->started, 0, 0);
+	on->fd = fd;
+	on->level = level;
 	on->backlog = backlog;
-	on->hard = backlog == KP_ONLINE_NEVER_BEHIND ? (size_t)64 << 20
-						     : backlog + ((size_t)256 << 20);
-	kp_session_init(&on->s, &dso);
-	kp_session_start(&on->s, &ops, on);
-	on->u = kp_unwinder_new(&on->s, KP_UNWIND_LIBDW);
-	if ((*err = kp_writer_init(&on->out, fd, level, KP_WRITER_CHUNK))) {
+	on->hard = (size_t)256 << 20;
+	kp_dso_local_only(); /* not in the thread, later, with the drain loop waiting on its mmaps */
+	/*
+	 * Packed chunks come from the drain loop's malloc arena, which grows with brk(): under the
+	 * address space's lock, which a preempted thread may hold (the drain loop waited 230-420 ms
+	 * for it in 2 fork storms of 12). Grow it 64 MiB at a time, and keep what it grew while
+	 * recording, so that it grows about once; only what is touched takes memory.
+	 */
+	mallopt(M_TOP_PAD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	free(kp_xmalloc(100 << 10)); /* below the mmap threshold: most often, that one growth */
+	kp_writer_init_sink(in, sink, on, reserve);
+	if (!(on->zc = ZSTD_createCCtx())) {
+		*err = -ENOMEM;
 		kp_online_free(on);
 		return NULL;
 	}
-	kp_writer_init_sink(in, sink, on, reserve);
+	/* the spares, and packing's memory allocated now, not while the thread is behind: the
+	 * writer's pre-faulted buffer of zeros packs into a few bytes of it */
+	for (int i = 0; i < SPARES; i++) {
+		struct chunk *c = kp_xcalloc(1, sizeof(*c));
+
+		c->cap = in->cap;
+		c->data = kp_xmalloc(c->cap);
+		spsc_put(&on->done, c);
+	}
+	on->zcap = ZSTD_compressBound(in->cap);
+	on->zbuf = kp_xmalloc(on->zcap);
+	ZSTD_compressCCtx(on->zc, on->zbuf, on->zcap, in->buf, in->cap, KP_WRITER_DEFAULT_LEVEL);
 	/* signals are the recorder's: the thread never takes them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -332,6 +472,14 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 		return NULL;
 	}
 	on->running = true;
+	while (sem_wait(&on->started) && errno == EINTR)
+		;
+	if ((*err = atomic_load(&on->err))) {
+		pthread_join(on->thread, NULL);
+		on->running = false;
+		kp_online_free(on);
+		return NULL;
+	}
 	return on;
 }
 
@@ -377,12 +525,17 @@ void kp_online_free(struct kp_online *on)
 		stop(on);
 	}
 	for (struct chunk *c; (c = spsc_take(&on->work)) || (c = spsc_take(&on->done));)
-		free(c);
+		chunk_free(c);
+	ZSTD_freeCCtx(on->zc);
+	ZSTD_freeDCtx(on->zd);
+	free(on->zbuf);
+	free(on->unpacked);
 	if (on->out.buf)
 		kp_writer_close(&on->out);
 	kp_unwinder_free(on->u);
 	kp_session_release(&on->s);
 	sem_destroy(&on->ready);
 	sem_destroy(&on->room);
+	sem_destroy(&on->started);
 	free(on);
 }

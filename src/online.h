@@ -13,8 +13,10 @@
  * When more than the backlog waits for the thread, or a chunk waited more than half a second,
  * its samples keep their copies (stored as recorded, unwound at report time), and so does a
  * sample no frame could be unwound for: what is recorded reaches the file within about a second.
- * The recorder never waits for the thread, but to bound memory: beyond the backlog plus
- * 256 MiB, which a thread that only copies chunks reaches only when starved for long.
+ * The recorder never waits for the thread, but to bound memory: beyond 256 MiB queued. A chunk
+ * is queued in the recorder's own buffer, which the writer exchanges for a spare one; when no
+ * spare is back, the chunk is packed with zstd (about 50x smaller on stack copies), so a thread
+ * that only copies chunks reaches that only when starved for long.
  * Chunks still queued when the recorder is killed are lost with it, as the rings' contents are;
  * every chunk the thread wrote is complete on disk.
  */
@@ -53,7 +55,7 @@ struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_st
 
 /* kp_online_stats - after kp_online_finish(): how the unwinding went, with the strings its paths
  * are in (*@strs), both owned by @on, and how often the recorder had to wait for the thread
- * (*@waits: more than the backlog plus 256 MiB was queued). */
+ * (*@waits: more than 256 MiB of memory was queued). */
 const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
 					      const struct kp_strtab **strs, uint64_t *waits);
 

@@ -78,8 +78,11 @@ __attribute__((noinline)) static int run_chain(int (*entry)(void (*)(void)))
 
 /* --- the records a recording of this process would hold ------------------------------------- */
 
-static int feed(void *ctx, const uint8_t *buf, size_t len, uint32_t nrec)
+static int feed(void *ctx, uint8_t **bufp, size_t *cap, size_t len, uint32_t nrec)
 {
+	const uint8_t *buf = *bufp;
+
+	(void)cap;
 	(void)nrec;
 	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len;) {
 		const struct kp_rec_header *rec = (const void *)(buf + pos);
