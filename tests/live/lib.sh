@@ -91,3 +91,10 @@ covers_all_but() {
 reach_main() {
 	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
 }
+# reach_main_from FILE FUNC: the share of FILE's stacks through FUNC (or in it) that reach main
+# above it; the samples of start-up and exit (ld.so, the sanitizers' set-up) are not counted
+reach_main_from() {
+	awk -v f="$2" '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, fr, ";")
+		for (i = 2; i <= n; i++) if (index(fr[i], f) == 1) { t += $NF; if (fr[i - 1] == "main") m += $NF; break } }
+		END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
+}
