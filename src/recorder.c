@@ -31,8 +31,8 @@
 #include "synth.h"
 #include "tracefs.h"
 
-#define KP_MAX_CPUS 4096
 #define POLL_MS 100
+#define KP_MAX_CPUS 4096
 #define DRAIN_NICE (-10) /* where permitted: the rings drain even when the command fills every CPU */
 
 static uint64_t default_sample_type(const struct kp_record_opts *o)
@@ -56,6 +56,7 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 {
 	const struct kp_record_opts *o = rec->o;
 	struct perf_event_attr *a = &e->attr;
+	bool member = e->group_leader >= 0 && &o->evs[e->group_leader] != e;
 
 	a->size = sizeof(*a);
 	if (o->period) {
@@ -78,16 +79,12 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->sample_period = 1;
 		a->freq = 0;
 	}
-	if (e->group_leader >= 0 && &o->evs[e->group_leader] != e) {
-		/* a group member follows its leader, which alone is enabled */
-		a->disabled = 0;
-	}
 	a->read_format = PERF_FORMAT_LOST;
-	a->disabled = 1;
-	/* a launched command: counting starts at its exec; otherwise kprof enables the events */
-	a->enable_on_exec = o->argv && !o->system_wide;
-	if (e->group_leader >= 0 && &o->evs[e->group_leader] != e)
-		a->enable_on_exec = 0;
+	/* a launched command: counting starts at its exec; otherwise kprof enables the events. A
+	 * group member is enabled and follows its leader, which alone starts disabled (a disabled
+	 * member would never count: enable_on_exec and the ioctl reach the leader only) */
+	a->disabled = !member;
+	a->enable_on_exec = !member && o->argv && !o->system_wide;
 	a->inherit = rec->inherit;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
