@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "diag.h"
+#include "idlist.h"
 #include "evspec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
@@ -138,33 +139,6 @@ static int parse_num(const char *s, const char *what, uint64_t min, uint64_t max
 				      what, (unsigned long long)min, (unsigned long long)max, s);
 	*out = v;
 	return 0;
-}
-
-/* "1,2,5" or, for CPUs, also ranges "0-3,6": numbers into a new array. */
-static int parse_list(const char *s, const char *opt, bool ranges, int **out, size_t *nr)
-{
-	const char *p = s;
-	char *end;
-
-	while (*p) {
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (end == p || lo < 0)
-			return kp_usage_error("record", "%s takes numbers, not '%s'", opt, s);
-		if (*end == '-' && ranges) {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo || hi - lo > 4096)
-				return kp_usage_error("record", "bad range in %s '%s'", opt, s);
-		}
-		for (long v = lo; v <= hi; v++) {
-			*out = kp_xrealloc(*out, (*nr + 1) * sizeof(**out));
-			(*out)[(*nr)++] = (int)v;
-		}
-		if (*end && *end != ',')
-			return kp_usage_error("record", "%s takes numbers, not '%s'", opt, s);
-		p = *end ? end + 1 : end;
-	}
-	return *nr ? 0 : kp_usage_error("record", "%s needs a value", opt);
 }
 
 /* -u USER: the processes /proc shows as owned by USER, attached to like -p. */
@@ -310,11 +284,14 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		o->system_wide = true;
 		return 0;
 	case 'C':
-		return parse_list(optarg, "-C", true, &o->cpus, &o->nr_cpus);
+		return kp_idlist_parse("record", "-C", optarg, true, 0, KP_MAX_CPUS - 1, &o->cpus,
+				       &o->nr_cpus);
 	case 'p':
-		return parse_list(optarg, "-p", false, &o->pids, &o->nr_pids);
+		return kp_idlist_parse("record", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
+				       &o->nr_pids);
 	case 't':
-		return parse_list(optarg, "-t", false, &o->tids, &o->nr_tids);
+		return kp_idlist_parse("record", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
+				       &o->nr_tids);
 	case 'u':
 		return user_pids(optarg, o);
 	case OPT_DURATION:

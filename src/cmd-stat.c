@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "counter.h"
 #include "diag.h"
+#include "idlist.h"
 #include "output.h"
 #include "evspec.h"
 #include "formats/util.h"
@@ -457,69 +458,44 @@ static int run_to(const struct stat_opts *o)
 
 static int parse_pids(const char *arg, struct stat_opts *o)
 {
-	char *copy = kp_xstrdup(arg), *save = NULL, *tok, *end;
-	int rc = 0;
+	int *ids = NULL;
+	size_t n = 0;
+	int rc = kp_idlist_parse("stat", "-p", arg, false, 1, KP_MAX_PID, &ids, &n);
 
 	o->pid_arg = arg;
 	o->c.pids = o->pids;
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		long v = strtol(tok, &end, 10);
-		if (*end || end == tok || v <= 0 || v > 0x3fffffff)
-			rc = kp_usage_error("stat", "-p needs process ids, not '%s'", tok);
-		else if (o->c.nr_pids == KP_COUNTER_MAX_PIDS)
-			rc = kp_usage_error("stat", "-p takes at most %d processes",
-					    KP_COUNTER_MAX_PIDS);
-		else
-			o->pids[o->c.nr_pids++] = (pid_t)v;
-	}
-	free(copy);
-	return rc ? rc : o->c.nr_pids ? 0 : kp_usage_error("stat", "-p needs a process id");
-}
-
-static int add_cpu(struct stat_opts *o, long cpu, const int *online, int nr_online)
-{
-	int i = 0;
-
-	while (i < nr_online && online[i] != cpu)
-		i++;
-	if (i == nr_online)
-		return kp_usage_error("stat", "CPU %ld is not online", cpu);
-	if (o->c.nr_cpus == KP_COUNTER_MAX_CPUS)
-		return kp_usage_error("stat", "-C lists too many CPUs");
-	o->cpus[o->c.nr_cpus++] = (int)cpu;
-	return 0;
+	if (!rc && n > KP_COUNTER_MAX_PIDS)
+		rc = kp_usage_error("stat", "-p takes at most %d processes", KP_COUNTER_MAX_PIDS);
+	for (size_t i = 0; !rc && i < n; i++)
+		o->pids[i] = (pid_t)ids[i];
+	o->c.nr_pids = rc ? 0 : n;
+	free(ids);
+	return rc;
 }
 
 /* "0-3,6": each CPU must be online. */
 static int parse_cpus(const char *arg, struct stat_opts *o)
 {
 	int online[KP_COUNTER_MAX_CPUS], n = kp_cpus_online(online, KP_COUNTER_MAX_CPUS);
-	const char *p = arg;
-	char *end;
+	int *ids = NULL;
+	size_t nr = 0;
+	int rc = kp_idlist_parse("stat", "-C", arg, true, 0, KP_MAX_CPUS - 1, &ids, &nr);
 
 	o->cpu_arg = arg;
 	o->c.cpus = o->cpus;
 	o->c.nr_cpus = 0;
-	while (*p) {
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (end == p || lo < 0)
-			break;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo)
-				break;
-		}
-		for (long cpu = lo; cpu <= hi; cpu++)
-			if (add_cpu(o, cpu, online, n))
-				return 2;
-		if (*end && *end != ',')
-			break;
-		p = *end ? end + 1 : end;
+	for (size_t i = 0; !rc && i < nr; i++) {
+		int k = 0;
+
+		while (k < n && online[k] != ids[i])
+			k++;
+		if (k == n)
+			rc = kp_usage_error("stat", "CPU %d is not online", ids[i]);
+		else
+			o->cpus[o->c.nr_cpus++] = ids[i];
 	}
-	if (*p || !o->c.nr_cpus)
-		return kp_usage_error("stat", "-C needs a CPU list like 0-3,6, not '%s'", arg);
-	return 0;
+	free(ids);
+	return rc;
 }
 
 static int parse_interval(const char *arg, struct stat_opts *o)

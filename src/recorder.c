@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "idlist.h"
 #include "formats/util.h"
 #include "child.h"
 #include "online.h"
@@ -32,7 +33,6 @@
 #include "tracefs.h"
 
 #define POLL_MS 100
-#define KP_MAX_CPUS 4096
 #define DRAIN_NICE (-10) /* where permitted: the rings drain even when the command fills every CPU */
 
 static uint64_t default_sample_type(const struct kp_record_opts *o)

@@ -145,6 +145,22 @@ check "an unknown event suggests the closest name" grep -q "did you mean 'cpu-cl
 "$KPROF" record -o "$WORK/x.kprof" -c 0 -- true >/dev/null 2>"$WORK/x.err"
 check "-c 0 is a usage error" [ $? -eq 2 ]
 
+# lists of CPUs and processes: each number once, and only numbers the kernel can have
+"$KPROF" record -a -C 0,0 -o "$WORK/c00.kprof" -- "$SPLIT" 0.1 >/dev/null 2>&1
+"$KPROF" script -i "$WORK/c00.kprof" --header | grep -q "^# event 0: cpu-clock, .*, 1 ids\$"
+check "-C 0,0 opens CPU 0 once (one id in the event)" [ $? -eq 0 ]
+for bad in "-C 0-4096" "-C 1-0" "-C 0,,1" "-C 1," "-p 4294967297" "-p -1" "-t 0"; do
+	"$KPROF" record -a $bad -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
+	rc=$?
+	check "'$bad' is a usage error that names the list (status $rc)" \
+		sh -c "[ $rc -eq 2 ] && grep -q 'takes .* from [0-9]* to [0-9]*, not' '$WORK/x.err'"
+done
+
+# a group with a command: its members count too (they follow the leader, enabled at exec)
+"$KPROF" record -e '{cpu-clock,page-faults}' -o "$WORK/grp.kprof" -- "$SPLIT" 0.3 >/dev/null 2>&1
+pf=$("$KPROF" report -i "$WORK/grp.kprof" --flat --stats 2>/dev/null | sed -n 's/^# event page-faults: \([0-9]*\) samples/\1/p')
+check "a group's member has samples with a command (${pf:-no} page-faults)" [ "${pf:-0}" -gt 0 ]
+
 # --- an unprivileged user: kernel samples refused -> user space only, or an error with a hint --
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null || [ "$paranoid" -lt 2 ]; then

@@ -199,6 +199,8 @@ bad "--filter needs an event before it" "must follow the -e tracepoint" --filter
 bad "no command and no -a/-p is a usage error" "no command to count" -e task-clock
 bad "-I below 10 ms is a usage error" "-I must be from 10" -I 5 -- true
 bad "-C with an offline CPU is a usage error" "CPU 4095 is not online" -C 4095 -- true
+bad "-C past the last CPU number is a usage error" "-C takes .* from 0 to 4095, not '0-4096'" -C 0-4096 -- true
+bad "-p past the largest pid is a usage error" "-p takes numbers from 1 to 4194304, not '4294967297'" -p 4294967297
 bad "-x and --json together are a usage error" "do not go together" -x, --json -- true
 if [ -z "$tp_why" ]; then
 	bad "a tracepoint nothing matches is named, with a kprof list hint" \

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#include "idlist.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "formats/util.h"
+#include "diag.h"
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One number of a list at *@p, in [@min, @max]; *@p moves past it. */
+static bool number(const char **p, long min, long max, long *v)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9') /* no sign, no space: strtol would take them */
+		return false;
+	errno = 0;
+	*v = strtol(*p, &end, 10);
+	if (errno || *v < min || *v > max)
+		return false;
+	*p = end;
+	return true;
+}
+
+int kp_idlist_parse(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
+		    long max, int **ids, size_t *nr)
+{
+	const char *p = arg;
+	size_t n = *nr, k = 0;
+	int *v = kp_xmalloc((n + 1) * sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = (*ids)[i];
+
+	while (*p) {
+		long lo, hi;
+
+		if (!number(&p, min, max, &lo))
+			goto bad;
+		hi = lo;
+		if (ranges && *p == '-') {
+			p++;
+			if (!number(&p, lo, max, &hi))
+				goto bad;
+		}
+		v = kp_xrealloc(v, (n + (size_t)(hi - lo) + 1) * sizeof(*v));
+		for (long i = lo; i <= hi; i++)
+			v[n++] = (int)i;
+		if (*p && *p++ != ',')
+			goto bad;
+		if (!*p && p[-1] == ',')
+			goto bad;
+	}
+	if (n == *nr) {
+		free(v);
+		return kp_usage_error(cmd, "%s needs a value", opt);
+	}
+	qsort(v, n, sizeof(*v), cmp_int);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	free(*ids);
+	*ids = v;
+	*nr = k;
+	return 0;
+bad:
+	free(v);
+	return kp_usage_error(cmd, "%s takes %s from %ld to %ld, not '%s'", opt,
+			      ranges ? "numbers and ranges (0-3,6)" : "numbers", min, max, arg);
+}
