@@ -57,6 +57,9 @@ struct kp_view {
 	const char *name;
 	int (*emit)(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 	const char *summary;
+	bool one_event;		/* shows one event (--event, else the first), not each in turn */
+	bool text;		/* a text report: headers, warnings and --stats are '#' lines in it;
+				 * otherwise (a format other tools read) they go to stderr */
 };
 
 extern const struct kp_view kp_views[];

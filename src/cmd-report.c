@@ -328,20 +328,20 @@ static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 
 static int emit_views(struct report *r, struct kp_session *s, FILE *out)
 {
-	bool folded = r->view->emit == kp_view_folded || r->view->emit == kp_view_svg;
+	bool one = r->view->one_event, text = r->view->text;
 	size_t first = r->event >= 0 ? (size_t)r->event : 0;
-	size_t last = r->event >= 0 || folded ? first + 1 : s->evl.nr;
+	size_t last = r->event >= 0 || one ? first + 1 : s->evl.nr;
 	int rc = 0;
 
-	if (folded && r->event < 0 && s->evl.nr > 1)
+	if (one && r->event < 0 && s->evl.nr > 1)
 		kp_notice("the recording has %zu events: showing '%s' (choose with --event)",
 			  s->evl.nr, s->evl.ev[0].name);
 	if (r->diff_base)
 		return emit_diff(r, s, out);
-	if (folded)
+	if (!text)
 		warn_truncated(r, s, NULL);
 	for (size_t e = first; e < last && !rc; e++) {
-		if (!folded) {
+		if (text) {
 			if (e > first)
 				fputc('\n', out);
 			print_header(r, s, e, out);
@@ -494,9 +494,9 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 		return kp_usage_error("report", "bad --sort keys '%s' (known: comm, dso, sym)",
 				      r->vo.sort);
 	}
-	/* folded output is read by other tools: its statistics go to stderr */
+	/* folded stacks and SVG are read by other tools: their statistics go to stderr */
 	if (r->stats)
-		print_stats(r, s, r->view->emit == kp_view_folded ? stderr : out);
+		print_stats(r, s, r->view->text ? out : stderr);
 	if (kp_output_commit(&o))
 		return 1;
 	warn_dsos(s);
