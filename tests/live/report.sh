@@ -31,6 +31,9 @@ check "folded counts add up to the samples ($sum of $shown)" [ "$sum" -eq "$show
 check "tree: via_left and via_right are distinct branches" \
 	sh -c "grep -q -- '- via_left\$' '$WORK/tree' && grep -q -- '- via_right\$' '$WORK/tree'"
 "$KPROF" report -i "$WORK/s.kprof" --flat --stats >"$WORK/stats"
+"$KPROF" report -i "$WORK/s.kprof" --svg --stats -o "$WORK/stats.svg" 2>"$WORK/svg-stats.err"
+check "--svg --stats: the SVG ends with </svg>, the statistics go to stderr" \
+	sh -c "[ \"\$(tail -n 1 '$WORK/stats.svg')\" = '</svg>' ] && grep -q '^# samples: ' '$WORK/svg-stats.err'"
 unnamed=$(sed -n 's/^# frames: [0-9]*, unnamed [0-9]* (\([0-9.]*\)%)/\1/p' "$WORK/stats")
 check "stats: under 5% of frames unnamed ($unnamed%)" awk -v u="${unnamed:-100}" 'BEGIN { exit !(u < 5) }'
 
