@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "ksyms.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,15 +21,25 @@ void kp_ksyms_release(struct kp_ksyms *k)
 	kp_ksyms_init(k);
 }
 
-/* One line: hex address, a space, the type letter, a space, the name, maybe "\t[module]". */
+/*
+ * One line: hex address, a space, the type letter, a space, the name, maybe "\t[module]". The
+ * line ends at @end, with no NUL: its address is copied out before strtoull() reads it.
+ */
 static void add_line(struct kp_ksyms *k, const char *p, const char *end)
 {
-	char *after;
-	uint64_t addr = strtoull(p, &after, 16);
-	const char *name;
+	char hex[17];
+	size_t h = 0;
+	const char *after, *name;
+	uint64_t addr;
 	size_t n;
 
-	if (after == p || after + 3 > end || after[0] != ' ' || after[2] != ' ' || !addr)
+	while (h < sizeof(hex) - 1 && p + h < end && isxdigit((unsigned char)p[h]))
+		h++;
+	memcpy(hex, p, h);
+	hex[h] = '\0';
+	addr = strtoull(hex, NULL, 16);
+	after = p + h;
+	if (!h || after + 3 > end || after[0] != ' ' || after[2] != ' ' || !addr)
 		return;
 	name = after + 3;
 	n = end - name;

@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "report/dso.h"
+#include "report/ksyms.h"
 #include "tests/tap.h"
 
 #define MAXF 16
@@ -603,6 +605,29 @@ static void test_aliases(const char *path)
 	kp_dsos_free(t);
 }
 
+/* A recording's kallsyms payload ends where its record does, with no NUL after it. */
+static void test_ksyms_unterminated(void)
+{
+	static const char text[] = "ffffffff81000000 T first\nffffffff81000100 t second\nffffffff81000200";
+	size_t len = sizeof(text) - 1, page = (size_t)sysconf(_SC_PAGESIZE);
+	/* the text ends where a page no one may read starts: a read past it faults */
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *payload = map + page - len;
+	struct kp_ksyms k;
+	const char *name;
+
+	mprotect(map + page, page, PROT_NONE);
+	memcpy(payload, text, len);
+	kp_ksyms_init(&k);
+	kp_ksyms_add_text(&k, payload, len);
+	name = kp_ksyms_lookup(&k, 0xffffffff81000110ull);
+	ok(k.nr == 2 && name && !strcmp(name, "second"),
+	   "kallsyms text ending in an address: %zu symbols, 0x...110 in %s", k.nr,
+	   name ? name : "none");
+	kp_ksyms_release(&k);
+	munmap(map, 2 * page);
+}
+
 int main(void)
 {
 	struct fixture c, cxx;
@@ -621,6 +646,7 @@ int main(void)
 		test_cxx(&cxx);
 	fixture_close(&cxx);
 	test_demangle();
+	test_ksyms_unterminated();
 	test_vdso();
 	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-plt", builddir());
 	test_plt(path);
