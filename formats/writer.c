@@ -256,9 +256,21 @@ static void add_parts(struct kp_writer *w, const void *fixed, size_t fixed_len,
 
 void kp_writer_add_meta(struct kp_writer *w, const char *key, const char *value)
 {
-	struct kp_rec_meta m = { { KP_REC_META, 0, 0 }, strlen(key) + 1, strlen(value) + 1 };
-	struct part parts[] = { { key, m.key_len }, { value, m.value_len } };
+	static const char cut[] = "...";
+	size_t kl = strlen(key) + 1, vl = strlen(value);
+	size_t room = KP_REC_MAX_SIZE - sizeof(struct kp_rec_meta) - kl - 1; /* 1: the NUL */
+	struct kp_rec_meta m = { { KP_REC_META, 0, 0 }, kl, vl + 1 };
+	struct part parts[] = { { key, kl }, { value, vl }, { "", 1 } };
 
+	if (kl + sizeof(cut) > KP_REC_MAX_SIZE - sizeof(m)) { /* no key is that long */
+		w->err = w->err ? w->err : -EMSGSIZE;
+		return;
+	}
+	if (vl > room) { /* a command line of 64 KiB: cut it, and say so, not the recording */
+		parts[1].len = room - (sizeof(cut) - 1);
+		parts[2] = (struct part){ cut, sizeof(cut) };
+		m.value_len = room + 1;
+	}
 	add_parts(w, &m, sizeof(m), parts, ARRAY_SIZE(parts));
 }
 

@@ -97,7 +97,8 @@ int kp_writer_flush(struct kp_writer *w);
 int kp_writer_close(struct kp_writer *w);
 
 /*
- * Helpers that build kprof's own records and append them. Strings are copied.
+ * Helpers that build kprof's own records and append them. Strings are copied; a META value
+ * that would not fit in a record is cut to fit and ends with "...".
  */
 void kp_writer_add_meta(struct kp_writer *w, const char *key, const char *value);
 void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr, uint32_t index,

@@ -156,6 +156,14 @@ for bad in "-C 0-4096" "-C 1-0" "-C 0,,1" "-C 1," "-p 4294967297" "-p -1" "-t 0"
 		sh -c "[ $rc -eq 2 ] && grep -q 'takes .* from [0-9]* to [0-9]*, not' '$WORK/x.err'"
 done
 
+# a command line longer than a record (64 KiB): recorded, its META cut to fit and said to be cut
+long=$(head -c 70000 /dev/zero | tr '\0' x)
+"$KPROF" record -o "$WORK/long.kprof" -- "$SPLIT" 0.1 "$long" >/dev/null 2>"$WORK/long.err"
+rc=$?
+"$KPROF" script -i "$WORK/long.kprof" --header 2>/dev/null | grep "^# cmdline: " >"$WORK/long.meta"
+check "a 70,000-byte command line is recorded (status $rc), its cmdline cut to $(wc -c <"$WORK/long.meta") bytes ending in '...'" \
+	sh -c "[ $rc -eq 0 ] && grep -q 'xxx\.\.\.\$' '$WORK/long.meta'"
+
 # a group with a command: its members count too (they follow the leader, enabled at exec)
 "$KPROF" record -e '{cpu-clock,page-faults}' -o "$WORK/grp.kprof" -- "$SPLIT" 0.3 >/dev/null 2>&1
 pf=$("$KPROF" report -i "$WORK/grp.kprof" --flat --stats 2>/dev/null | sed -n 's/^# event page-faults: \([0-9]*\) samples/\1/p')
