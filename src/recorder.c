@@ -697,11 +697,13 @@ static void cleanup(struct kp_recorder *rec)
 	for (size_t i = 0; rec->fds && i < nr_fds(rec); i++)
 		if (rec->fds[i] >= 0)
 			close(rec->fds[i]);
-	if (rec->out_fd >= 0)
-		close(rec->out_fd);
+	/* the writers first (the unwinding thread joined), then their file: no write goes to a
+	 * closed fd, or to another file that took its number */
 	if (rec->w.buf)
 		kp_writer_close(&rec->w);
 	kp_online_free(rec->online);
+	if (rec->out_fd >= 0)
+		close(rec->out_fd);
 	free(rec->cpus);
 	free(rec->targets);
 	free(rec->fds);
