@@ -190,7 +190,7 @@ objcopy --only-keep-debug "$NOFRAME" "$WORK/dbg/noframe.debug"
 objcopy --strip-all --add-gnu-debuglink="$WORK/dbg/noframe.debug" "$NOFRAME" "$WORK/dbg/noframe"
 "$KPROF" record --call-graph dwarf -o "$WORK/dbg.kprof" -- "$WORK/dbg/noframe" 0.5 >/dev/null 2>"$WORK/dbg.rec"
 "$KPROF" report -i "$WORK/dbg.kprof" --folded >"$WORK/dbg.folded" 2>/dev/null
-m=$(reach_main_from "$WORK/dbg.folded" spin)
+m=$(reach_main_from "$WORK/dbg.folded" '^spin')
 check "no CFI but a debug file's .debug_frame: stacks through spin() reach main in $m% (at least 99)" at_least "$m" 99
 check "...through spin(), named from the debug file" grep -q ";main;spin[^;]* [0-9]*\$" "$WORK/dbg.folded"
 check "...and nothing is said to be truncated" sh -c "! grep -q 'stop before' '$WORK/dbg.rec'"

@@ -91,10 +91,11 @@ covers_all_but() {
 reach_main() {
 	awk '{ t += $NF; if ($0 ~ /;main;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
 }
-# reach_main_from FILE FUNC: the share of FILE's stacks through FUNC (or in it) that reach main
-# above it; the samples of start-up and exit (ld.so, the sanitizers' set-up) are not counted
+# reach_main_from FILE RE: the share of FILE's stacks through a function whose name matches RE
+# (or in it) that reach main above it; the samples of start-up and exit (ld.so, exec, the
+# sanitizers' set-up), which a busy machine makes more of, are not counted
 reach_main_from() {
-	awk -v f="$2" '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, fr, ";")
-		for (i = 2; i <= n; i++) if (index(fr[i], f) == 1) { t += $NF; if (fr[i - 1] == "main") m += $NF; break } }
+	awk -v re="$2" '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, fr, ";")
+		for (i = 2; i <= n; i++) if (fr[i] ~ re) { t += $NF; for (j = 2; j < i; j++) if (fr[j] == "main") { m += $NF; break } break } }
 		END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
 }
