@@ -272,6 +272,13 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		if (v & (v - 1))
 			return kp_usage_error("record", "-m must be a power of two, not %llu",
 					      (unsigned long long)v);
+		/* a ring is drained into one chunk, which a reader takes up to KP_CHUNK_MAX_USIZE */
+		if (v * (uint64_t)sysconf(_SC_PAGESIZE) > KP_CHUNK_MAX_USIZE / 2)
+			return kp_usage_error("record", "-m %llu is more than a ring may hold: at most "
+					      "%u MiB a CPU (%llu pages)", (unsigned long long)v,
+					      KP_CHUNK_MAX_USIZE / 2 >> 20,
+					      (unsigned long long)(KP_CHUNK_MAX_USIZE / 2 /
+								   (uint64_t)sysconf(_SC_PAGESIZE)));
 		o->pages = v;
 		o->pages_given = true;
 		return 0;

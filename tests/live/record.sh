@@ -164,6 +164,12 @@ rc=$?
 check "a 70,000-byte command line is recorded (status $rc), its cmdline cut to $(wc -c <"$WORK/long.meta") bytes ending in '...'" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'xxx\.\.\.\$' '$WORK/long.meta'"
 
+# a ring larger than a chunk may hold is refused before anything runs
+"$KPROF" record -m 65536 -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
+rc=$?
+check "-m 65536 (256 MiB a ring) is a usage error naming the limit (status $rc)" \
+	sh -c "[ $rc -eq 2 ] && grep -q 'at most 128 MiB a CPU (32768 pages)' '$WORK/x.err'"
+
 # a group with a command: its members count too (they follow the leader, enabled at exec)
 "$KPROF" record -e '{cpu-clock,page-faults}' -o "$WORK/grp.kprof" -- "$SPLIT" 0.3 >/dev/null 2>&1
 pf=$("$KPROF" report -i "$WORK/grp.kprof" --flat --stats 2>/dev/null | sed -n 's/^# event page-faults: \([0-9]*\) samples/\1/p')
