@@ -59,7 +59,6 @@ static uint64_t now_ns(void)
  * a munmap() of the thread's that was preempted, lost 10-18% of the samples in 1 run of 5).
  */
 #define RING 256			/* chunks in flight, a power of two; each is a round or more */
-#define SPARE_MIN ((size_t)4 << 20)	/* a chunk's room: more than a round usually holds */
 
 struct spsc {
 	struct chunk *slot[RING];
@@ -110,8 +109,7 @@ struct kp_online {
 	size_t hard;			/* beyond this, the recorder waits */
 	uint64_t waits;			/* ... how often it did (the recorder's) */
 	size_t backlog_max;		/* the recorder's, read once the thread is joined */
-	uint64_t packed;		/* chunks the recorder packed (the recorder's) */
-	ZSTD_CCtx *zc;			/* ... with this, into this */
+	ZSTD_CCtx *zc;			/* the recorder's, to pack chunks, into this */
 	uint8_t *zbuf;
 	size_t zcap;
 	/* the thread's own */
@@ -224,7 +222,8 @@ static const struct kp_session_ops ops = {
 
 /* --- the thread ---------------------------------------------------------------------------- */
 
-/* @c's records: in place, or unpacked into the thread's buffer; NULL if they cannot be */
+/* @c's records: in place, or unpacked into the thread's buffer; NULL, with the file's writer
+ * failed (the recording ends saying so), if they cannot be */
 static const uint8_t *records_of(struct kp_online *on, const struct chunk *c)
 {
 	if (!c->zlen)
@@ -234,17 +233,20 @@ static const uint8_t *records_of(struct kp_online *on, const struct chunk *c)
 		on->unpacked_cap = c->len;
 		on->unpacked = kp_xmalloc(c->len);
 	}
-	if (ZSTD_decompressDCtx(on->zd, on->unpacked, c->len, c->data, c->zlen) != c->len)
-		return NULL; /* our own frame, in memory: cannot happen */
+	if (ZSTD_decompressDCtx(on->zd, on->unpacked, c->len, c->data, c->zlen) != c->len) {
+		on->out.err = on->out.err ? on->out.err : -KP_EDECOMPRESS; /* our own frame */
+		return NULL;
+	}
 	return on->unpacked;
 }
 
 static void replay(struct kp_online *on, const struct chunk *c)
 {
-	const uint8_t *p = records_of(on, c), *end = p + c->len;
+	const uint8_t *p = records_of(on, c), *end;
 
 	if (!p)
 		return;
+	end = p + c->len;
 	while (end - p >= (ptrdiff_t)sizeof(struct kp_rec_header)) {
 		const struct kp_rec_header *rec = (const void *)p;
 		if (rec->size < sizeof(*rec) || rec->size > end - p)
@@ -354,7 +356,6 @@ static struct chunk *pack(struct kp_online *on, const uint8_t *buf, size_t len)
 	c->data = kp_xmalloc(n);
 	memcpy(c->data, on->zbuf, n);
 	c->cap = c->zlen = n;
-	on->packed++;
 	return c;
 }
 
