@@ -55,7 +55,7 @@ struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_st
 
 /* kp_online_stats - after kp_online_finish(): how the unwinding went, with the strings its paths
  * are in (*@strs), both owned by @on, and how often the recorder had to wait for the thread
- * (*@waits: more than 256 MiB of memory was queued). */
+ * (*@waits: more than 256 MiB of memory, or 256 chunks, were queued). */
 const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
 					      const struct kp_strtab **strs, uint64_t *waits);
 

@@ -608,8 +608,9 @@ static void warn_truncated(const struct kp_online *on)
 	char what[512], where[512], hint[512];
 
 	if (waits)
-		kp_warn("the unwinding thread was 256 MiB behind: draining waited %llu times, and "
-			"samples may have been lost", (unsigned long long)waits);
+		kp_warn("the unwinding thread fell too far behind (256 MiB or 256 chunks queued): "
+			"draining waited %llu times, and samples may have been lost",
+			(unsigned long long)waits);
 	if (!kp_unwind_truncation(st, strs, what, where, hint, sizeof(what)))
 		return;
 	kp_warn("%s", what);
