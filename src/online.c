@@ -2,7 +2,6 @@
 #include "online.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -11,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <zstd.h>
@@ -29,6 +29,7 @@ struct chunk {
 	uint8_t *data;		/* cap bytes; the records, or their zstd frame of zlen bytes */
 	size_t len, cap, zlen;	/* zlen: 0 for records as they are */
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when the recorder handed it over */
+	uint64_t packed_end;	/* in the packed queue (this struct too): where it ends there */
 };
 
 /* Buffers the recorder's writer can take in exchange for a full one: one being unwound, the
@@ -88,8 +89,41 @@ static struct chunk *spsc_take(struct spsc *q)
 	return c;
 }
 
+/*
+ * Packed chunks, with their struct chunk, in one region mapped and faulted in before sampling
+ * starts, used as a queue of bytes: the thread releases each in the order it was packed, so
+ * the drain loop neither allocates nor touches new memory while the thread is behind. A fresh
+ * page is a fault, which may wait for the address space's lock while the preempted thread holds
+ * it to map memory (under AddressSanitizer, the fill of a fresh allocation waited 48 ms). When
+ * the queue is full, chunks are packed into allocations of their own.
+ */
+#define PACKED_BYTES ((size_t)8 << 20)
+
+struct packed_queue {
+	uint8_t *base;			/* PACKED_BYTES, or NULL: allocate each */
+	uint64_t head;			/* bytes taken, ever (the recorder's) */
+	_Atomic uint64_t tail;		/* bytes released, ever (the thread's) */
+};
+
+/* Room for @n bytes (a multiple of 64) in @q, whole, or NULL; *@end: where it ends in @q. */
+static void *packed_take(struct packed_queue *q, size_t n, uint64_t *end)
+{
+	uint64_t start = q->head, pos = start % PACKED_BYTES;
+
+	if (!q->base || n > PACKED_BYTES / 4)
+		return NULL;
+	if (pos + n > PACKED_BYTES) /* not across the end: from the start, leaving the rest */
+		start += PACKED_BYTES - pos;
+	if (start + n - atomic_load_explicit(&q->tail, memory_order_acquire) > PACKED_BYTES)
+		return NULL;
+	q->head = *end = start + n;
+	return q->base + start % PACKED_BYTES;
+}
+
 static void chunk_free(struct chunk *c)
 {
+	if (c->packed_end) /* in the packed queue, which goes as a whole */
+		return;
 	free(c->data);
 	free(c);
 }
@@ -112,6 +146,7 @@ struct kp_online {
 	ZSTD_CCtx *zc;			/* the recorder's, to pack chunks, into this */
 	uint8_t *zbuf;
 	size_t zcap;
+	struct packed_queue packed;
 	/* the thread's own */
 	ZSTD_DCtx *zd;			/* a packed chunk's records, unpacked */
 	uint8_t *unpacked;
@@ -326,7 +361,9 @@ static void *run(void *arg)
 		atomic_store(&on->err, on->out.err);
 		atomic_fetch_sub(&on->queued, c->len);
 		atomic_fetch_sub(&on->held, c->zlen ? c->zlen : c->cap);
-		if (!spsc_put(&on->done, c))
+		if (c->packed_end) /* this release the last access to it */
+			atomic_store_explicit(&on->packed.tail, c->packed_end, memory_order_release);
+		else if (!spsc_put(&on->done, c))
 			chunk_free(c);
 		sem_post(&on->room);
 	}
@@ -338,10 +375,12 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* A chunk of @len records from @buf, packed into a small allocation of its own. */
+/* A chunk of @len records from @buf, packed into the packed queue, or else into a small
+ * allocation of its own. */
 static struct chunk *pack(struct kp_online *on, const uint8_t *buf, size_t len)
 {
-	size_t bound = ZSTD_compressBound(len), n;
+	size_t bound = ZSTD_compressBound(len), n, head = (sizeof(struct chunk) + 63) & ~(size_t)63;
+	uint64_t end;
 	struct chunk *c;
 
 	if (bound > on->zcap) { /* rare: the buffer is sized for a chunk of the recorder's */
@@ -352,8 +391,14 @@ static struct chunk *pack(struct kp_online *on, const uint8_t *buf, size_t len)
 	n = ZSTD_compressCCtx(on->zc, on->zbuf, on->zcap, buf, len, KP_WRITER_DEFAULT_LEVEL);
 	if (ZSTD_isError(n))
 		return NULL;
-	c = kp_xmalloc(sizeof(*c));
-	c->data = kp_xmalloc(n);
+	if ((c = packed_take(&on->packed, head + ((n + 63) & ~(size_t)63), &end))) {
+		c->data = (uint8_t *)c + head;
+		c->packed_end = end;
+	} else {
+		c = kp_xmalloc(sizeof(*c));
+		c->data = kp_xmalloc(n);
+		c->packed_end = 0;
+	}
 	memcpy(c->data, on->zbuf, n);
 	c->cap = c->zlen = n;
 	return c;
@@ -436,15 +481,12 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	on->backlog = backlog;
 	on->hard = (size_t)256 << 20;
 	kp_dso_local_only(); /* not in the thread, later, with the drain loop waiting on its mmaps */
-	/*
-	 * Packed chunks come from the drain loop's malloc arena, which grows with brk(): under the
-	 * address space's lock, which a preempted thread may hold (the drain loop waited 230-420 ms
-	 * for it in 2 fork storms of 12). Grow it 64 MiB at a time, and keep what it grew while
-	 * recording, so that it grows about once; only what is touched takes memory.
-	 */
-	mallopt(M_TOP_PAD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	free(kp_xmalloc(100 << 10)); /* below the mmap threshold: most often, that one growth */
+	on->packed.base = mmap(NULL, PACKED_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (on->packed.base == MAP_FAILED)
+		on->packed.base = NULL; /* each packed chunk is allocated */
+	else /* in place already: this touches a sanitizer's shadow of it */
+		memset(on->packed.base, 0, PACKED_BYTES);
 	kp_writer_init_sink(in, sink, on, reserve);
 	if (!(on->zc = ZSTD_createCCtx())) {
 		*err = -ENOMEM;
@@ -530,6 +572,8 @@ void kp_online_free(struct kp_online *on)
 	ZSTD_freeCCtx(on->zc);
 	ZSTD_freeDCtx(on->zd);
 	free(on->zbuf);
+	if (on->packed.base)
+		munmap(on->packed.base, PACKED_BYTES);
 	free(on->unpacked);
 	if (on->out.buf)
 		kp_writer_close(&on->out);

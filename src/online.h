@@ -15,8 +15,9 @@
  * sample no frame could be unwound for: what is recorded reaches the file within about a second.
  * The recorder never waits for the thread, but to bound memory: beyond 256 MiB queued. A chunk
  * is queued in the recorder's own buffer, which the writer exchanges for a spare one; when no
- * spare is back, the chunk is packed with zstd (about 50x smaller on stack copies), so a thread
- * that only copies chunks reaches that only when starved for long.
+ * spare is back, the chunk is packed with zstd (about 50x smaller on stack copies) into 8 MiB
+ * set aside and faulted in at the start, so that the drain loop needs no new memory. A thread
+ * that only copies chunks lets 256 MiB queue only when starved for long.
  * Chunks still queued when the recorder is killed are lost with it, as the rings' contents are;
  * every chunk the thread wrote is complete on disk.
  */
