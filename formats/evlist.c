@@ -55,10 +55,10 @@ const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp
 	const uint64_t *w = (const uint64_t *)(rec + 1);
 	size_t words = (rec->size - sizeof(*rec)) / 8;
 
-	if (l->nr <= 1)
-		return l->nr ? &l->ev[0] : NULL;
-	if (!(l->ev[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER) || !words)
+	if (!l->nr)
 		return NULL;
+	if (!(l->ev[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER) || !words)
+		return l->nr == 1 ? &l->ev[0] : NULL; /* one event: every record is its */
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return find_id(l, w[0]);
 	if (!l->ev[0].attr.sample_id_all)

@@ -40,8 +40,9 @@ void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec);
 
 /*
  * kp_evlist_find - the event a kernel record was written for (borrowed from @l), or NULL when
- * it cannot be told: no events, or several events and no matching id. With several events
- * the id is PERF_SAMPLE_IDENTIFIER, which kprof record sets whenever it opens more than one.
+ * it cannot be told: no events, several events and no id, or an id no event has. The id is
+ * PERF_SAMPLE_IDENTIFIER, which kprof record sets whenever it opens more than one event; a
+ * single event without it owns every record.
  */
 const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp_rec_header *rec);
 

@@ -336,6 +336,7 @@ static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
 		return unparsed(s, rec, &s->no_event);
 	if (kp_rec_parse_sample(&ev->attr, rec, &smp))
 		return unparsed(s, rec, &s->bad_samples);
+	s->sampled = true;
 	if (!s->ops->sample)
 		return 0;
 	return s->ops->sample(s->ctx, s, ev, &smp, rec, kp_session_thread(s, smp.pid, smp.tid));
@@ -364,6 +365,11 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 
 	switch (rec->type) {
 	case KP_REC_ATTR:
+		if (s->sampled) { /* no recorder writes one there */
+			if (!s->late_attrs++)
+				s->late_attr_off = s->r.cur.off;
+			break;
+		}
 		kp_evlist_add(&s->evl, rec);
 		break;
 	case KP_REC_META:

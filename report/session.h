@@ -113,6 +113,11 @@ struct kp_session {
 	struct kp_unwind_stats unwind_stops;	/* ... its stacks, and where they stopped early */
 	uint64_t bad_samples;		/* samples shorter than their fields */
 	uint64_t no_event;		/* records that belong to no recorded event */
+	bool sampled;			/* a sample was delivered: the event list is final, as the
+					 * consumers sized their per-event state on it */
+	uint64_t late_attrs;		/* ATTR records after that: ignored (their samples count
+					 * in no_event), and where the first was (its chunk) */
+	uint64_t late_attr_off;
 	const struct kp_session_ops *ops;
 	void *ctx;
 };

@@ -500,10 +500,7 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 	if (kp_output_commit(&o))
 		return 1;
 	warn_dsos(s);
-	if (s->bad_samples)
-		kp_warn("%llu samples were shorter than their fields and were skipped",
-			(unsigned long long)s->bad_samples);
-	return kp_input_error(&s->r, r->input);
+	return kp_input_replayed(s, r->input);
 }
 
 static int run(struct report *r)

@@ -343,16 +343,7 @@ static int run(struct script *s, const char *path)
 		print_stats(s, &ss.r);
 	if (s->show_kallsyms)
 		print_kallsyms(s);
-	if (ss.r.nr_unknown)
-		kp_warn("skipped %llu records of types this kprof does not know",
-			(unsigned long long)ss.r.nr_unknown);
-	if (ss.bad_samples)
-		kp_warn("%llu samples were shorter than their fields and were skipped",
-			(unsigned long long)ss.bad_samples);
-	if (ss.no_event)
-		kp_warn("%llu records belong to no recorded event and were skipped",
-			(unsigned long long)ss.no_event);
-	rc = kp_input_error(&ss.r, path);
+	rc = kp_input_replayed(&ss, path);
 	kp_unwinder_free(s->unwinder);
 	free(s->chain);
 	kp_session_release(&ss);

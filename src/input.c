@@ -44,3 +44,22 @@ int kp_input_error(const struct kp_reader *r, const char *path)
 			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
 	return 1;
 }
+
+int kp_input_replayed(const struct kp_session *s, const char *path)
+{
+	if (s->r.nr_unknown)
+		kp_warn("'%s': skipped %llu records of types this kprof does not know", path,
+			(unsigned long long)s->r.nr_unknown);
+	if (s->bad_samples)
+		kp_warn("'%s': %llu samples were shorter than their fields and were skipped", path,
+			(unsigned long long)s->bad_samples);
+	if (s->late_attrs)
+		kp_warn("'%s': %llu event descriptions (ATTR records) came after the first sample, "
+			"the first in the chunk at offset %llu: ignored, as no recorder writes them "
+			"there", path, (unsigned long long)s->late_attrs,
+			(unsigned long long)s->late_attr_off);
+	if (s->no_event)
+		kp_warn("'%s': %llu records belong to no recorded event and were skipped", path,
+			(unsigned long long)s->no_event);
+	return kp_input_error(&s->r, path);
+}

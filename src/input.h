@@ -7,6 +7,7 @@
 #define KP_INPUT_H
 
 #include "formats/reader.h"
+#include "report/session.h"
 
 /* kp_input_open - kp_reader_open() that explains a failure; returns 0 or 1 (exit code). */
 int kp_input_open(struct kp_reader *r, const char *path);
@@ -20,5 +21,12 @@ int kp_input_explain(const struct kp_reader *r, const char *path, int err);
  * chunks it skipped; returns 1, or 0 when there is no error.
  */
 int kp_input_error(const struct kp_reader *r, const char *path);
+
+/*
+ * kp_input_replayed - after @s replayed @path: warn of what it skipped (records of unknown
+ * types, samples shorter than their fields, records of no recorded event, ATTR records after
+ * the first sample), then kp_input_error() on its reader.
+ */
+int kp_input_replayed(const struct kp_session *s, const char *path);
 
 #endif /* KP_INPUT_H */

@@ -11,7 +11,9 @@
  * not cover; a frame outside every map; a frame in a library that is not on disk; and pid 4343,
  * which maps tiny with a build-id that does not match the file, and pid 4444, whose tiny was
  * unlinked after the mmap (" (deleted)"). Two CPUs, out of order within rounds, as rings
- * deliver them.
+ * deliver them. With --late-attr it writes basic.kprof's records with sample ids, then a second
+ * event's ATTR record and samples of it: an ATTR after samples were delivered, which no
+ * recorder writes.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,17 +41,20 @@
 
 static uint64_t now = 1000000000ull;
 static int variant; /* mkfixture FILE --variant: the "after" recording for diff goldens */
+static uint64_t sample_id; /* --late-attr: samples lead with this id (PERF_SAMPLE_IDENTIFIER) */
 
 static void side(struct kp_writer *w, uint32_t type, uint16_t misc, const void *body, size_t len,
 		 uint32_t pid, uint32_t tid)
 {
 	uint8_t buf[512] = { 0 };
 	size_t pos = 8 + kp_align8(len);
-	uint64_t trailer[3] = { (uint64_t)tid << 32 | pid, now, 0 };
+	/* tid, time, cpu, and with --late-attr the identifier */
+	uint64_t trailer[4] = { (uint64_t)tid << 32 | pid, now, 0, sample_id };
+	size_t n = sample_id ? 4 : 3;
 
 	memcpy(buf + 8, body, len);
-	memcpy(buf + pos, trailer, sizeof(trailer));
-	*(struct kp_rec_header *)buf = (struct kp_rec_header){ type, misc, pos + sizeof(trailer) };
+	memcpy(buf + pos, trailer, n * 8);
+	*(struct kp_rec_header *)buf = (struct kp_rec_header){ type, misc, pos + n * 8 };
 	kp_writer_add(w, buf);
 }
 
@@ -90,6 +95,8 @@ static void sample(struct kp_writer *w, uint32_t pid, uint32_t tid, uint32_t cpu
 	uint64_t buf[64], *p = buf + 1;
 	int kernel = chain[0] == K;
 
+	if (sample_id)
+		*p++ = sample_id;		/* identifier */
 	*p++ = chain[1];			/* ip: the first address */
 	*p++ = (uint64_t)tid << 32 | pid;	/* tid */
 	*p++ = now += 1000;			/* time */
@@ -124,6 +131,8 @@ static void setup(struct kp_writer *w)
 	a.sample_period = 1000;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	if (sample_id)
+		a.sample_type |= PERF_SAMPLE_IDENTIFIER;
 	a.sample_id_all = 1;
 	kp_writer_add_attr(w, &a, 0, &id, 1, "cpu-clock", "cycles", 1);
 	kp_writer_add_meta(w, "kernel", "golden-kernel");
@@ -167,16 +176,36 @@ static void samples(struct kp_writer *w)
 	kp_writer_round(w);
 }
 
+/* --late-attr: a second event, announced after the first samples were delivered */
+static void late_attr(struct kp_writer *w)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE };
+	uint64_t id = 2;
+
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1000;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_CALLCHAIN;
+	a.sample_id_all = 1;
+	kp_writer_add_attr(w, &a, 1, &id, 1, "page-faults", "page-faults", 0);
+	sample_id = 2;
+	for (int i = 0; i < 3; i++)
+		SAMPLE(w, 4242, 4242, 0, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
+	kp_writer_round(w);
+}
+
 int main(int argc, char **argv)
 {
 	struct kp_writer w;
-	int fd;
+	int fd, late = argc == 3 && !strcmp(argv[2], "--late-attr");
 
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--variant"))) {
-		fprintf(stderr, "usage: mkfixture FILE [--variant]\n");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--variant") && !late)) {
+		fprintf(stderr, "usage: mkfixture FILE [--variant | --late-attr]\n");
 		return 2;
 	}
-	variant = argc == 3;
+	variant = argc == 3 && !late;
+	sample_id = late ? 1 : 0;
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || kp_writer_init(&w, fd, 19, 0)) {
 		perror(argv[1]);
@@ -184,6 +213,8 @@ int main(int argc, char **argv)
 	}
 	setup(&w);
 	samples(&w);
+	if (late)
+		late_attr(&w);
 	if (kp_writer_close(&w)) {
 		perror(argv[1]);
 		return 1;

@@ -94,4 +94,22 @@ n=$(grep -c "build-id mismatch" "$WORK/warn")
 check "a rebuilt binary is reported once ($n)" [ "$n" -eq 1 ]
 check "a missing library is reported once" [ "$(grep -c "libgone.so': missing" "$WORK/warn")" -eq 1 ]
 
+# An event description after the first sample (no recorder writes one there) is ignored, and
+# said so: the per-event state was sized before it, and the report is basic.kprof's.
+"$top_builddir/tests/golden/mkfixture" "$WORK/late.kprof" --late-attr
+for view in flat tree folded; do
+	(cd "$g" && "$KPROF" report -i "$WORK/late.kprof" --symfs root --color never --$view) \
+		>"$WORK/late.$view" 2>"$WORK/late.$view.err"
+	check "late ATTR: report --$view succeeds" [ $? -eq 0 ]
+	check "late ATTR: report --$view shows what basic.kprof's does" \
+		sh -c "sed 's|$WORK/late.kprof|basic.kprof|' '$WORK/late.$view' | diff - '$g/expected/$view'"
+done
+check "late ATTR: the warning names the record and its chunk" \
+	grep -q "1 event descriptions (ATTR records) came after the first sample, the first in the chunk at offset [0-9]*: ignored" "$WORK/late.flat.err"
+check "late ATTR: its event's samples are counted as skipped" \
+	grep -q "3 records belong to no recorded event and were skipped" "$WORK/late.flat.err"
+"$KPROF" script -i "$WORK/late.kprof" >"$WORK/late.script" 2>"$WORK/late.script.err"
+check "late ATTR: script succeeds" [ $? -eq 0 ]
+check "late ATTR: script warns the same" grep -q "came after the first sample" "$WORK/late.script.err"
+
 done_testing
