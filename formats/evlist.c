@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "evlist.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,19 @@ void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec)
 	struct kp_evsel *e;
 
 	kp_rec_attr_view(rec, &v);
+	for (size_t i = 0; i < l->nr; i++) {
+		e = &l->ev[i];
+		if (e->index == v.index && v.nr_ids <= UINT32_MAX - e->nr_ids &&
+		    !memcmp(&e->attr, &v.attr, sizeof(e->attr)) &&
+		    !strcmp(e->name, v.name) && !strcmp(e->spec, v.spec)) {
+			/* the same event's next ids */
+			e->ids = kp_xrealloc(e->ids, ((size_t)e->nr_ids + v.nr_ids + 1) *
+							     sizeof(*e->ids));
+			memcpy(e->ids + e->nr_ids, v.ids, v.nr_ids * sizeof(*e->ids));
+			e->nr_ids += v.nr_ids;
+			return;
+		}
+	}
 	KP_GROW(l->ev, l->cap, l->nr + 1);
 	e = &l->ev[l->nr++];
 	memset(e, 0, sizeof(*e));

@@ -35,7 +35,8 @@ struct kp_evlist {
 void kp_evlist_init(struct kp_evlist *l);
 void kp_evlist_release(struct kp_evlist *l);
 
-/* kp_evlist_add - copy a validated KP_REC_ATTR into the list. */
+/* kp_evlist_add - copy a validated KP_REC_ATTR into the list: a new event, or more ids of the
+ * event it repeats (the same index, attr, name and spec: FORMAT.md). */
 void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec);
 
 /*

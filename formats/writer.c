@@ -279,15 +279,25 @@ void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr,
 			int fallback)
 {
 	size_t nl = strlen(name) + 1, sl = strlen(spec) + 1;
-	struct kp_rec_attr a = { { KP_REC_ATTR, fallback ? KP_ATTR_MISC_FALLBACK : 0, 0 },
-				 kp_align8(sizeof(*attr)), nr_ids, nl + sl, index };
-	struct part parts[] = { { attr, sizeof(*attr) },
-				{ ids, nr_ids * sizeof(*ids) },
-				{ name, nl },
-				{ spec, sl } };
+	size_t fixed = sizeof(struct kp_rec_attr) + sizeof(*attr) + kp_align8(nl + sl);
+	/* more ids than a record holds (many threads times many CPUs): records of the same
+	 * index follow, each with the next ids (FORMAT.md) */
+	uint32_t per = fixed < KP_REC_MAX_SIZE ? (uint32_t)((KP_REC_MAX_SIZE - fixed) / 8) : 0;
 
 	_Static_assert(sizeof(*attr) % 8 == 0, "perf_event_attr is u64-sized");
-	add_parts(w, &a, sizeof(a), parts, ARRAY_SIZE(parts));
+	do {
+		uint32_t n = nr_ids < per ? nr_ids : per;
+		struct kp_rec_attr a = { { KP_REC_ATTR, fallback ? KP_ATTR_MISC_FALLBACK : 0, 0 },
+					 kp_align8(sizeof(*attr)), n, nl + sl, index };
+		struct part parts[] = { { attr, sizeof(*attr) },
+					{ ids, n * sizeof(*ids) },
+					{ name, nl },
+					{ spec, sl } };
+
+		add_parts(w, &a, sizeof(a), parts, ARRAY_SIZE(parts)); /* per 0: too long, -EMSGSIZE */
+		ids += n;
+		nr_ids -= n;
+	} while (nr_ids && per && !w->err);
 }
 
 void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Record validation, sample and trailer parsing, and event lookup by id. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "formats/evlist.h"
+#include "formats/reader.h"
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
@@ -182,11 +184,56 @@ static void test_trailer_and_evlist(void)
 	close(fd);
 }
 
+/* An event with more ids than one record holds (many threads times many CPUs) is written as
+ * several ATTR records of one index, read back as one event with every id. */
+static void test_many_ids(void)
+{
+	enum { N = 20000 };
+	uint64_t *ids = malloc(N * sizeof(*ids)), buf[32] = { 0 };
+	struct perf_event_attr a;
+	struct kp_writer w;
+	struct kp_reader r;
+	struct kp_evlist l;
+	const struct kp_rec_header *rec;
+	int fd = memfd_create("ids", 0), nattr = 0, rc, all = 1;
+
+	synth_attr(&a);
+	for (int i = 0; i < N; i++)
+		ids[i] = 5000 + 3 * (uint64_t)i;
+	kp_writer_init(&w, fd, 1, 0);
+	kp_writer_add_attr(&w, &a, 0, ids, N, "cpu-clock", "cycles", 1);
+	kp_writer_add_attr(&w, &a, 1, ids, 1, "cpu-clock", "cpu-clock", 0);
+	kp_writer_add_meta(&w, "command", "true");
+	ok(kp_writer_close(&w) == 0, "an event with %d ids is written", N);
+	kp_evlist_init(&l);
+	ok(kp_reader_open_fd(&r, fd) == 0, "...and its file opens");
+	while ((rc = kp_reader_next(&r, &rec)) > 0)
+		if (rec->type == KP_REC_ATTR) {
+			nattr++;
+			kp_evlist_add(&l, rec);
+		}
+	ok(rc == 0 && nattr > 2, "...in %d ATTR records, read back cleanly", nattr);
+	ok(l.nr == 2 && l.ev[0].nr_ids == N && l.ev[1].nr_ids == 1 && l.ev[0].fallback,
+	   "...as one event with every id, beside the next event (%zu events, %u ids)", l.nr,
+	   l.nr ? l.ev[0].nr_ids : 0);
+	for (int i = 0; i < N && l.nr; i++)
+		all &= l.ev[0].ids[i] == ids[i];
+	ok(all, "...the ids in order");
+	synth_sample(buf, 1, 1, 0, 0x1000, 0);
+	buf[1] = ids[N - 1];
+	ok(l.nr && kp_evlist_find(&l, (void *)buf) == &l.ev[0], "the last id selects the event");
+	kp_evlist_release(&l);
+	kp_reader_release(&r);
+	free(ids);
+	close(fd);
+}
+
 int main(void)
 {
 	test_validate();
 	test_own_records();
 	test_sample();
 	test_trailer_and_evlist();
+	test_many_ids();
 	return tap_done();
 }
