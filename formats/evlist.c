@@ -20,48 +20,81 @@ void kp_evlist_release(struct kp_evlist *l)
 		free(l->ev[i].ids);
 	}
 	free(l->ev);
+	free(l->by_id);
 	kp_evlist_init(l);
 }
 
-void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec)
+static int cmp_id(const void *a, const void *b)
 {
-	struct kp_attr_view v;
+	const struct kp_evid *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every id, sorted, with its event: a lookup per record, however many ids (threads x CPUs). */
+static void index_ids(struct kp_evlist *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		n += l->ev[i].nr_ids;
+	free(l->by_id);
+	l->by_id = kp_xcalloc(n ? n : 1, sizeof(*l->by_id));
+	l->nr_by_id = 0;
+	for (size_t i = 0; i < l->nr; i++)
+		for (uint32_t k = 0; k < l->ev[i].nr_ids; k++)
+			l->by_id[l->nr_by_id++] = (struct kp_evid){ l->ev[i].ids[k], i };
+	qsort(l->by_id, l->nr_by_id, sizeof(*l->by_id), cmp_id);
+}
+
+void kp_evlist_add_event(struct kp_evlist *l, const struct perf_event_attr *attr, uint32_t index,
+			 const uint64_t *ids, uint32_t nr_ids, const char *name, const char *spec,
+			 bool fallback)
+{
 	struct kp_evsel *e;
 
-	kp_rec_attr_view(rec, &v);
 	for (size_t i = 0; i < l->nr; i++) {
 		e = &l->ev[i];
-		if (e->index == v.index && v.nr_ids <= UINT32_MAX - e->nr_ids &&
-		    !memcmp(&e->attr, &v.attr, sizeof(e->attr)) &&
-		    !strcmp(e->name, v.name) && !strcmp(e->spec, v.spec)) {
+		if (e->index == index && nr_ids <= UINT32_MAX - e->nr_ids &&
+		    !memcmp(&e->attr, attr, sizeof(e->attr)) && !strcmp(e->name, name) &&
+		    !strcmp(e->spec, spec)) {
 			/* the same event's next ids */
-			e->ids = kp_xrealloc(e->ids, ((size_t)e->nr_ids + v.nr_ids + 1) *
+			e->ids = kp_xrealloc(e->ids, ((size_t)e->nr_ids + nr_ids + 1) *
 							     sizeof(*e->ids));
-			memcpy(e->ids + e->nr_ids, v.ids, v.nr_ids * sizeof(*e->ids));
-			e->nr_ids += v.nr_ids;
+			memcpy(e->ids + e->nr_ids, ids, nr_ids * sizeof(*e->ids));
+			e->nr_ids += nr_ids;
+			index_ids(l);
 			return;
 		}
 	}
 	KP_GROW(l->ev, l->cap, l->nr + 1);
 	e = &l->ev[l->nr++];
 	memset(e, 0, sizeof(*e));
-	e->attr = v.attr;
-	e->name = kp_xstrdup(v.name);
-	e->spec = kp_xstrdup(v.spec);
-	e->nr_ids = v.nr_ids;
-	e->ids = kp_xcalloc(v.nr_ids ? v.nr_ids : 1, sizeof(*e->ids));
-	memcpy(e->ids, v.ids, v.nr_ids * sizeof(*e->ids));
-	e->index = v.index;
-	e->fallback = v.fallback;
+	e->attr = *attr;
+	e->name = kp_xstrdup(name);
+	e->spec = kp_xstrdup(spec);
+	e->nr_ids = nr_ids;
+	e->ids = kp_xcalloc(nr_ids ? nr_ids : 1, sizeof(*e->ids));
+	memcpy(e->ids, ids, nr_ids * sizeof(*e->ids));
+	e->index = index;
+	e->fallback = fallback;
+	index_ids(l);
+}
+
+void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec)
+{
+	struct kp_attr_view v;
+
+	kp_rec_attr_view(rec, &v);
+	kp_evlist_add_event(l, &v.attr, v.index, v.ids, v.nr_ids, v.name, v.spec, v.fallback);
 }
 
 static const struct kp_evsel *find_id(const struct kp_evlist *l, uint64_t id)
 {
-	for (size_t i = 0; i < l->nr; i++)
-		for (uint32_t k = 0; k < l->ev[i].nr_ids; k++)
-			if (l->ev[i].ids[k] == id)
-				return &l->ev[i];
-	return NULL;
+	const struct kp_evid key = { id, 0 };
+	const struct kp_evid *hit = bsearch(&key, l->by_id, l->nr_by_id, sizeof(key), cmp_id);
+
+	return hit ? &l->ev[hit->ev] : NULL;
 }
 
 const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp_rec_header *rec)

@@ -6,6 +6,7 @@
 #ifndef KP_EVLIST_H
 #define KP_EVLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,9 +28,16 @@ struct kp_evsel {
 	int fallback;
 };
 
+struct kp_evid {
+	uint64_t id;
+	size_t ev;		/* index in ev[] */
+};
+
 struct kp_evlist {
 	struct kp_evsel *ev;
 	size_t nr, cap;
+	struct kp_evid *by_id;	/* every event's ids, sorted */
+	size_t nr_by_id;
 };
 
 void kp_evlist_init(struct kp_evlist *l);
@@ -38,6 +46,11 @@ void kp_evlist_release(struct kp_evlist *l);
 /* kp_evlist_add - copy a validated KP_REC_ATTR into the list: a new event, or more ids of the
  * event it repeats (the same index, attr, name and spec: FORMAT.md). */
 void kp_evlist_add(struct kp_evlist *l, const struct kp_rec_header *rec);
+
+/* kp_evlist_add_event - the same from its parts (copied): how the recorder knows its events. */
+void kp_evlist_add_event(struct kp_evlist *l, const struct perf_event_attr *attr, uint32_t index,
+			 const uint64_t *ids, uint32_t nr_ids, const char *name, const char *spec,
+			 bool fallback);
 
 /*
  * kp_evlist_find - the event a kernel record was written for (borrowed from @l), or NULL when

@@ -103,6 +103,7 @@ enum kp_rec_type {
 
 /* KP_REC_ATTR misc bits */
 #define KP_ATTR_MISC_FALLBACK	0x1	/* the requested event was replaced (e.g. cycles) */
+#define KP_KALLSYMS_MISC_ENDS	0x1	/* the lines only end the symbols before them */
 
 /**
  * struct kp_rec_attr - an event of the recording (type KP_REC_ATTR)

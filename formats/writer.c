@@ -300,7 +300,7 @@ void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr,
 	} while (nr_ids && per && !w->err);
 }
 
-void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)
+void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len, uint16_t misc)
 {
 	const size_t max = KP_REC_MAX_SIZE - sizeof(struct kp_rec_kallsyms);
 
@@ -311,7 +311,7 @@ void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len)
 			const char *nl = memrchr(text, '\n', max);
 			n = nl ? (size_t)(nl - text) + 1 : max;
 		}
-		struct kp_rec_kallsyms k = { { KP_REC_KALLSYMS, 0, 0 }, n, w->kallsyms_seq++ };
+		struct kp_rec_kallsyms k = { { KP_REC_KALLSYMS, misc, 0 }, n, w->kallsyms_seq++ };
 		struct part part = { text, n };
 		add_parts(w, &k, sizeof(k), &part, 1);
 		text += n;

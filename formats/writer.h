@@ -106,9 +106,10 @@ void kp_writer_add_attr(struct kp_writer *w, const struct perf_event_attr *attr,
 			int fallback);
 /*
  * kp_writer_add_kallsyms - append @len bytes of whole /proc/kallsyms lines as KP_REC_KALLSYMS
- * records, split at line ends; their seq numbers continue across calls.
+ * records, split at line ends, with @misc (KP_KALLSYMS_MISC_ENDS: lines that only bound the
+ * symbols before them); their seq numbers continue across calls.
  */
-void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len);
+void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len, uint16_t misc);
 
 /*
  * kp_writer_add_tp_format - a tracepoint's format file. Returns 0, or -EMSGSIZE when it does

@@ -25,7 +25,7 @@ void kp_ksyms_release(struct kp_ksyms *k)
  * One line: hex address, a space, the type letter, a space, the name, maybe "\t[module]". The
  * line ends at @end, with no NUL: its address is copied out before strtoull() reads it.
  */
-static void add_line(struct kp_ksyms *k, const char *p, const char *end)
+static void add_line(struct kp_ksyms *k, const char *p, const char *end, bool ends)
 {
 	char hex[17];
 	size_t h = 0;
@@ -49,20 +49,21 @@ static void add_line(struct kp_ksyms *k, const char *p, const char *end)
 	memcpy(k->syms[k->nr].name, name, n);
 	k->syms[k->nr].name[n] = '\0';
 	k->syms[k->nr].type = after[1];
+	k->syms[k->nr].end = ends;
 	for (char *t = strchr(k->syms[k->nr].name, '\t'); t; t = strchr(t, '\t'))
 		*t = ' ';
 	k->nr++;
 	k->sorted = 0;
 }
 
-void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len)
+void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len, bool ends)
 {
 	const char *p = text, *end = text + len;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', end - p);
 		const char *line_end = nl ? nl : end;
-		add_line(k, p, line_end);
+		add_line(k, p, line_end, ends);
 		p = line_end + 1;
 	}
 }
@@ -75,10 +76,13 @@ static int cmp_ent(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end) /* names first: an address stored as both is named */
+		return x->end ? 1 : -1;
 	return kp_symrank_cmp(&rx, &ry); /* the best alias first */
 }
 
-/* Sort, and drop the lines stored twice (the same symbol can be written by several rounds). */
+/* Sort, and drop the lines stored twice (the same symbol can be written by several rounds, as
+ * an end, then as a name); ends after a name at their address are of no use. */
 static void finish(struct kp_ksyms *k)
 {
 	size_t out = 0;
@@ -87,7 +91,7 @@ static void finish(struct kp_ksyms *k)
 		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
 	for (size_t i = 0; i < k->nr; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr &&
-		    !strcmp(k->syms[out - 1].name, k->syms[i].name)) {
+		    (k->syms[i].end || !strcmp(k->syms[out - 1].name, k->syms[i].name))) {
 			free(k->syms[i].name);
 			continue;
 		}
@@ -115,5 +119,5 @@ const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
 	}
 	while (lo && k->syms[lo - 1].addr == k->syms[lo].addr)
 		lo--;
-	return k->syms[lo].name;
+	return k->syms[lo].end ? NULL : k->syms[lo].name;
 }

@@ -6,6 +6,7 @@
 #ifndef KP_KSYMS_H
 #define KP_KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,7 @@ struct kp_ksym_ent {
 	uint64_t addr;
 	char *name;	/* "name" or "name [module]"; owned */
 	char type;	/* nm's letter: T, t, W, ... */
+	bool end;	/* only ends the symbol before it: names nothing */
 };
 
 struct kp_ksyms {
@@ -24,11 +26,13 @@ struct kp_ksyms {
 void kp_ksyms_init(struct kp_ksyms *k);
 void kp_ksyms_release(struct kp_ksyms *k);
 
-/* kp_ksyms_add_text - add the "ADDR TYPE NAME[\t[MODULE]]" lines in @len bytes of @text. */
-void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len);
+/* kp_ksyms_add_text - add the "ADDR TYPE NAME[\t[MODULE]]" lines in @len bytes of @text; with
+ * @ends, lines that only end the symbols before them (KP_KALLSYMS_MISC_ENDS). */
+void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len, bool ends);
 
-/* kp_ksyms_lookup - the symbol containing @addr (the last at or below it), or NULL; of aliases
- * at one address, the one perf names it by (symrank.h). */
+/* kp_ksyms_lookup - the symbol containing @addr (the last at or below it), or NULL, also when
+ * that is an end: the symbol @addr is in was not stored; of aliases at one address, the one
+ * perf names it by (symrank.h). */
 const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr);
 
 #endif /* KP_KSYMS_H */

@@ -379,7 +379,8 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		break;
 	case KP_REC_KALLSYMS:
 		kp_ksyms_add_text(&s->ksyms, (const char *)((const struct kp_rec_kallsyms *)rec + 1),
-				  ((const struct kp_rec_kallsyms *)rec)->len);
+				  ((const struct kp_rec_kallsyms *)rec)->len,
+				  rec->misc & KP_KALLSYMS_MISC_ENDS);
 		break;
 	case KP_REC_STATS:
 		memcpy(&s->stats, rec, sizeof(s->stats));

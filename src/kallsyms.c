@@ -73,10 +73,25 @@ bool kp_kallsyms_read(struct kp_kallsyms *k)
 	return true;
 }
 
+enum { NONE, NAME_PENDING, NAME_WRITTEN, END_PENDING, END_WRITTEN };
+
+/* Symbol @i names kernel addresses: its line is written as a name (once). */
 static void mark(struct kp_kallsyms *k, size_t i)
 {
-	if (i < k->nr && !k->marked[i]) {
-		k->marked[i] = 1;
+	uint8_t *m = &k->marked[i];
+
+	if (i >= k->nr || *m == NAME_PENDING || *m == NAME_WRITTEN)
+		return;
+	if (*m != END_PENDING) /* else it is on the list already */
+		k->pending[k->nr_pending++] = i;
+	*m = NAME_PENDING;
+}
+
+/* Symbol @i ends the one before it: its line is written as an end, unless it is a name. */
+static void mark_end(struct kp_kallsyms *k, size_t i)
+{
+	if (i < k->nr && k->marked[i] == NONE) {
+		k->marked[i] = END_PENDING;
 		k->pending[k->nr_pending++] = i;
 	}
 }
@@ -98,15 +113,16 @@ static void hit(struct kp_kallsyms *k, uint64_t addr)
 	for (size_t i = lo; i > 0 && k->syms[i - 1].addr == k->syms[lo].addr; i--)
 		mark(k, i - 1);
 	mark(k, lo);
-	mark(k, lo + 1);
+	mark_end(k, lo + 1);
 	k->cache_addr[slot] = addr;
 	k->cache_idx[slot] = lo;
 }
 
-void kp_kallsyms_scan(struct kp_kallsyms *k, const struct perf_event_attr *attr,
-		      const void *recs, size_t len)
+void kp_kallsyms_scan(struct kp_kallsyms *k, const struct kp_evlist *evl, const void *recs,
+		      size_t len)
 {
 	const uint8_t *p = recs;
+	const struct kp_evsel *ev;
 	struct kp_sample s;
 
 	if (!k->nr)
@@ -116,7 +132,8 @@ void kp_kallsyms_scan(struct kp_kallsyms *k, const struct perf_event_attr *attr,
 		if (h->size < sizeof(*h))
 			break;
 		pos += h->size;
-		if (h->type != PERF_RECORD_SAMPLE || kp_rec_parse_sample(attr, h, &s))
+		if (h->type != PERF_RECORD_SAMPLE || !(ev = kp_evlist_find(evl, h)) ||
+		    kp_rec_parse_sample(&ev->attr, h, &s))
 			continue;
 		hit(k, s.ip);
 		/* reports look return addresses up at address - 1, which can be the function
@@ -128,7 +145,9 @@ void kp_kallsyms_scan(struct kp_kallsyms *k, const struct perf_event_attr *attr,
 	}
 }
 
-void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w)
+/* The pending lines in state @from, as KALLSYMS records with @misc; they move to @to. */
+static void flush_state(struct kp_kallsyms *k, struct kp_writer *w, uint8_t from, uint8_t to,
+			uint16_t misc)
 {
 	const size_t max = KP_REC_MAX_SIZE - sizeof(struct kp_rec_kallsyms);
 	char buf[KP_REC_MAX_SIZE];
@@ -136,23 +155,31 @@ void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w)
 
 	for (size_t j = 0; j < k->nr_pending; j++) {
 		const struct kp_ksym *s = &k->syms[k->pending[j]];
+		if (k->marked[k->pending[j]] != from)
+			continue;
 		if (n + s->len > max) {
-			kp_writer_add_kallsyms(w, buf, n);
+			kp_writer_add_kallsyms(w, buf, n, misc);
 			n = 0;
 		}
 		memcpy(buf + n, k->text + s->off, s->len);
 		n += s->len;
-		k->marked[k->pending[j]] = 2;
+		k->marked[k->pending[j]] = to;
 		k->written++;
 	}
 	if (n)
-		kp_writer_add_kallsyms(w, buf, n);
+		kp_writer_add_kallsyms(w, buf, n, misc);
+}
+
+void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w)
+{
+	flush_state(k, w, NAME_PENDING, NAME_WRITTEN, 0);
+	flush_state(k, w, END_PENDING, END_WRITTEN, KP_KALLSYMS_MISC_ENDS);
 	k->nr_pending = 0;
 }
 
 void kp_kallsyms_write_all(struct kp_kallsyms *k, struct kp_writer *w)
 {
-	kp_writer_add_kallsyms(w, k->text, k->len);
+	kp_writer_add_kallsyms(w, k->text, k->len, 0);
 	k->written = k->nr;
 	k->nr = 0; /* nothing left to mark */
 	k->state = "full snapshot";

@@ -6,7 +6,7 @@
  * The whole table is ~5 MB of text (~1 MB compressed) per recording, far more than the samples
  * of a short run. So the recorder reads it once before the command starts, marks the symbols
  * that kernel addresses of samples (ip and call-chain entries) fall in, plus the symbol after
- * each (it bounds the hit one), and writes the newly marked lines at every drain round, before
+ * each (written apart, as an end: it bounds the hit one and names nothing), and writes the newly marked lines at every drain round, before
  * the round ends: a sample and the symbols it needs land in the same chunk, so a recording
  * killed at any point still names its kernel frames. --all-kallsyms stores the whole table.
  */
@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/evlist.h"
 #include "formats/writer.h"
 
 struct kp_ksym {
@@ -29,7 +30,7 @@ struct kp_kallsyms {
 	size_t len;
 	struct kp_ksym *syms;	/* sorted by address */
 	size_t nr;
-	uint8_t *marked;	/* per symbol: 0, 1 = to write, 2 = written */
+	uint8_t *marked;	/* per symbol: a name or an end, to write or written */
 	uint32_t *pending;
 	size_t nr_pending;
 	uint64_t lo;		/* lowest symbol address: anything below is not the kernel's */
@@ -45,9 +46,10 @@ struct kp_kallsyms {
  */
 bool kp_kallsyms_read(struct kp_kallsyms *k);
 
-/* kp_kallsyms_scan - mark the symbols of the kernel addresses in @len bytes of whole records. */
-void kp_kallsyms_scan(struct kp_kallsyms *k, const struct perf_event_attr *attr,
-		      const void *recs, size_t len);
+/* kp_kallsyms_scan - mark the symbols of the kernel addresses in @len bytes of whole records,
+ * each sample read with its own event's layout (@evl). */
+void kp_kallsyms_scan(struct kp_kallsyms *k, const struct kp_evlist *evl, const void *recs,
+		      size_t len);
 
 /* kp_kallsyms_flush - append the lines marked since the last flush to @w. */
 void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w);

@@ -461,6 +461,7 @@ static int write_header(struct kp_recorder *rec)
 			if (rec->fds[ev * per_ev + k] >= 0)
 				ids[n++] = rec->ids[ev * per_ev + k];
 		kp_writer_add_attr(&rec->w, &e->attr, ev, ids, n, e->name, e->spec, e->fallback);
+		kp_evlist_add_event(&rec->evl, &e->attr, ev, ids, n, e->name, e->spec, e->fallback);
 	}
 	free(ids);
 	write_meta(rec);
@@ -479,8 +480,7 @@ static void drain_all(struct kp_recorder *rec)
 		size_t n = kp_ring_drain(&rec->rings[ci], &rec->w);
 		/* the copy is the last n bytes of the writer's buffer */
 		if (n)
-			kp_kallsyms_scan(&rec->ks, &rec->o->evs[0].attr, rec->w.buf + rec->w.len - n,
-					 n);
+			kp_kallsyms_scan(&rec->ks, &rec->evl, rec->w.buf + rec->w.len - n, n);
 	}
 	/* before the round ends: a sample and its symbols share a chunk */
 	kp_kallsyms_flush(&rec->ks, &rec->w);
@@ -713,6 +713,7 @@ static void cleanup(struct kp_recorder *rec)
 	free(rec->pfds);
 	free(rec->old_path);
 	kp_kallsyms_release(&rec->ks);
+	kp_evlist_release(&rec->evl);
 }
 
 int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)

@@ -15,6 +15,7 @@
 
 #include "child.h"
 #include "evspec.h"
+#include "formats/evlist.h"
 #include "formats/writer.h"
 #include "kallsyms.h"
 #include "online.h"
@@ -72,6 +73,7 @@ struct kp_recorder {
 	uint64_t wakeups;
 	struct timespec started;
 	struct kp_kallsyms ks;	/* read before the command starts */
+	struct kp_evlist evl;	/* the events as written: which event a record is of */
 };
 
 /* kp_recorder_run - the whole recording; returns the exit code for kprof (the child's). */

@@ -137,7 +137,7 @@ static void setup(struct kp_writer *w)
 	kp_writer_add_attr(w, &a, 0, &id, 1, "cpu-clock", "cycles", 1);
 	kp_writer_add_meta(w, "kernel", "golden-kernel");
 	kp_writer_add_meta(w, "command", "tiny");
-	kp_writer_add_kallsyms(w, ks, sizeof(ks) - 1);
+	kp_writer_add_kallsyms(w, ks, sizeof(ks) - 1, 0);
 	kp_writer_flush(w);
 	comm(w, 4242, 4242, "tiny", 1);
 	mmap2(w, 4242, BASE + 0x1000, 0x1000, 0x1000, "/usr/bin/tiny", NULL);

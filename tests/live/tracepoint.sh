@@ -27,6 +27,21 @@ check "--filter 'common_pid == 1' keeps none of the workload's calls ($n)" [ "$n
 check "sched_switch decodes prev_comm, prev_pid and next_pid" \
 	grep -Eq "prev_comm=sleep prev_pid=[0-9]+ .*next_pid=[0-9]+" "$WORK/s.line"
 
+# a tracepoint first, cpu-clock second: their samples differ in layout (RAW), and the recorder
+# stores the kernel symbols of each sample read with its own event's layout. Misread, the
+# cpu-clock samples' symbols were not stored, and their frames took the name of the nearest
+# stored symbol below them, a __pfx_ padding symbol or a function far away.
+"$KPROF" record -g -e syscalls:sys_enter_getuid,cpu-clock -o "$WORK/two.kprof" -- "$GETUID" 300000 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/two.kprof" --folded --event cpu-clock >"$WORK/two.folded" 2>/dev/null
+read -r pfx unnamed kernel total <<EOF
+$(awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]); k = 0
+	for (i = 2; i <= n; i++) { if (f[i] ~ /^__pfx_/) p += $NF; if (f[i] ~ /^\[kernel\.kallsyms\]\+/) u += $NF
+		if (f[i] ~ /^(entry_SYSCALL|__x64_sys|do_syscall)/) k = 1 }
+	if (k) ks += $NF; t += $NF } END { print p + 0, u + 0, ks + 0, t + 0 }' "$WORK/two.folded")
+EOF
+check "cpu-clock after a tracepoint: $kernel of $total stacks in the kernel, $pfx through a __pfx_ frame, $unnamed through an unnamed one" \
+	[ "$kernel" -gt $((total / 4)) -a "$pfx" -eq 0 -a "$unnamed" -le $((total / 100)) ]
+
 "$KPROF" record -e syscalls:sys_enter_getuid --filter 'bogus ===' -o "$WORK/b.kprof" -- true >/dev/null 2>"$WORK/b.err"
 check "a bad filter fails with status 1" [ $? -eq 1 ]
 check "...saying what the filter is applied to" grep -q "cannot apply the filter 'bogus ===' to 'syscalls:sys_enter_getuid'" "$WORK/b.err"

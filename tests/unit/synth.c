@@ -125,7 +125,7 @@ static void add_own(struct synth *s)
 	kp_writer_add_attr(&s->w, &a, 0, ids, 2, "cpu-clock", "cycles", 1);
 	kp_writer_add_meta(&s->w, "hostname", "synth");
 	kp_writer_add_meta(&s->w, "command", "synth --all");
-	kp_writer_add_kallsyms(&s->w, ks, sizeof(ks) - 1);
+	kp_writer_add_kallsyms(&s->w, ks, sizeof(ks) - 1, 0);
 	capture_last(s, before);
 }
 

@@ -619,13 +619,38 @@ static void test_ksyms_unterminated(void)
 	mprotect(map + page, page, PROT_NONE);
 	memcpy(payload, text, len);
 	kp_ksyms_init(&k);
-	kp_ksyms_add_text(&k, payload, len);
+	kp_ksyms_add_text(&k, payload, len, false);
 	name = kp_ksyms_lookup(&k, 0xffffffff81000110ull);
 	ok(k.nr == 2 && name && !strcmp(name, "second"),
 	   "kallsyms text ending in an address: %zu symbols, 0x...110 in %s", k.nr,
 	   name ? name : "none");
 	kp_ksyms_release(&k);
 	munmap(map, 2 * page);
+}
+
+/* Lines stored only to end the symbol before them name nothing: an address past the stored
+ * names is not given the name of one far below it. */
+static void test_ksyms_ends(void)
+{
+	static const char names[] = "ffffffff81000000 T first\nffffffff81000400 T third\n";
+	static const char ends[] = "ffffffff81000100 t second\nffffffff81000500 t fourth\n"
+				   "ffffffff81000400 T third\n";
+	struct kp_ksyms k;
+	const char *a, *b, *c;
+
+	kp_ksyms_init(&k);
+	kp_ksyms_add_text(&k, names, sizeof(names) - 1, false);
+	kp_ksyms_add_text(&k, ends, sizeof(ends) - 1, true);
+	a = kp_ksyms_lookup(&k, 0xffffffff81000080ull);
+	b = kp_ksyms_lookup(&k, 0xffffffff81000200ull);
+	c = kp_ksyms_lookup(&k, 0xffffffff81000410ull);
+	ok(a && !strcmp(a, "first"), "an address before the next stored line is named (%s)",
+	   a ? a : "none");
+	ok(!b, "an address past an end is not named after the symbol below (%s)", b ? b : "none");
+	ok(c && !strcmp(c, "third"), "a line stored as a name and as an end names (%s)",
+	   c ? c : "none");
+	ok(!kp_ksyms_lookup(&k, 0xffffffff81000600ull), "past the last end, nothing");
+	kp_ksyms_release(&k);
 }
 
 int main(void)
@@ -647,6 +672,7 @@ int main(void)
 	fixture_close(&cxx);
 	test_demangle();
 	test_ksyms_unterminated();
+	test_ksyms_ends();
 	test_vdso();
 	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-plt", builddir());
 	test_plt(path);

@@ -90,7 +90,7 @@ static void kallsyms_split(void)
 	for (size_t i = 0; i < len; i++)
 		text[i] = i % 37 == 36 ? '\n' : 'a' + i % 26;
 	kp_writer_init(&w, fd, 3, 0);
-	kp_writer_add_kallsyms(&w, text, len);
+	kp_writer_add_kallsyms(&w, text, len, 0);
 	kp_writer_close(&w);
 	kp_reader_open_fd(&r, fd);
 	while (kp_reader_next(&r, &rec) > 0) {
