@@ -10,13 +10,14 @@
 #include "diag.h"
 
 /* Signal state: the only globals, as signal handlers need them. */
-static volatile sig_atomic_t nr_signals;
+static volatile sig_atomic_t nr_signals, last_signal;
 static volatile pid_t signal_child;
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	nr_signals++;
+	last_signal = sig;
 	if (signal_child > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
 		kill(signal_child, sig);
 }
@@ -49,12 +50,22 @@ int kp_child_signals(void)
 	return nr_signals;
 }
 
+int kp_child_last_signal(void)
+{
+	return last_signal;
+}
+
 /* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
 static void run_child(int go_rd, int exec_wr, char **argv)
 {
 	char c = 0;
 	int err;
 
+	/* the command's own dispositions from now: a Ctrl-C while kprof sets up ends this child,
+	 * as it would end the command, instead of being counted here and lost */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	while (read(go_rd, &c, 1) < 0 && errno == EINTR)
 		;
 	if (c != 'g')
@@ -100,8 +111,11 @@ int kp_child_release(struct kp_child *c, const char *name)
 {
 	int err = 0;
 	ssize_t n;
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* a child that ended: EPIPE, said below */
 
-	if (write(c->go_fd, "g", 1) != 1)
+	n = write(c->go_fd, "g", 1);
+	signal(SIGPIPE, old);
+	if (n != 1)
 		return kp_error("cannot start '%s': %s", name, strerror(errno));
 	close(c->go_fd);
 	c->go_fd = -1;

@@ -29,6 +29,9 @@ void kp_child_signals_install(void);
 /* kp_child_signals - how many stopping signals kprof got so far. */
 int kp_child_signals(void);
 
+/* kp_child_last_signal - the last of them (0: none). */
+int kp_child_last_signal(void);
+
 /*
  * kp_child_start - fork @argv's child, held before exec; forwarded signals go to it from now
  * on. Returns 0, or 1 after saying what failed.

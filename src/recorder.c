@@ -505,6 +505,14 @@ static bool targets_alive(const struct kp_recorder *rec)
 	return false;
 }
 
+/* Ctrl-C (or SIGTERM, SIGHUP) while setting up: the command is not started, nothing is kept. */
+static int setup_interrupted(struct kp_recorder *rec)
+{
+	kp_child_kill(&rec->child);
+	kp_notice("interrupted before '%s' started: nothing was recorded", rec->o->argv[0]);
+	return 128 + kp_child_last_signal();
+}
+
 /* Whether to stop: the command ended; or, without one, a signal, the duration, the targets gone. */
 static bool finished(struct kp_recorder *rec)
 {
@@ -723,8 +731,8 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	memset(rec, 0, sizeof(*rec));
 	rec->o = o;
 	rec->out_fd = rec->child.go_fd = rec->child.exec_fd = -1;
+	kp_child_signals_install(); /* first: a Ctrl-C from now on is seen, and said (below) */
 	kp_kallsyms_read(&rec->ks);
-	kp_child_signals_install();
 	rc = o->argv ? kp_child_start(&rec->child, o->argv) : 0;
 	if (!rc)
 		rc = open_events(rec);
@@ -734,8 +742,12 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 		rc = write_header(rec);
 	if (!rc)
 		rc = start_events(rec);
-	if (!rc && o->argv)
-		rc = kp_child_release(&rec->child, o->argv[0]);
+	if (!rc && o->argv) {
+		/* from its release on, a signal is the recording's, as the command's */
+		rc = kp_child_signals() ? 1 : kp_child_release(&rec->child, o->argv[0]);
+		if (rc && kp_child_signals())
+			rc = setup_interrupted(rec);
+	}
 	if (rc) {
 		discard_output(rec);
 		cleanup(rec);

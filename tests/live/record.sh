@@ -247,6 +247,55 @@ check "Ctrl-C (SIGINT to the group) ends the command and kprof exits 128+2" [ $?
 "$KPROF" script -i "$WORK/i.kprof" --stats >"$WORK/i.stats"
 check "the interrupted recording is complete" grep -q "^# samples: " "$WORK/i.stats"
 
+# --- Ctrl-C while kprof sets up: the command never starts, and no file is left ------------
+# kprof is stopped, again and again, until it is caught in its set-up (opening events): it runs
+# as a group leader, it handles SIGINT already (as a background job it started with SIGINT
+# ignored), and its child, if forked, is still held (kprof's comm). A try where the command
+# started first is not counted.
+at_setup() { # at_setup PID: 0 in set-up, 1 not yet there, 2 past it
+	read -r c </proc/$1/comm 2>/dev/null || return 2
+	read -r st </proc/$1/stat 2>/dev/null || return 2
+	cgt=0
+	while read -r k v; do [ "$k" = SigCgt: ] && cgt=$v; done </proc/$1/status
+	set -- $1 ${st#*) }
+	[ "$c" = kprof ] && [ "$4" = "$1" ] && [ $((0x$cgt & 2)) -ne 0 ] || return 1
+	for ch in $(cat /proc/$1/task/$1/children 2>/dev/null); do
+		read -r c </proc/$ch/comm 2>/dev/null && [ "$c" != kprof ] && return 2
+	done
+	return 0
+}
+caught=0
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	rm -f "$WORK/started" "$WORK/su.kprof"
+	setsid "$KPROF" record -o "$WORK/su.kprof" -- sh -c "touch '$WORK/started'" >/dev/null 2>"$WORK/su.err" &
+	kpid=$!
+	state=1 i=0
+	while [ $state = 1 ] && [ $i -lt 20000 ]; do
+		kill -STOP $kpid 2>/dev/null
+		at_setup $kpid
+		state=$?
+		[ $state = 0 ] || kill -CONT $kpid 2>/dev/null
+		i=$((i + 1))
+	done
+	if [ $state != 0 ]; then
+		wait $kpid; continue
+	fi
+	kill -INT -$kpid
+	kill -CONT -$kpid
+	wait $kpid
+	rc=$?
+	caught=1
+	break
+done
+if [ $caught = 1 ]; then
+	check "Ctrl-C during set-up: kprof exits 128+2 ($rc, try $try)" [ $rc -eq 130 ]
+	check "...the command never started" [ ! -e "$WORK/started" ]
+	check "...and no recording is left" [ ! -e "$WORK/su.kprof" ]
+	check "...saying so" grep -q "interrupted before 'sh' started: nothing was recorded" "$WORK/su.err"
+else
+	skips 4 "Ctrl-C during set-up: kprof was not caught in its set-up in 10 tries (last: state $state after $i stops)"
+fi
+
 # --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
 for rate in 4000 99; do
 	record_killed "$WORK/killed.kprof" -F $rate -g -- "$SPLIT" 30
