@@ -221,6 +221,10 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 			uint64_t a = smp->callchain[i];
 			if (a >= PERF_CONTEXT_MAX) {
 				kernel = a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL;
+				/* user space's first address is where it entered the kernel (a
+				 * faulting instruction, or the one after a syscall): not a return
+				 * address, so looked up as it is, as a leaf's */
+				first |= a == PERF_CONTEXT_USER && n;
 				continue;
 			}
 			if (!a)
