@@ -22,6 +22,7 @@ struct row {
 
 struct flat {
 	const struct kp_profile *p;
+	const struct kp_view_opts *o;
 	size_t event;
 	unsigned keys;
 	struct row *rows;
@@ -112,17 +113,19 @@ static int cmp_row(const void *a, const void *b, void *ctx)
 {
 	const struct flat *f = ctx;
 	const struct row *x = a, *y = b;
+	uint64_t xs = kp_view_weight(f->o, &x->self), ys = kp_view_weight(f->o, &y->self);
+	uint64_t xt = kp_view_weight(f->o, &x->total), yt = kp_view_weight(f->o, &y->total);
 
-	if (x->self.period != y->self.period)
-		return x->self.period > y->self.period ? -1 : 1;
-	if (x->total.period != y->total.period)
-		return x->total.period > y->total.period ? -1 : 1;
+	if (xs != ys)
+		return xs > ys ? -1 : 1;
+	if (xt != yt)
+		return xt > yt ? -1 : 1;
 	return strcmp(kp_strtab_get(f->p->strs, x->sym), kp_strtab_get(f->p->strs, y->sym));
 }
 
 static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 {
-	uint64_t whole = kp_profile_total(f->p, 0, f->event)->period;
+	uint64_t whole = kp_view_weight(o, kp_profile_total(f->p, 0, f->event));
 	const struct kp_strtab *s = f->p->strs;
 
 	fprintf(out, "#    self    total   samples%s%s%s\n#\n", f->keys & KEY_COMM ? "  comm" : "",
@@ -130,9 +133,9 @@ static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct row *r = &f->rows[i];
 		fputs("  ", out);
-		kp_view_print_pct(out, kp_view_pct(r->self.period, whole), o->color);
+		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->self), whole), o->color);
 		fputs("  ", out);
-		kp_view_print_pct(out, kp_view_pct(r->total.period, whole), o->color);
+		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->total), whole), o->color);
 		fprintf(out, "  %8llu", (unsigned long long)r->self.count);
 		if (f->keys & KEY_COMM)
 			fprintf(out, "  %-15s", kp_strtab_get(s, r->comm));
@@ -146,7 +149,7 @@ static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
 {
-	struct flat f = { .p = p, .event = o->event };
+	struct flat f = { .p = p, .o = o, .event = o->event };
 
 	if (parse_sort(o->sort, &f.keys))
 		return -EINVAL;

@@ -2,7 +2,7 @@
 /*
  * view-folded.c - FlameGraph's folded stacks: one line per distinct stack, "comm;caller;...;
  * leaf count", sorted, as flamegraph.pl, inferno and speedscope read them. The count is the
- * number of samples. Names have ';' (the separator) and line breaks replaced so that every
+ * stack's weight (kp_view_weight(): its period, or with --weight samples its samples). Names have ';' (the separator) and line breaks replaced so that every
  * line stays one stack.
  */
 #include <stdbool.h>
@@ -72,7 +72,7 @@ static bool has_weight(const struct folded *f, uint32_t node, bool self)
 
 	if (f->o->svg.diff)
 		return get(f->p, node, 0)->period || get(f->p, node, 1)->period;
-	return get(f->p, node, f->o->event)->count;
+	return kp_view_weight(f->o, get(f->p, node, f->o->event));
 }
 
 static void walk(struct folded *f, uint32_t node)
@@ -91,7 +91,8 @@ static void walk(struct folded *f, uint32_t node)
 				  kp_profile_self(p, node, 1)->period / 1000.0);
 		} else {
 			snprintf(counts, sizeof(counts), "%llu",
-				 (unsigned long long)kp_profile_self(p, node, f->o->event)->count);
+				 (unsigned long long)kp_view_weight(
+					 f->o, kp_profile_self(p, node, f->o->event)));
 		}
 		add_line(f, counts);
 	}

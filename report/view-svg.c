@@ -44,9 +44,14 @@ struct svg {
 	uint64_t rng;		/* colours without --hash */
 };
 
+static const char *countname(const struct kp_svg_opts *so)
+{
+	return so->countname ? so->countname : "samples";
+}
+
 static double value_of(const struct svg *g, const struct kp_weight *w)
 {
-	return g->so->milli ? (double)w->period / 1000.0 : (double)w->count;
+	return g->so->milli ? (double)w->period / 1000.0 : (double)kp_view_weight(g->o, w);
 }
 
 static double total_v(const struct svg *g, uint32_t node, size_t ev)
@@ -345,7 +350,7 @@ static void write_title(struct svg *g, const struct frame *f)
 	put_xml(g->out, name, strlen(name));
 	fputs(" (", g->out);
 	put_num(g->out, f->v);
-	fprintf(g->out, " %s, %.2f%%", g->so->countname, kp_view_pct_d(f->v, g->total));
+	fprintf(g->out, " %s, %.2f%%", countname(g->so), kp_view_pct_d(f->v, g->total));
 	if (g->so->diff) {
 		double base = total_v(g, f->node, 0) * g->norm, now = total_v(g, f->node, 1);
 		if (now == 0)
@@ -397,7 +402,7 @@ static void write_head(struct svg *g, double w, double h)
 		w, h, so->no_js ? "" : " onload=\"kp_init(evt)\"", w, h);
 	put_num(out, g->total);
 	fputs("\" data-unit=\"", out);
-	put_xml(out, so->countname, strlen(so->countname));
+	put_xml(out, countname(so), strlen(countname(so)));
 	fprintf(out, "\" data-xpad=\"%.0f\" data-fontsize=\"%g\" data-frameheight=\"%g\" "
 		     "data-minwidth=\"%g\" data-inverted=\"%d\">\n",
 		XPAD, so->fontsize, so->frame_height, so->minwidth, so->inverted);

@@ -38,7 +38,6 @@ void kp_svg_opts_init(struct kp_svg_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->title = "Flame Graph";
-	o->countname = "samples";
 	o->width = 1200;
 	o->frame_height = 16;
 	o->minwidth = 0.1;
@@ -58,7 +57,7 @@ void kp_view_print_pct(FILE *out, double pct, bool color)
 
 struct child_sort {
 	const struct kp_profile *p;
-	size_t event;
+	const struct kp_view_opts *o;
 };
 
 /* Larger totals first; equal ones by name, so the output is deterministic. */
@@ -66,22 +65,23 @@ static int cmp_child(const void *a, const void *b, void *ctx)
 {
 	const struct child_sort *cs = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t tx = kp_profile_total(cs->p, x, cs->event)->period;
-	uint64_t ty = kp_profile_total(cs->p, y, cs->event)->period;
+	uint64_t tx = kp_view_weight(cs->o, kp_profile_total(cs->p, x, cs->o->event));
+	uint64_t ty = kp_view_weight(cs->o, kp_profile_total(cs->p, y, cs->o->event));
 
 	if (tx != ty)
 		return tx > ty ? -1 : 1;
 	return strcmp(kp_profile_name(cs->p, x), kp_profile_name(cs->p, y));
 }
 
-size_t kp_view_children(const struct kp_profile *p, uint32_t node, size_t event, uint32_t **out)
+size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o, uint32_t node,
+			uint32_t **out)
 {
-	struct child_sort cs = { p, event };
+	struct child_sort cs = { p, o };
 	size_t n = 0, cap = 0;
 	uint32_t *v = NULL;
 
 	for (uint32_t c = p->first_child[node]; c; c = p->next_sibling[c]) {
-		if (!kp_profile_total(p, c, event)->count)
+		if (!kp_profile_total(p, c, o->event)->count)
 			continue; /* another event's branch */
 		KP_GROW(v, cap, n + 1);
 		v[n++] = c;

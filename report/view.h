@@ -16,7 +16,7 @@
 /* Flame graph options (view "svg"); flamegraph.pl's names where it has them. */
 struct kp_svg_opts {
 	const char *title, *subtitle;
-	const char *countname;	/* "samples" */
+	const char *countname;	/* what a value is: NULL for "samples", or report's unit */
 	double width;		/* image width, px (1200) */
 	double frame_height;	/* px (16) */
 	double minwidth;	/* px: narrower frames are left out (0.1) */
@@ -41,6 +41,7 @@ void kp_svg_opts_init(struct kp_svg_opts *o);
 
 struct kp_view_opts {
 	size_t event;		/* which event's weights to show */
+	bool by_samples;	/* --weight samples: a sample weighs 1, not its period */
 	const char *event_name;
 	double percent_limit;	/* tree: hide nodes below this share of the total */
 	bool color;		/* ANSI colours on percentages */
@@ -75,6 +76,16 @@ int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
+/*
+ * kp_view_weight - what @w weighs in every view (the one weight rule): its period, the events
+ * (or for cpu-clock, the nanoseconds) the samples stand for, as perf report weighs them; with
+ * --weight samples, its samples. The two differ when the period varies (-F).
+ */
+static inline uint64_t kp_view_weight(const struct kp_view_opts *o, const struct kp_weight *w)
+{
+	return o->by_samples ? w->count : w->period;
+}
+
 /* kp_view_pct - @part as a percentage of @whole (0 when @whole is 0). */
 double kp_view_pct(uint64_t part, uint64_t whole);
 double kp_view_pct_d(double part, double whole);
@@ -83,9 +94,10 @@ double kp_view_pct_d(double part, double whole);
 void kp_view_print_pct(FILE *out, double pct, bool color);
 
 /*
- * kp_view_children - the children of @node, sorted by total period of @event (largest first,
- * then by name). Returns the count; *@out is owned by the caller (free()).
+ * kp_view_children - the children of @node with samples of @o's event, sorted by their total
+ * weight (kp_view_weight(), largest first, then by name). Returns the count; *@out is owned by the caller (free()).
  */
-size_t kp_view_children(const struct kp_profile *p, uint32_t node, size_t event, uint32_t **out);
+size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o, uint32_t node,
+			uint32_t **out);
 
 #endif /* KP_VIEW_H */

@@ -92,7 +92,8 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 
 	if (strcmp(path, "-") && kp_is_recording(path)) {
 		fo.first_is_comm = 1;
-		rc = kp_report_folded(path, symfs, NULL, unwinder, &text, &len);
+		/* samples, as flamegraph.pl counts them from perf script: its titles say so */
+		rc = kp_report_folded(path, symfs, NULL, unwinder, true, &text, &len);
 	} else {
 		rc = slurp(path, &text, &len);
 	}

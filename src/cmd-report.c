@@ -52,6 +52,9 @@ static const char report_usage[] =
 	"      --no-idle          leave out the idle task (swapper, pid 0) of a system-wide run\n"
 	"      --time START,END   only samples in this time range (seconds, as kprof script\n"
 	"                         prints them; either side may be empty)\n"
+	"      --weight W         what a sample weighs in every view: period (default: the\n"
+	"                         events, or for cpu-clock the ns, it stands for, as perf\n"
+	"                         report) or samples (each counts 1)\n"
 	"      --stats            also print samples, lost, events and unnamed frames\n"
 	"      --color WHEN       auto (default: when stdout is a terminal), always or never\n"
 	"      --symfs DIR        look for binaries (and /tmp/perf-PID.map files) under DIR\n"
@@ -204,10 +207,10 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		r->filtered++;
 		return 0;
 	}
-	uint32_t node = kp_resolve_add(&r->res, smp, rec->misc, t, r->reverse, e,
-				       smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1);
-	if (r->vo.svg.flamechart)
-		kp_seq_push(&r->seq, node, 1);
+	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
+	uint32_t node = kp_resolve_add(&r->res, smp, rec->misc, t, r->reverse, e, period);
+	if (r->vo.svg.flamechart) /* in the views' weight */
+		kp_seq_push(&r->seq, node, r->vo.by_samples ? 1 : period);
 	r->per_event[e]++;
 	r->kept++;
 	return 0;
@@ -286,6 +289,18 @@ static void report_bad_line(void *ctx, size_t line, const char *why)
 }
 
 /* --tree --diff BASE: both recordings as folded stacks, read back into one two-event model. */
+/* What the views' values count (kp_view_weight()): samples, or the events their periods stand
+ * for, nanoseconds for the clocks. */
+static const char *weight_unit(const struct report *r, const struct kp_evsel *ev)
+{
+	if (r->vo.by_samples || !(ev->attr.sample_type & PERF_SAMPLE_PERIOD))
+		return "samples";
+	if (ev->attr.type == PERF_TYPE_SOFTWARE && (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+						    ev->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+		return "ns";
+	return "events";
+}
+
 static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 {
 	struct kp_view_opts vo = r->vo;
@@ -300,7 +315,8 @@ static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 	vo.event = r->event >= 0 ? (size_t)r->event : 0;
 	kp_view_folded(&r->prof, &vo, mem);
 	fclose(mem);
-	if (kp_report_folded(r->diff_base, r->symfs, &r->dso, r->unwinder, &base, &base_len)) {
+	if (kp_report_folded(r->diff_base, r->symfs, &r->dso, r->unwinder, r->vo.by_samples, &base,
+			     &base_len)) {
 		free(now);
 		return -KP_ERROR_END;
 	}
@@ -312,12 +328,14 @@ static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 	fo.ctx = (void *)r->input;
 	kp_folded_parse(&dp, now, now_len, &fo, NULL);
 	kp_profile_finish(&dp);
-	fprintf(out, "# kprof report of '%s' against '%s': %s, %llu samples against %llu\n",
+	fprintf(out, "# kprof report of '%s' against '%s': %s, %llu %s against %llu\n",
 		r->input, r->diff_base, s->evl.ev[vo.event].name,
 		(unsigned long long)(kp_profile_total(&dp, 0, 1)->period / KP_FOLDED_SCALE),
+		weight_unit(r, &s->evl.ev[vo.event]),
 		(unsigned long long)(kp_profile_total(&dp, 0, 0)->period / KP_FOLDED_SCALE));
 	vo.event = 1;
 	vo.diff = true;
+	vo.by_samples = false; /* the folded values are the weights already */
 	kp_view_tree(&dp, &vo, out);
 	kp_profile_release(&dp);
 	kp_strtab_release(&strs);
@@ -338,9 +356,12 @@ static int emit_views(struct report *r, struct kp_session *s, FILE *out)
 			  s->evl.nr, s->evl.ev[0].name);
 	if (r->diff_base)
 		return emit_diff(r, s, out);
+	const char *countname = r->vo.svg.countname;
+
 	if (!text)
 		warn_truncated(r, s, NULL);
 	for (size_t e = first; e < last && !rc; e++) {
+		r->vo.svg.countname = countname ? countname : weight_unit(r, &s->evl.ev[e]);
 		if (text) {
 			if (e > first)
 				fputc('\n', out);
@@ -351,6 +372,7 @@ static int emit_views(struct report *r, struct kp_session *s, FILE *out)
 		r->vo.event = e;
 		rc = r->view->emit(&r->prof, &r->vo, out);
 	}
+	r->vo.svg.countname = countname;
 	return rc;
 }
 
@@ -539,7 +561,7 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE, OPT_UNWINDER,
+	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT,
 };
 
 static const struct option long_opts[] = {
@@ -569,6 +591,7 @@ static const struct option long_opts[] = {
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -637,6 +660,12 @@ static int parse_opt(struct report *r, int c)
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: r->no_idle = true; return 0;
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->unwinder);
+	case OPT_WEIGHT:
+		if (strcmp(optarg, "period") && strcmp(optarg, "samples"))
+			return kp_usage_error("report", "--weight takes period or samples, not '%s'",
+					      optarg);
+		r->vo.by_samples = !strcmp(optarg, "samples");
+		return 0;
 	default:
 		if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST)
 			return kp_svg_opt(&r->vo.svg, &r->reverse, c, optarg, "report");
@@ -732,7 +761,7 @@ int kp_is_recording(const char *path)
 }
 
 int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
-		     enum kp_unwind_lib unwinder, char **text, size_t *len)
+		     enum kp_unwind_lib unwinder, bool by_samples, char **text, size_t *len)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
 	char *argv[] = { "report", NULL };
@@ -747,6 +776,7 @@ int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_op
 		r->dso = *dso;
 	r->view = kp_view_find("folded");
 	r->vo.annotate = true;
+	r->vo.by_samples = by_samples;
 	r->out_to = open_memstream(text, len);
 	if (!rc)
 		rc = run(r);

@@ -17,11 +17,12 @@
  * as `kprof report --folded --annotate` prints them, into *@text (owned by the caller,
  * free()) of *@len bytes. @symfs and @dso (either may be NULL for the defaults) and
  * @unwinder (for stack copies) resolve the frames as the calling report does, so that two
- * sides of a diff name and unwind frames alike.
+ * sides of a diff name and unwind frames alike; @by_samples: the values are samples, not
+ * periods (--weight).
  * Returns 0, or 1 after saying what failed.
  */
 int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
-		     enum kp_unwind_lib unwinder, char **text, size_t *len);
+		     enum kp_unwind_lib unwinder, bool by_samples, char **text, size_t *len);
 
 /* kp_parse_unwinder - the --unwinder @name into *@lib: 0, or 2 after a usage error for @cmd
  * that lists the known names. */

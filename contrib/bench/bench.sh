@@ -422,7 +422,7 @@ distro() {
 			run "$f.krep" "$kprof" report -i "$tmp/$p.kprof" --folded
 			run "$f.prep" perf report -i "$tmp/$p.data" --stdio
 		done
-		"$kprof" report -i "$tmp/$p.kprof" --folded --no-inline --annotate >"$tmp/$p.folded" 2>/dev/null
+		"$kprof" report -i "$tmp/$p.kprof" --folded --weight samples --no-inline --annotate >"$tmp/$p.folded" 2>/dev/null
 		perf script -i "$tmp/$p.data" -F ip,sym,dso --no-inline >"$tmp/$p.script" 2>/dev/null
 		local k pp kb pb zb
 		read -r -a k <<<"$(kstats "$tmp/$p.folded")"

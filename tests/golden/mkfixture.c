@@ -11,7 +11,8 @@
  * not cover; a frame outside every map; a frame in a library that is not on disk; and pid 4343,
  * which maps tiny with a build-id that does not match the file, and pid 4444, whose tiny was
  * unlinked after the mmap (" (deleted)"). Two CPUs, out of order within rounds, as rings
- * deliver them. With --late-attr it writes basic.kprof's records with sample ids, then a second
+ * deliver them. With --periods, hot()'s samples each stand for 3 times the period of the others,
+ * as samples at -F do when the event's rate changes. With --late-attr it writes basic.kprof's records with sample ids, then a second
  * event's ATTR record and samples of it: an ATTR after samples were delivered, which no
  * recorder writes.
  */
@@ -42,6 +43,7 @@
 static uint64_t now = 1000000000ull;
 static int variant; /* mkfixture FILE --variant: the "after" recording for diff goldens */
 static uint64_t sample_id; /* --late-attr: samples lead with this id (PERF_SAMPLE_IDENTIFIER) */
+static int periods; /* --periods: hot()'s samples weigh 3000, the others 1000 */
 
 static void side(struct kp_writer *w, uint32_t type, uint16_t misc, const void *body, size_t len,
 		 uint32_t pid, uint32_t tid)
@@ -101,7 +103,7 @@ static void sample(struct kp_writer *w, uint32_t pid, uint32_t tid, uint32_t cpu
 	*p++ = (uint64_t)tid << 32 | pid;	/* tid */
 	*p++ = now += 1000;			/* time */
 	*p++ = cpu;				/* cpu */
-	*p++ = 1000;				/* period */
+	*p++ = periods && chain[1] == HOT ? 3000 : 1000; /* period */
 	*p++ = n;				/* callchain */
 	memcpy(p, chain, n * 8);
 	p += n;
@@ -200,11 +202,12 @@ int main(int argc, char **argv)
 	struct kp_writer w;
 	int fd, late = argc == 3 && !strcmp(argv[2], "--late-attr");
 
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--variant") && !late)) {
-		fprintf(stderr, "usage: mkfixture FILE [--variant | --late-attr]\n");
+	periods = argc == 3 && !strcmp(argv[2], "--periods");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--variant") && !late && !periods)) {
+		fprintf(stderr, "usage: mkfixture FILE [--variant | --late-attr | --periods]\n");
 		return 2;
 	}
-	variant = argc == 3 && !late;
+	variant = argc == 3 && !late && !periods;
 	sample_id = late ? 1 : 0;
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || kp_writer_init(&w, fd, 19, 0)) {

@@ -94,6 +94,30 @@ n=$(grep -c "build-id mismatch" "$WORK/warn")
 check "a rebuilt binary is reported once ($n)" [ "$n" -eq 1 ]
 check "a missing library is reported once" [ "$(grep -c "libgone.so': missing" "$WORK/warn")" -eq 1 ]
 
+# One weight rule: hot()'s samples stand for 3 times the period of the others. By period (the
+# default) and with --weight samples, its share is one number in tree, flat, folded and the SVG.
+"$top_builddir/tests/golden/mkfixture" "$WORK/periods.kprof" --periods
+share() { # share WEIGHT VIEW: hot()'s share of the whole, in percent, as VIEW shows it
+	case $2 in
+	flat) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --color never --flat --weight $1 |
+		awk '$NF == "hot" { sub("%", "", $1); print $1 }' ;;
+	tree) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --color never --tree --weight $1 |
+		awk '/[- ]hot( \(inlined\))?$/ { sub("%", "", $2); s += $2 } END { printf "%.2f\n", s }' ;;
+	folded) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --folded --weight $1 |
+		awk '{ t += $NF } /;hot [0-9]+$/ { h += $NF } END { printf "%.2f\n", 100 * h / t }' ;;
+	svg) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --svg --no-js --weight $1 |
+		awk '/<svg / { match($0, /data-total="[0-9.]+"/); T = substr($0, RSTART + 12, RLENGTH - 13) }
+			/<title>hot \(/ { match($0, /data-v="[0-9.]+"/); v += substr($0, RSTART + 8, RLENGTH - 9) }
+			END { printf "%.2f\n", 100 * v / T }' ;;
+	esac 2>/dev/null
+}
+for w in period:40.00 samples:18.18; do
+	want=${w#*:} w=${w%:*} got=
+	for v in flat tree folded svg; do got="$got $v $(share $w $v)"; done
+	check "--weight $w: hot() holds $want% in every view ($got)" \
+		sh -c "echo '$got' | awk -v w=$want '{ for (i = 2; i <= NF; i += 2) if (\$i != w) exit 1; exit NF != 8 }'"
+done
+
 # An event description after the first sample (no recorder writes one there) is ignored, and
 # said so: the per-event state was sized before it, and the report is basic.kprof's.
 "$top_builddir/tests/golden/mkfixture" "$WORK/late.kprof" --late-attr

@@ -42,7 +42,8 @@ run_both() {
 	name=$1; shift
 	"$KPROF" record --call-graph dwarf -o "$WORK/$name.kprof" -- "$@" >/dev/null 2>"$WORK/$name.rec"
 	check "$name: kprof record --call-graph dwarf succeeds" [ $? -eq 0 ]
-	"$KPROF" report -i "$WORK/$name.kprof" --folded --no-inline --annotate >"$WORK/$name.folded" \
+	"$KPROF" report -i "$WORK/$name.kprof" --folded --weight samples --no-inline --annotate \
+		>"$WORK/$name.folded" \
 		2>/dev/null
 	"$KPROF" report -i "$WORK/$name.kprof" --flat --sort dso,sym --no-inline --color never \
 		>"$WORK/$name.flat" 2>/dev/null

@@ -101,7 +101,7 @@ else
 	for i in 1 2; do skip "disk full: prlimit (util-linux) is not installed"; done
 fi
 record_killed "$WORK/killed.kprof" -F 4000 --call-graph dwarf -- "$NOFP" 30
-"$KPROF" report -i "$WORK/killed.kprof" --folded >"$WORK/killed.folded" 2>/dev/null
+"$KPROF" report -i "$WORK/killed.kprof" --folded --weight samples >"$WORK/killed.folded" 2>/dev/null
 m=$(reach_main "$WORK/killed.folded")
 n=$(awk '{ t += $NF } END { print t + 0 }' "$WORK/killed.folded")
 check "compact, SIGKILL $rk_delay s in: $n samples cover all but about a second of the command's $rk_cpu_ms ms" \

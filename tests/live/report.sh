@@ -25,8 +25,15 @@ check "folded: work_a through via_left is its own stack" grep -q ";main;via_left
 check "folded: work_a through via_right is its own stack" grep -q ";main;via_right;work_a [0-9]*\$" "$WORK/folded"
 check "folded: every line is 'frames count'" awk '!/^[^ ;][^\n]* [0-9]+$/ { exit 1 }' "$WORK/folded"
 sum=$(awk '{ s += $NF } END { print s }' "$WORK/folded")
+period=$(sed -n "s/^# kprof report of .*, period \([0-9]*\).*/\1/p" "$WORK/flat")
+check "folded values add up to the period, the views' weight ($sum of $period)" [ "$sum" = "$period" ]
+"$KPROF" report -i "$WORK/s.kprof" --folded --weight samples >"$WORK/folded.samples"
+sum=$(awk '{ s += $NF } END { print s }' "$WORK/folded.samples")
 shown=$(sed -n "s/^# kprof report of .*: \([0-9]*\) samples.*/\1/p" "$WORK/flat")
-check "folded counts add up to the samples ($sum of $shown)" [ "$sum" -eq "$shown" ]
+check "--weight samples: folded counts add up to the samples ($sum of $shown)" [ "$sum" -eq "$shown" ]
+
+"$KPROF" report -i "$WORK/s.kprof" --weight bytes >/dev/null 2>"$WORK/w.err"
+check "an unknown --weight is a usage error naming both" sh -c "[ $? -eq 2 ] && grep -q 'period or samples' '$WORK/w.err'"
 "$KPROF" report -i "$WORK/s.kprof" --tree --color never >"$WORK/tree"
 check "tree: via_left and via_right are distinct branches" \
 	sh -c "grep -q -- '- via_left\$' '$WORK/tree' && grep -q -- '- via_right\$' '$WORK/tree'"

@@ -2,7 +2,8 @@
 # way from kprof's folded stacks and from perf script: for tests/live/distro.sh and the bench.
 # Sourced; POSIX sh and mawk.
 
-# kstats FOLDED: "REACH DEPTH SAMPLES" of kprof's folded stacks (--no-inline --annotate): the
+# kstats FOLDED: "REACH DEPTH SAMPLES" of kprof's folded stacks (--weight samples --no-inline
+# --annotate): the
 # share (%) of samples whose stack holds __libc_start_call_main, and the mean number of user
 # frames (kernel ones, marked _[k], follow whatever the kernel was doing)
 kstats() {

@@ -62,7 +62,7 @@ check "...and its file is complete" grep -q "^# samples: [1-9]" "$WORK/c.stats"
 # parallel may keep CPU 0 busy, so this holds only if it was idle at all
 idle=$("$KPROF" script -i "$WORK/c.kprof" | awk '/ cpu-clock: / && $2 == 0 { n++ } END { print n + 0 }')
 if [ "$idle" -gt 0 ]; then
-	"$KPROF" report -i "$WORK/c.kprof" --folded >"$WORK/c.folded"
+	"$KPROF" report -i "$WORK/c.kprof" --folded --weight samples >"$WORK/c.folded"
 	check "idle time ($idle samples) is the swapper task" \
 		sh -c "grep '^swapper;' '$WORK/c.folded' | awk '{ n += \$NF } END { exit !(n == $idle) }'"
 	"$KPROF" report -i "$WORK/c.kprof" --folded --no-idle >"$WORK/c.noidle"

@@ -32,7 +32,7 @@ check "sched_switch decodes prev_comm, prev_pid and next_pid" \
 # cpu-clock samples' symbols were not stored, and their frames took the name of the nearest
 # stored symbol below them, a __pfx_ padding symbol or a function far away.
 "$KPROF" record -g -e syscalls:sys_enter_getuid,cpu-clock -o "$WORK/two.kprof" -- "$GETUID" 300000 >/dev/null 2>&1
-"$KPROF" report -i "$WORK/two.kprof" --folded --event cpu-clock >"$WORK/two.folded" 2>/dev/null
+"$KPROF" report -i "$WORK/two.kprof" --folded --weight samples --event cpu-clock >"$WORK/two.folded" 2>/dev/null
 read -r pfx unnamed kernel total <<EOF
 $(awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]); k = 0
 	for (i = 2; i <= n; i++) { if (f[i] ~ /^__pfx_/) p += $NF; if (f[i] ~ /^\[kernel\.kallsyms\]\+/) u += $NF

@@ -22,7 +22,7 @@ stats() {
 		/^# samples: / { shown = $3 }
 		/^# DWARF unwinding: / { copies = $4; failed = $10 }
 		END { while ((getline l < err) > 0)
-				if (l ~ /samples were .* skipped/) { split(l, w, " "); skipped = w[3] }
+				if (match(l, /[0-9]+ samples were .* skipped/)) skipped = substr(l, RSTART) + 0
 			printf "%d %d %d %d\n", shown, skipped, copies, failed }' "$1.flat"
 }
 # ran RC ERRFILE: the command exited RC = 0 and said nothing of a sanitizer or a crash
@@ -43,7 +43,7 @@ for mode in stack regs dyn zero mix; do
 	set -- $(stats "$f")
 	shown=$1 skipped=$2 copies=$3 failed=$4
 	check "$mode: report --flat --stats exits 0" ran "$(cat "$f.rc")" "$f.err"
-	"$KPROF" report -i "$f" --folded >"$f.folded" 2>"$f.ferr"
+	"$KPROF" report -i "$f" --folded --weight samples >"$f.folded" 2>"$f.ferr"
 	check "$mode: report --folded exits 0" ran $? "$f.ferr"
 	"$KPROF" script -i "$f" >"$f.script" 2>"$f.serr"
 	check "$mode: script exits 0" ran $? "$f.serr"
