@@ -30,7 +30,9 @@ check "sched_switch decodes prev_comm, prev_pid and next_pid" \
 # a tracepoint first, cpu-clock second: their samples differ in layout (RAW), and the recorder
 # stores the kernel symbols of each sample read with its own event's layout. Misread, the
 # cpu-clock samples' symbols were not stored, and their frames took the name of the nearest
-# stored symbol below them, a __pfx_ padding symbol or a function far away.
+# stored symbol below them, a __pfx_ padding symbol or a function far away (64% of the stacks
+# went through a __pfx_ frame; the few samples taken in the preamble that an indirect call runs
+# there with FineIBT are rightly named so, as perf names them).
 "$KPROF" record -g -e syscalls:sys_enter_getuid,cpu-clock -o "$WORK/two.kprof" -- "$GETUID" 300000 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/two.kprof" --folded --weight samples --event cpu-clock >"$WORK/two.folded" 2>/dev/null
 read -r pfx unnamed kernel total <<EOF
@@ -40,7 +42,7 @@ $(awk '{ n = split($0, f, ";"); sub(/ [0-9]+$/, "", f[n]); k = 0
 	if (k) ks += $NF; t += $NF } END { print p + 0, u + 0, ks + 0, t + 0 }' "$WORK/two.folded")
 EOF
 check "cpu-clock after a tracepoint: $kernel of $total stacks in the kernel, $pfx through a __pfx_ frame, $unnamed through an unnamed one" \
-	[ "$kernel" -gt $((total / 4)) -a "$pfx" -eq 0 -a "$unnamed" -le $((total / 100)) ]
+	[ "$kernel" -gt $((total / 4)) -a "$pfx" -le $((total / 100)) -a "$unnamed" -le $((total / 100)) ]
 
 "$KPROF" record -e syscalls:sys_enter_getuid --filter 'bogus ===' -o "$WORK/b.kprof" -- true >/dev/null 2>"$WORK/b.err"
 check "a bad filter fails with status 1" [ $? -eq 1 ]
