@@ -31,7 +31,7 @@
 #include "report/symrank.h"
 
 /* Frames kept per address; a cache value packs (first frame index << 8 | count). */
-#define MAX_CHAIN 64
+#define MAX_CHAIN KP_DSO_MAX_FRAMES
 #define MAX_NESTING 256
 #define VDSO_MAX_SIZE (16u << 20)
 

@@ -69,8 +69,13 @@ void kp_dsos_free(struct kp_dsos *t);
 struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *build_id,
 			    size_t build_id_len);
 
+/* The most frames one address gives: the inlined calls around it, innermost first, then the
+ * function holding them; deeper nesting keeps the outer ones. */
+#define KP_DSO_MAX_FRAMES 64
+
 /*
- * kp_dso_symbolize - the frames at @file_off, innermost first, at most @max (>= 1) of them.
+ * kp_dso_symbolize - the frames at @file_off, innermost first, at most @max (>= 1) of them;
+ * never more than KP_DSO_MAX_FRAMES, the function holding them always among them.
  * Returns the number of frames (>= 1) when a symbol covers the offset, 0 when none does or the
  * DSO cannot be used (see kp_dso_status()). For a return address, pass the offset of the call
  * (return address - 1): this function does not adjust.

@@ -7,7 +7,7 @@
 
 #include "formats/util.h"
 
-#define MAX_FRAMES 4096
+#define FRAMES_INIT 256 /* the frames of one line; more grow it */
 
 /* A count: digits with an optional fraction; no sign, no exponent, no inf/nan. */
 static int parse_count(const char *s, size_t n, uint64_t *out)
@@ -62,13 +62,15 @@ static uint32_t frame_loc(struct kp_profile *p, const char *name, size_t n, uint
 
 /* One line: returns 1 when a stack was added, 0 for a blank line, -1 (after bad()) if bad. */
 static int parse_line(struct kp_profile *p, const char *s, size_t n, size_t lineno,
-		      const struct kp_folded_opts *o, uint32_t *locs, uint32_t *node_out,
+		      const struct kp_folded_opts *o, uint32_t **locs_p, size_t *cap,
+		      uint32_t *node_out,
 		      uint64_t *val_out)
 {
 	const char *end = s + n, *stack_end;
 	uint64_t c1 = 0, c2 = 0;
 	int cols = 1;
 	size_t nf = 0;
+	uint32_t *locs;
 
 	while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
 		end--;
@@ -93,11 +95,12 @@ static int parse_line(struct kp_profile *p, const char *s, size_t n, size_t line
 		o->bad(o->ctx, lineno, "no frames before the count");
 		return -1;
 	}
-	for (const char *f = s; f < stack_end && nf < MAX_FRAMES;) {
+	for (const char *f = s; f < stack_end;) { /* however deep: nothing is cut */
 		const char *semi = memchr(f, ';', stack_end - f), *fe = semi ? semi : stack_end;
 		if (fe > f) { /* empty frames (";;") are dropped, as flamegraph.pl does */
 			uint32_t flags = nf == 0 && o->first_is_comm ? KP_LOC_COMM : 0;
-			locs[nf] = frame_loc(p, f, fe - f, flags);
+			KP_GROW(*locs_p, *cap, nf + 1);
+			(*locs_p)[nf] = frame_loc(p, f, fe - f, flags);
 			nf++;
 		}
 		f = fe + 1;
@@ -106,6 +109,7 @@ static int parse_line(struct kp_profile *p, const char *s, size_t n, size_t line
 		o->bad(o->ctx, lineno, "no frames before the count");
 		return -1;
 	}
+	locs = *locs_p;
 	if (o->reverse)
 		for (size_t i = 0; i < nf / 2; i++) {
 			uint32_t x = locs[i];
@@ -126,8 +130,8 @@ static int parse_line(struct kp_profile *p, const char *s, size_t n, size_t line
 size_t kp_folded_parse(struct kp_profile *p, const char *text, size_t len,
 		       const struct kp_folded_opts *o, struct kp_seq *seq)
 {
-	uint32_t *locs = kp_xmalloc(MAX_FRAMES * sizeof(*locs));
-	size_t added = 0, lineno = 0;
+	size_t cap = FRAMES_INIT, added = 0, lineno = 0;
+	uint32_t *locs = kp_xmalloc(cap * sizeof(*locs));
 	const char *p_ = text, *end = text + len;
 
 	while (p_ < end) {
@@ -135,7 +139,7 @@ size_t kp_folded_parse(struct kp_profile *p, const char *text, size_t len,
 		uint32_t node;
 		uint64_t val;
 		lineno++;
-		if (parse_line(p, p_, le - p_, lineno, o, locs, &node, &val) > 0) {
+		if (parse_line(p, p_, le - p_, lineno, o, &locs, &cap, &node, &val) > 0) {
 			added++;
 			if (seq)
 				kp_seq_push(seq, node, val);

@@ -7,7 +7,7 @@
 
 #include "formats/util.h"
 
-#define MAX_INLINE 16
+#define MAX_INLINE KP_DSO_MAX_FRAMES /* all of them: a shorter cut lost the function itself */
 #define KERNEL_DSO_NAME "[kernel.kallsyms]"
 
 /*
@@ -213,11 +213,12 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 	size_t n = 0, room = r->comm_root ? max - 1 : max;
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	bool first = true;
+	uint64_t i = 0;
 
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		n = append(locs, n, room, lookup(r, t, smp->ip, kernel, tmp));
 	} else {
-		for (uint64_t i = 0; i < smp->nr_callchain && n < room; i++) {
+		for (; i < smp->nr_callchain && n < room; i++) {
 			uint64_t a = smp->callchain[i];
 			if (a >= PERF_CONTEXT_MAX) {
 				kernel = a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL;
@@ -233,12 +234,19 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 				   lookup(r, t, first ? a : a - 1, kernel || is_kernel_addr(a), tmp));
 			first = false;
 		}
+		/* full: the frames left are the outermost (the leaf side is kept, as perf's
+		 * --max-stack keeps it) */
+		while (i < smp->nr_callchain && (smp->callchain[i] >= PERF_CONTEXT_MAX ||
+						 !smp->callchain[i]))
+			i++;
+		if (i < smp->nr_callchain)
+			r->st.cut++;
 	}
 	/* leaf first -> root first, then the comm on top */
-	for (size_t i = 0; i < n / 2; i++) {
-		uint32_t x = locs[i];
-		locs[i] = locs[n - 1 - i];
-		locs[n - 1 - i] = x;
+	for (size_t j = 0; j < n / 2; j++) {
+		uint32_t x = locs[j];
+		locs[j] = locs[n - 1 - j];
+		locs[n - 1 - j] = x;
 	}
 	if (r->comm_root) {
 		memmove(locs + 1, locs, n * sizeof(*locs));

@@ -32,6 +32,8 @@ struct kp_resolve_stats {
 	uint64_t no_jit;	/* anonymous map without a perf-PID.map entry */
 	uint64_t dso_unusable;	/* in a DSO that could not be used (see the session's DSO list) */
 	uint64_t no_sym;	/* in a usable DSO, but no symbol covers the address */
+	uint64_t cut;		/* stacks deeper than a stack holds (locs[]): their outermost
+				 * frames are left out */
 };
 
 /* A stack seen before: its key words, its call-tree node, and what resolving it counted. */

@@ -409,6 +409,8 @@ static void print_stats(struct report *r, struct kp_session *s, FILE *out)
 		(unsigned long long)st->no_map, (unsigned long long)st->no_ksym,
 		(unsigned long long)st->no_jit, (unsigned long long)st->dso_unusable,
 		(unsigned long long)st->no_sym);
+	fprintf(out, "# stacks deeper than %zu frames, their outermost frames left out: %llu\n",
+		ARRAY_SIZE(r->res.locs) - 1, (unsigned long long)st->cut);
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		const struct kp_session_dso *d = &s->dso_list[i];
 		if (d->frames)
@@ -522,6 +524,10 @@ static int finish(struct report *r, struct kp_session *s, int rc)
 	if (kp_output_commit(&o))
 		return 1;
 	warn_dsos(s);
+	if (r->res.st.cut)
+		kp_warn("%llu stacks were deeper than %zu frames: their outermost frames are left "
+			"out (the leaf side is kept)", (unsigned long long)r->res.st.cut,
+			ARRAY_SIZE(r->res.locs) - 1);
 	return kp_input_replayed(s, r->input);
 }
 

@@ -94,6 +94,12 @@ n=$(grep -c "build-id mismatch" "$WORK/warn")
 check "a rebuilt binary is reported once ($n)" [ "$n" -eq 1 ]
 check "a missing library is reported once" [ "$(grep -c "libgone.so': missing" "$WORK/warn")" -eq 1 ]
 
+# Folded input is never cut: a 5000-frame stack gives 5000 frames (and the root).
+awk 'BEGIN { s = "f0"; for (i = 1; i < 5000; i++) s = s ";f" i; print s, 7 }' >"$WORK/deep.folded"
+"$KPROF" flamegraph --no-js "$WORK/deep.folded" >"$WORK/deep.svg" 2>"$WORK/deep.err"
+n=$(grep -c '<g class="f"' "$WORK/deep.svg")
+check "a 5000-frame folded stack is drawn whole ($n frames with the root)" [ "$n" -eq 5001 ]
+
 # One weight rule: hot()'s samples stand for 3 times the period of the others. By period (the
 # default) and with --weight samples, its share is one number in tree, flat, folded and the SVG.
 "$top_builddir/tests/golden/mkfixture" "$WORK/periods.kprof" --periods

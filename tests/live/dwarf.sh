@@ -116,6 +116,14 @@ m=$(reach_main_from "$WORK/deep.folded" '^deep$')
 depth=$(awk -F';' '{ if (NF > d) d = NF } END { print d + 0 }' "$WORK/deep.folded")
 check "a 200-deep recursion is unwound to main in ${m}% of its samples ($depth frames deep)" \
 	awk -v m="$m" -v d="$depth" 'BEGIN { exit !(m >= 99 && d > 200) }'
+# deeper than a report's stack holds (1023 frames): the leaf side is kept, and it is said
+"$KPROF" record --call-graph dwarf,65528 -o "$WORK/dd.kprof" -- "$WORK_NOFP" deep 100 1150 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/dd.kprof" --folded --weight samples >"$WORK/dd.folded" 2>"$WORK/dd.err"
+"$KPROF" report -i "$WORK/dd.kprof" --flat --stats >"$WORK/dd.stats" 2>/dev/null
+cut=$(sed -n 's/^# stacks deeper than 1023 frames, their outermost frames left out: //p' "$WORK/dd.stats")
+depth=$(awk -F';' '{ if (NF > d) d = NF } END { print d + 0 }' "$WORK/dd.folded")
+check "a 1150-deep recursion: ${cut:-no} stacks cut at 1023 frames, counted in --stats and said ($depth deep)" \
+	sh -c "[ '${cut:-0}' -gt 0 ] && [ '$depth' -eq 1024 ] && grep -q '${cut:-x} stacks were deeper than 1023 frames' '$WORK/dd.err'"
 "$KPROF" record --call-graph dwarf -o "$WORK/thr.kprof" -- "$WORK_NOFP" threads 2 1000 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/thr.kprof" --folded >"$WORK/thr.folded"
 t=$(awk '{ t += $NF; if ($0 ~ /;(thread_main|main);/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/thr.folded")
