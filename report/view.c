@@ -81,8 +81,9 @@ size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o
 	uint32_t *v = NULL;
 
 	for (uint32_t c = p->first_child[node]; c; c = p->next_sibling[c]) {
-		if (!kp_profile_total(p, c, o->event)->count)
-			continue; /* another event's branch */
+		if (!kp_profile_total(p, c, o->event)->count &&
+		    !(o->diff && kp_profile_total(p, c, 0)->count))
+			continue; /* another event's branch; in a diff, BASE's are shown: vanished */
 		KP_GROW(v, cap, n + 1);
 		v[n++] = c;
 	}

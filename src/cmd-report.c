@@ -289,6 +289,10 @@ static void report_bad_line(void *ctx, size_t line, const char *why)
 }
 
 /* --tree --diff BASE: both recordings as folded stacks, read back into one two-event model. */
+static int folded_like(const struct report *like, const char *path, const char *symfs,
+		       const struct kp_dso_opts *dso, enum kp_unwind_lib unwinder, bool by_samples,
+		       char **text, size_t *len);
+
 /* What the views' values count (kp_view_weight()): samples, or the events their periods stand
  * for, nanoseconds for the clocks. */
 static const char *weight_unit(const struct report *r, const struct kp_evsel *ev)
@@ -315,8 +319,8 @@ static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 	vo.event = r->event >= 0 ? (size_t)r->event : 0;
 	kp_view_folded(&r->prof, &vo, mem);
 	fclose(mem);
-	if (kp_report_folded(r->diff_base, r->symfs, &r->dso, r->unwinder, r->vo.by_samples, &base,
-			     &base_len)) {
+	if (folded_like(r, r->diff_base, r->symfs, &r->dso, r->unwinder, r->vo.by_samples, &base,
+			&base_len)) {
 		free(now);
 		return -KP_ERROR_END;
 	}
@@ -766,8 +770,11 @@ int kp_is_recording(const char *path)
 	return yes;
 }
 
-int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
-		     enum kp_unwind_lib unwinder, bool by_samples, char **text, size_t *len)
+/* kp_report_folded(), with the sample filters and event of @like (borrowed), if not NULL: the
+ * BASE side of report --diff is filtered as the report is */
+static int folded_like(const struct report *like, const char *path, const char *symfs,
+		       const struct kp_dso_opts *dso, enum kp_unwind_lib unwinder, bool by_samples,
+		       char **text, size_t *len)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
 	char *argv[] = { "report", NULL };
@@ -775,6 +782,17 @@ int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_op
 
 	*text = NULL;
 	*len = 0;
+	if (like) {
+		r->pids = like->pids;
+		r->tids = like->tids;
+		r->cpus = like->cpus;
+		r->comms = like->comms;
+		r->nr_comms = like->nr_comms;
+		r->t_start = like->t_start;
+		r->t_end = like->t_end;
+		r->no_idle = like->no_idle;
+		r->event_name = like->event_name;
+	}
 	r->input = path;
 	r->symfs = symfs;
 	r->unwinder = unwinder;
@@ -787,10 +805,16 @@ int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_op
 	if (!rc)
 		rc = run(r);
 	fclose(r->out_to);
-	free(r);
+	free(r); /* not what it borrowed */
 	if (rc) {
 		free(*text);
 		*text = NULL;
 	}
 	return rc;
+}
+
+int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
+		     enum kp_unwind_lib unwinder, bool by_samples, char **text, size_t *len)
+{
+	return folded_like(NULL, path, symfs, dso, unwinder, by_samples, text, len);
 }

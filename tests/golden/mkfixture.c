@@ -12,7 +12,8 @@
  * which maps tiny with a build-id that does not match the file, and pid 4444, whose tiny was
  * unlinked after the mmap (" (deleted)"). Two CPUs, out of order within rounds, as rings
  * deliver them. With --periods, hot()'s samples each stand for 3 times the period of the others,
- * as samples at -F do when the event's rate changes. With --late-attr it writes basic.kprof's records with sample ids, then a second
+ * as samples at -F do when the event's rate changes. With --no-jit, the JIT frames' samples are
+ * left out (a function that vanishes, for diffs). With --late-attr it writes basic.kprof's records with sample ids, then a second
  * event's ATTR record and samples of it: an ATTR after samples were delivered, which no
  * recorder writes.
  */
@@ -44,6 +45,7 @@ static uint64_t now = 1000000000ull;
 static int variant; /* mkfixture FILE --variant: the "after" recording for diff goldens */
 static uint64_t sample_id; /* --late-attr: samples lead with this id (PERF_SAMPLE_IDENTIFIER) */
 static int periods; /* --periods: hot()'s samples weigh 3000, the others 1000 */
+static int no_jit; /* --no-jit: no samples in the JIT map */
 
 static void side(struct kp_writer *w, uint32_t type, uint16_t misc, const void *body, size_t len,
 		 uint32_t pid, uint32_t tid)
@@ -165,9 +167,11 @@ static void samples(struct kp_writer *w)
 	for (int i = 0; i < 3; i++)
 		SAMPLE(w, 4242, 4242, 1, K, K_SYS, K_ENTRY, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
 	SAMPLE(w, 4242, 4242, 0, K, K_NOSYM, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
-	SAMPLE(w, 4242, 4242, 0, U, JIT + 0x110, MID_RET, TOP_RET, MAIN_RET);
-	SAMPLE(w, 4242, 4242, 0, U, JIT + 0x118, MID_RET, TOP_RET, MAIN_RET);
-	SAMPLE(w, 4242, 4242, 1, U, JIT + 0x5000, MID_RET, TOP_RET, MAIN_RET);
+	if (!no_jit) {
+		SAMPLE(w, 4242, 4242, 0, U, JIT + 0x110, MID_RET, TOP_RET, MAIN_RET);
+		SAMPLE(w, 4242, 4242, 0, U, JIT + 0x118, MID_RET, TOP_RET, MAIN_RET);
+		SAMPLE(w, 4242, 4242, 1, U, JIT + 0x5000, MID_RET, TOP_RET, MAIN_RET);
+	}
 	SAMPLE(w, 4242, 4242, 1, U, 0x1234, MAIN_RET);
 	kp_writer_round(w);
 	for (int i = 0; i < 4; i++)
@@ -203,11 +207,14 @@ int main(int argc, char **argv)
 	int fd, late = argc == 3 && !strcmp(argv[2], "--late-attr");
 
 	periods = argc == 3 && !strcmp(argv[2], "--periods");
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--variant") && !late && !periods)) {
-		fprintf(stderr, "usage: mkfixture FILE [--variant | --late-attr | --periods]\n");
+	no_jit = argc == 3 && !strcmp(argv[2], "--no-jit");
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "--variant") && !late && !periods && !no_jit)) {
+		fprintf(stderr, "usage: mkfixture FILE [--variant | --late-attr | --periods | "
+				"--no-jit]\n");
 		return 2;
 	}
-	variant = argc == 3 && !late && !periods;
+	variant = argc == 3 && !late && !periods && !no_jit;
 	sample_id = late ? 1 : 0;
 	fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || kp_writer_init(&w, fd, 19, 0)) {

@@ -100,6 +100,17 @@ awk 'BEGIN { s = "f0"; for (i = 1; i < 5000; i++) s = s ";f" i; print s, 7 }' >"
 n=$(grep -c '<g class="f"' "$WORK/deep.svg")
 check "a 5000-frame folded stack is drawn whole ($n frames with the root)" [ "$n" -eq 5001 ]
 
+# report --diff: BASE is filtered as the report is, and what vanished from it is shown
+(cd "$g" && "$KPROF" report -i basic.kprof --symfs root --color never --tree --diff basic2.kprof --comm worker) \
+	>"$WORK/dcomm" 2>&1
+check "--diff --comm worker: BASE is filtered too (4000 ns against 4000, no change)" \
+	sh -c "head -1 '$WORK/dcomm' | grep -q 'cpu-clock, 4000 ns against 4000\$' && ! grep -v '^#' '$WORK/dcomm' | grep -vq '+0.00%'"
+"$top_builddir/tests/golden/mkfixture" "$WORK/nojit.kprof" --no-jit
+(cd "$g" && "$KPROF" report -i "$WORK/nojit.kprof" --symfs root --color never --tree --diff basic.kprof) \
+	>"$WORK/dvanish" 2>&1
+check "--diff: a function that vanished is shown at 0% with its loss" \
+	grep -Eq '^ +0\.00% +0\.00% +-[0-9]+\.[0-9]+%  .*jit_compiled_fn' "$WORK/dvanish"
+
 # One weight rule: hot()'s samples stand for 3 times the period of the others. By period (the
 # default) and with --weight samples, its share is one number in tree, flat, folded and the SVG.
 "$top_builddir/tests/golden/mkfixture" "$WORK/periods.kprof" --periods

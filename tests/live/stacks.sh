@@ -2,23 +2,26 @@
 # way from kprof's folded stacks and from perf script: for tests/live/distro.sh and the bench.
 # Sourced; POSIX sh and mawk.
 
-# kstats FOLDED: "REACH DEPTH SAMPLES" of kprof's folded stacks (--weight samples --no-inline
-# --annotate): the
-# share (%) of samples whose stack holds __libc_start_call_main, and the mean number of user
-# frames (kernel ones, marked _[k], follow whatever the kernel was doing)
+# kstats FOLDED [RE]: "REACH DEPTH SAMPLES" of kprof's folded stacks (--weight samples
+# --no-inline --annotate): the share (%) of samples whose stack holds __libc_start_call_main,
+# and the mean number of user frames (kernel ones, marked _[k], follow whatever the kernel was
+# doing); with RE, only of the stacks through a function matching it (not start-up's, whose
+# share a busy machine changes from run to run)
 kstats() {
-	awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); m = split(s, a, ";"); n = 0
+	awk -v re="${2:-}" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); m = split(s, a, ";"); n = 0
+		if (re != "") { k = 0; for (i = 2; i <= m; i++) if (a[i] ~ re) k = 1; if (!k) next }
 		for (i = 2; i <= m; i++) if (a[i] !~ /_\[k\]$/) n++
 		t += c; d += n * c
 		if (index(";" s ";", ";__libc_start_call_main;")) r += c }
 	END { printf "%.2f %.2f %d", t ? 100 * r / t : 0, t ? d / t : 0, t }' "$1"
 }
-# pstats SCRIPT: the same of `perf script -F ip,sym,dso --no-inline` (one line a frame, a blank
-# line after each sample); the -1 that perf puts where a stack copy ran out is no frame
+# pstats SCRIPT [RE]: the same of `perf script -F ip,sym,dso --no-inline` (one line a frame, a
+# blank line after each sample); the -1 that perf puts where a stack copy ran out is no frame
 pstats() {
-	awk 'function end() { if (t0) { t++; d += n; if (hit) r++ } n = hit = t0 = 0 }
+	awk -v re="${2:-}" 'function end() { if (t0 && (re == "" || in_re)) { t++; d += n; if (hit) r++ }
+			n = hit = t0 = in_re = 0 }
 		NF == 0 { end(); next }
-		{ t0 = 1 }
+		{ t0 = 1; if (re != "" && $2 ~ re) in_re = 1 }
 		$1 == "ffffffffffffffff" || / \(\[kernel\.kallsyms\]\)$/ { next }
 		{ n++; if ($0 ~ / __libc_start_call_main \(/) hit = 1 }
 		END { end(); printf "%.2f %.2f %d", t ? 100 * r / t : 0, t ? d / t : 0, t }' "$1"
