@@ -126,8 +126,10 @@ check "a 1150-deep recursion: ${cut:-no} stacks cut at 1023 frames, counted in -
 	sh -c "[ '${cut:-0}' -gt 0 ] && [ '$depth' -eq 1024 ] && grep -q '${cut:-x} stacks were deeper than 1023 frames' '$WORK/dd.err'"
 "$KPROF" record --call-graph dwarf -o "$WORK/thr.kprof" -- "$WORK_NOFP" threads 2 1000 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/thr.kprof" --folded >"$WORK/thr.folded"
-t=$(awk '{ t += $NF; if ($0 ~ /;(thread_main|main);/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/thr.folded")
-check "two threads unwind to their start (thread_main or main) in ${t}% of samples" \
+# the stacks through the work: start-up's and exit's, which a busy machine makes more of, reach
+# neither (one busy ASan run had 98.80% of all stacks)
+t=$(awk '/;work_[abc]( |;)/ { t += $NF; if ($0 ~ /;(thread_main|main);/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/thr.folded")
+check "two threads unwind to their start (thread_main or main) in ${t}% of their work's samples" \
 	awk -v m="$t" 'BEGIN { exit !(m >= 99) }'
 
 "$KPROF" record --call-graph dwarf,4096 -o "$WORK/s.kprof" -- "$NOFP" 0.2 >/dev/null 2>&1
