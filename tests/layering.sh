@@ -1,0 +1,34 @@
+#!/bin/sh
+# The layers include only downwards: formats/ <- report/ <- src/ (the CLI and the recorder).
+# Every #include "..." of formats/ names formats/ (or a file beside it); of report/, formats/
+# or report/. A planted upward include shows the check can fail.
+. "$top_srcdir/tests/live/lib.sh"
+
+# upward DIR ALLOWED...: the "file:line: include" of DIR's sources that name none of ALLOWED
+# (directories, as the include is written) and no file in DIR itself
+upward() {
+	dir=$1; shift
+	for f in "$dir"/*.c "$dir"/*.h; do
+		[ -e "$f" ] || continue
+		sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+			ok=0
+			for a in "$@"; do case $inc in "$a"/*) ok=1 ;; esac; done
+			case $inc in */*) ;; *) [ -e "$dir/$inc" ] && ok=1 ;; esac
+			[ $ok = 1 ] || echo "$f: $inc"
+		done
+	done
+}
+
+for layer in "formats:formats" "report:formats report"; do
+	dir=${layer%%:*}
+	bad=$(upward "$top_srcdir/$dir" ${layer#*:} | sed "s|^$top_srcdir/||" | head -5 | tr '\n' ' ')
+	check "$dir/ includes only ${layer#*:}${bad:+ (not: $bad)}" [ -z "$bad" ]
+done
+
+mkdir -p "$WORK/formats"
+printf '#include "util.h"\n#include "report/session.h"\n' >"$WORK/formats/x.c"
+: >"$WORK/formats/util.h"
+bad=$(upward "$WORK/formats" formats)
+check "a planted upward include is found ($bad)" [ "$bad" = "$WORK/formats/x.c: report/session.h" ]
+
+done_testing
