@@ -288,7 +288,6 @@ static void report_bad_line(void *ctx, size_t line, const char *why)
 	kp_warn("folded stacks of '%s', line %zu: %s", (const char *)ctx, line, why);
 }
 
-/* --tree --diff BASE: both recordings as folded stacks, read back into one two-event model. */
 static int folded_like(const struct report *like, const char *path, const char *symfs,
 		       const struct kp_dso_opts *dso, enum kp_unwind_lib unwinder, bool by_samples,
 		       char **text, size_t *len);
@@ -305,6 +304,7 @@ static const char *weight_unit(const struct report *r, const struct kp_evsel *ev
 	return "events";
 }
 
+/* --tree --diff BASE: both recordings as folded stacks, read back into one two-event model. */
 static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
 {
 	struct kp_view_opts vo = r->vo;

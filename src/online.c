@@ -55,9 +55,10 @@ static uint64_t now_ns(void)
  * stage's, or malloc's arena) held by the thread while that thread, far below the drain loop in
  * priority, is not running would stall the drain loop, and the kernel's rings would overflow.
  * So would the address space's lock, which the kernel takes to map memory: while the thread is
- * behind, the drain loop packs chunks into small allocations instead of mapping new buffers
- * (measured on a fork storm: 47,000 page faults of ~11 us each, and waits of up to 280 ms for
- * a munmap() of the thread's that was preempted, lost 10-18% of the samples in 1 run of 5).
+ * behind, the drain loop packs chunks into the packed queue below instead of mapping new
+ * buffers (measured on a fork storm: 47,000 page faults of ~11 us each, and waits of up to
+ * 280 ms for a munmap() of the thread's that was preempted, lost 10-18% of the samples in 1 run
+ * of 5).
  */
 #define RING 256			/* chunks in flight, a power of two; each is a round or more */
 
