@@ -181,11 +181,15 @@ static const uint32_t *lookup(struct kp_resolver *r, struct kp_thread *t, uint64
 	return r->runs + *hit;
 }
 
-/* Append the run @run (innermost first) to @out, which is built leaf first. */
-static size_t append(uint32_t *out, size_t n, size_t max, const uint32_t *run)
+/* Append the run @run (innermost first) to @out, which is built leaf first; *@cut when it
+ * does not all fit. */
+static size_t append(uint32_t *out, size_t n, size_t max, const uint32_t *run, bool *cut)
 {
-	for (uint32_t i = 0; i < run[0] && n < max; i++)
+	uint32_t i = 0;
+
+	for (; i < run[0] && n < max; i++)
 		out[n++] = run[1 + i];
+	*cut |= i < run[0];
 	return n;
 }
 
@@ -212,11 +216,11 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 	uint32_t tmp[2];
 	size_t n = 0, room = r->comm_root ? max - 1 : max;
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	bool first = true;
+	bool first = true, cut = false;
 	uint64_t i = 0;
 
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		n = append(locs, n, room, lookup(r, t, smp->ip, kernel, tmp));
+		n = append(locs, n, room, lookup(r, t, smp->ip, kernel, tmp), &cut);
 	} else {
 		for (; i < smp->nr_callchain && n < room; i++) {
 			uint64_t a = smp->callchain[i];
@@ -231,7 +235,8 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 			if (!a)
 				continue; /* the end of a frame-pointer walk */
 			n = append(locs, n, room,
-				   lookup(r, t, first ? a : a - 1, kernel || is_kernel_addr(a), tmp));
+				   lookup(r, t, first ? a : a - 1, kernel || is_kernel_addr(a), tmp),
+				   &cut);
 			first = false;
 		}
 		/* full: the frames left are the outermost (the leaf side is kept, as perf's
@@ -239,9 +244,9 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 		while (i < smp->nr_callchain && (smp->callchain[i] >= PERF_CONTEXT_MAX ||
 						 !smp->callchain[i]))
 			i++;
-		if (i < smp->nr_callchain)
-			r->st.cut++;
+		cut |= i < smp->nr_callchain;
 	}
+	r->st.cut += cut;
 	/* leaf first -> root first, then the comm on top */
 	for (size_t j = 0; j < n / 2; j++) {
 		uint32_t x = locs[j];
