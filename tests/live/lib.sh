@@ -38,6 +38,11 @@ SHARE_POINTS=4
 # IPI taken at the next irq_enable), which takes them from work_a's self but not its total.
 # total_of FUNC FLAT: FUNC's total share in a `report --flat --color never` listing
 total_of() { awk -v f="$1" '$NF == f { sub("%", "", $2); print $2; exit }' "$2"; }
+# truth_of FUNC OUT: FUNC's share in % of the CPU time split used, from split's stdout OUT
+# (its own clocks: on a busy machine an iteration's cost drifts from 60/30/10)
+truth_of() {
+	awk -F= -v f="${1}_ns" '{ v[$1] = $2 } END { if (v[f] != "" && v["cpu_ns"] > 0) printf "%.2f", 100 * v[f] / v["cpu_ns"] }' "$2"
+}
 # ... and two runs of it (kprof's and perf's, or two builds) may each be that far off
 SHARE_POINTS_2=$((2 * SHARE_POINTS))
 
