@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-stat.c - `kprof stat`: options in, src/counter.c counts, and the counts out in perf
+ * cmd-stat.c - `kprof stat`: options in, src/record/counter.c counts, and the counts out in perf
  * stat's layouts: the table (with thousands separators and perf's rates), -x SEP, --json.
  */
 #include "config.h"
@@ -54,9 +54,7 @@ static const char default_events[] = "task-clock,context-switches,cpu-migrations
 				     "cycles,instructions,branches,branch-misses";
 
 struct stat_opts {
-	struct kp_counter_opts c;
-	int cpus[KP_COUNTER_MAX_CPUS];	/* -C */
-	pid_t pids[KP_COUNTER_MAX_PIDS];	/* -p */
+	struct kp_counter_opts c;	/* its -C and -p lists owned */
 	const char *cpu_arg, *pid_arg;	/* as given, for the heading */
 	bool no_aggr;			/* -A */
 	unsigned interval_ms;		/* -I, 0 = none */
@@ -77,7 +75,7 @@ struct stat_print {
 /* One printed row: an event summed over the targets (or on one CPU, for -A). */
 struct row {
 	const struct kp_evspec *e;
-	const struct kp_counter_event *st;
+	const struct kp_evset_event *st;
 	struct kp_counter_count c;	/* since the last print */
 	int cpu;			/* -1 = all */
 };
@@ -270,14 +268,14 @@ static void print_json(FILE *f, const struct row *r, const struct period *p, dou
 static void sum_row(const struct stat_print *sp, size_t ev, int cpu, struct row *r)
 {
 	const struct kp_counter *c = sp->c;
+	size_t per_ev = kp_evset_per_event(&c->set);
 
 	memset(r, 0, sizeof(*r));
 	r->e = &c->o->evs[ev];
-	r->st = &c->ev[ev];
+	r->st = &c->set.ev[ev];
 	r->cpu = cpu;
-	for (int ti = 0; ti < c->nr_targets; ti++) {
-		size_t i = ev * c->nr_targets + ti;
-		if (cpu >= 0 && c->targets[ti].cpu != cpu)
+	for (size_t i = ev * per_ev; i < (ev + 1) * per_ev; i++) {
+		if (cpu >= 0 && kp_evset_cpu(&c->set, i) != cpu)
 			continue;
 		r->c.val += c->now[i].val - sp->last[i].val;
 		r->c.ena += c->now[i].ena - sp->last[i].ena;
@@ -332,10 +330,10 @@ static void print_rows(struct stat_print *sp, const struct timespec *now, bool i
 			print_row(sp, ev, -1, &p);
 			continue;
 		}
-		for (int ti = 0; ti < c->nr_targets; ti++)
-			print_row(sp, ev, c->targets[ti].cpu, &p);
+		for (size_t i = 0; i < kp_evset_per_event(&c->set); i++)
+			print_row(sp, ev, kp_evset_cpu(&c->set, i), &p);
 	}
-	memcpy(sp->last, c->now, c->o->nr_evs * c->nr_targets * sizeof(*sp->last));
+	memcpy(sp->last, c->now, kp_evset_nr_fds(&c->set) * sizeof(*sp->last));
 	sp->tlast = *now;
 }
 
@@ -419,7 +417,7 @@ static int stat_run(const struct stat_opts *o, FILE *out)
 
 	if (!rc) {
 		sp.c = &c;
-		sp.last = kp_xcalloc(o->c.nr_evs * c.nr_targets, sizeof(*sp.last));
+		sp.last = kp_xcalloc(kp_evset_nr_fds(&c.set), sizeof(*sp.last));
 		sp.tlast = c.t0;
 		count_loop(&c, &sp);
 		clock_gettime(CLOCK_MONOTONIC, &end);
@@ -456,46 +454,32 @@ static int run_to(const struct stat_opts *o)
 
 /* ---- options ------------------------------------------------------------------------------ */
 
+/* As perf stat's, a second -p or -C replaces the first (the heading names one list). */
+static void forget(int **ids, size_t *nr)
+{
+	free(*ids);
+	*ids = NULL;
+	*nr = 0;
+}
+
 static int parse_pids(const char *arg, struct stat_opts *o)
 {
-	int *ids = NULL;
-	size_t n = 0;
-	int rc = kp_idlist_parse("stat", "-p", arg, false, 1, KP_MAX_PID, &ids, &n);
+	int rc;
 
+	forget(&o->c.pids, &o->c.nr_pids);
 	o->pid_arg = arg;
-	o->c.pids = o->pids;
-	if (!rc && n > KP_COUNTER_MAX_PIDS)
+	rc = kp_idlist_parse("stat", "-p", arg, false, 1, KP_MAX_PID, &o->c.pids, &o->c.nr_pids);
+	if (!rc && o->c.nr_pids > KP_COUNTER_MAX_PIDS)
 		rc = kp_usage_error("stat", "-p takes at most %d processes", KP_COUNTER_MAX_PIDS);
-	for (size_t i = 0; !rc && i < n; i++)
-		o->pids[i] = (pid_t)ids[i];
-	o->c.nr_pids = rc ? 0 : n;
-	free(ids);
 	return rc;
 }
 
 /* "0-3,6": each CPU must be online. */
 static int parse_cpus(const char *arg, struct stat_opts *o)
 {
-	int online[KP_COUNTER_MAX_CPUS], n = kp_cpus_online(online, KP_COUNTER_MAX_CPUS);
-	int *ids = NULL;
-	size_t nr = 0;
-	int rc = kp_idlist_parse("stat", "-C", arg, true, 0, KP_MAX_CPUS - 1, &ids, &nr);
-
+	forget(&o->c.cpus, &o->c.nr_cpus);
 	o->cpu_arg = arg;
-	o->c.cpus = o->cpus;
-	o->c.nr_cpus = 0;
-	for (size_t i = 0; !rc && i < nr; i++) {
-		int k = 0;
-
-		while (k < n && online[k] != ids[i])
-			k++;
-		if (k == n)
-			rc = kp_usage_error("stat", "CPU %d is not online", ids[i]);
-		else
-			o->cpus[o->c.nr_cpus++] = ids[i];
-	}
-	free(ids);
-	return rc;
+	return kp_idlist_cpus("stat", arg, &o->c.cpus, &o->c.nr_cpus);
 }
 
 static int parse_interval(const char *arg, struct stat_opts *o)
@@ -602,6 +586,8 @@ int cmd_stat(int argc, char **argv)
 	else if (rc < 0)
 		rc = 0;
 	kp_evspec_free(o->c.evs, o->c.nr_evs);
+	free(o->c.cpus);
+	free(o->c.pids);
 	free(o);
 	return rc;
 }

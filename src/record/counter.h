@@ -4,18 +4,14 @@
  * before exec, whole CPUs, or running processes. The engine behind `kprof stat`, as the
  * recorder is behind `kprof record`; it prints diagnostics but never the counts.
  *
- * Targets: a command is followed by one task counter per event (pid=child, cpu=-1, inherit,
- * enable_on_exec: counting starts at its exec); system-wide opens pid=-1 on each CPU;
- * processes are followed per thread (from /proc/PID/task) with cpu=-1 and inherit. Counting
- * needs no ring, so cpu=-1 with inherit works (sampling would need per-CPU events). Every fd
- * reads {value, time enabled, time running}.
- *
- * Groups (struct kp_evspec's group_leader): on each target the leader is opened disabled
- * (with enable_on_exec for a command), each member after it with group_fd = the leader's fd
- * and enabled, so the kernel schedules the group as one. Each member is still read on its
- * own fd (no PERF_FORMAT_GROUP), which is exact as long as the group is not multiplexed,
- * and scaled by its own enabled/running times when it is. A group whose leader this machine
- * lacks counts its members on their own.
+ * The events are opened by evset.c: a command is followed by one task counter per event
+ * (cpu -1, inherit, enable_on_exec: counting starts at its exec), system-wide counting opens
+ * pid -1 on each CPU, and processes are followed per thread with cpu -1 and inherit. Counting
+ * needs no ring, so cpu -1 with inherit works. Every fd reads {value, time enabled, time
+ * running}. Each member of a group is read on its own fd (no PERF_FORMAT_GROUP), which is
+ * exact as long as the group is not multiplexed, and scaled by its own enabled/running times
+ * when it is. An event this machine lacks is not replaced (as record does) but shown as
+ * unsupported.
  */
 #ifndef KP_COUNTER_H
 #define KP_COUNTER_H
@@ -29,9 +25,9 @@
 #include <time.h>
 
 #include "child.h"
+#include "evset.h"
 #include "evspec.h"
 
-#define KP_COUNTER_MAX_CPUS 4096
 #define KP_COUNTER_MAX_PIDS 64
 
 /* What to count where; filled by the command's option parser. */
@@ -40,16 +36,10 @@ struct kp_counter_opts {
 	size_t nr_evs;
 	bool system_wide;	/* pid=-1 on @cpus, or on every online CPU */
 	int *cpus;		/* NULL = all online */
-	int nr_cpus;
-	pid_t *pids;		/* existing processes to follow, or NULL */
-	int nr_pids;
+	size_t nr_cpus;
+	int *pids;		/* existing processes to follow, or NULL */
+	size_t nr_pids;
 	char **argv;		/* a command to run, NULL-terminated, or NULL */
-};
-
-/* A counter target: the command on one CPU, one CPU (pid -1), or one thread (cpu -1). */
-struct kp_counter_target {
-	pid_t pid;
-	int cpu;
 };
 
 /* One read(): the count, and the nanoseconds the event was enabled and running. */
@@ -57,18 +47,10 @@ struct kp_counter_count {
 	uint64_t val, ena, run;
 };
 
-struct kp_counter_event {
-	bool unsupported;	/* no PMU for it here (ENOENT, EOPNOTSUPP, ENODEV): not opened */
-	bool user_only;		/* narrowed to user space because kernel counting was refused */
-};
-
 struct kp_counter {
 	const struct kp_counter_opts *o;
-	struct kp_counter_target *targets;
-	int nr_targets;
-	int *fds;			/* [ev * nr_targets + target], -1 = not open */
-	struct kp_counter_count *now;	/* the same layout: the last kp_counter_read() */
-	struct kp_counter_event *ev;	/* per event */
+	struct kp_evset set;		/* the counters; set.ev says which are unsupported */
+	struct kp_counter_count *now;	/* per fd of @set: the last kp_counter_read() */
 	struct timespec t0;		/* CLOCK_MONOTONIC when counting started */
 	struct kp_child child;		/* the command, when there is one */
 	struct pollfd *waits;		/* pidfds of the command or the processes (fd -1: none) */

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/util.h"
 #include "diag.h"
+#include "perf.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -74,4 +76,40 @@ bad:
 	free(v);
 	return kp_usage_error(cmd, "%s takes %s from %ld to %ld, not '%s'", opt,
 			      ranges ? "numbers and ranges (0-3,6)" : "numbers", min, max, arg);
+}
+
+/* The first of @ids (of @nr) that is not among the @nr_online CPUs of @online, or -1. */
+static int offline(const int *ids, size_t nr, const int *online, int nr_online)
+{
+	for (size_t i = 0; i < nr; i++) {
+		int k = 0;
+		while (k < nr_online && online[k] != ids[i])
+			k++;
+		if (k == nr_online)
+			return ids[i];
+	}
+	return -1;
+}
+
+int kp_idlist_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)
+{
+	int online[KP_MAX_CPUS], n = kp_cpus_online(online, KP_MAX_CPUS), cpu;
+	int *v = kp_xmalloc((*nr + 1) * sizeof(*v));
+	size_t k = *nr;
+	int rc;
+
+	memcpy(v, *ids ? *ids : v, *nr * sizeof(*v));
+	rc = kp_idlist_parse(cmd, "-C", arg, true, 0, KP_MAX_CPUS - 1, &v, &k);
+	if (!rc && n <= 0)
+		rc = kp_error("cannot read the online CPUs: %s", strerror(n ? -n : EINVAL));
+	if (!rc && (cpu = offline(v, k, online, n)) >= 0)
+		rc = kp_usage_error(cmd, "CPU %d is not online", cpu);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	free(*ids);
+	*ids = v;
+	*nr = k;
+	return 0;
 }

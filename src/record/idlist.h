@@ -21,4 +21,11 @@
 int kp_idlist_parse(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
 		    long max, int **ids, size_t *nr);
 
+/*
+ * kp_idlist_cpus - kp_idlist_parse() of a -C list ("0-3,6"), each CPU of which must be
+ * online. Returns 0, or kp_usage_error()'s 2 for @cmd naming the first CPU that is not (or 1
+ * after saying why the online CPUs could not be read); *@ids and *@nr are then as they were.
+ */
+int kp_idlist_cpus(const char *cmd, const char *arg, int **ids, size_t *nr);
+
 #endif /* KP_IDLIST_H */

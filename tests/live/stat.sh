@@ -178,7 +178,7 @@ ms=$(sed -n 's/^ *\([0-9,.]*\) msec task-clock .*/\1/p' "$WORK/pp.err" | tr -d ,
 check "-p counts the process's CPU time while attached ($ms msec, /proc says $((c1 - c0)))" \
 	within 30 "${ms:-0}" $((c1 - c0))
 "$KPROF" stat -p 2147483 -- true 2>"$WORK/pn.err"
-check "-p of a missing process fails and says so" grep -q "cannot find process 2147483: no such process" "$WORK/pn.err"
+check "-p of a missing process fails and says so" grep -q "cannot attach to process 2147483: no such process" "$WORK/pn.err"
 
 # --- usage errors ------------------------------------------------------------------------------
 bad() { # DESCRIPTION EXPECTED_STDERR_REGEX ARGS...
@@ -215,6 +215,7 @@ fi
 if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null || [ -n "$tp_why" ]; then
 	skip "unprivileged tracepoint: needs root, runuser and tracepoints"
 	skip "unprivileged task-clock"
+	skip "unprivileged task-clock's notice"
 else
 	chmod 755 "$WORK"
 	runuser -u nobody -- "$KPROF" stat -e $TP -- true >/dev/null 2>"$WORK/np.err"
@@ -228,6 +229,15 @@ else
 		pass "unprivileged: task-clock counts (user space only where paranoid says so)"
 	else
 		fail "unprivileged: task-clock counts" "$(cat "$WORK/nt.err")"
+	fi
+	# narrowed, it says so as record does: the notice, and how to count the kernel too
+	if ! grep -q "msec task-clock:u " "$WORK/nt.err"; then
+		skip "unprivileged task-clock was not narrowed (perf_event_paranoid < 2)"
+	elif grep -q "^kprof: kernel events are not permitted: counting 'task-clock' in user space only" "$WORK/nt.err" &&
+		grep -q "^hint: 'sysctl kernel.perf_event_paranoid=1' or CAP_PERFMON" "$WORK/nt.err"; then
+		pass "unprivileged: the narrowing is said, with the sysctl hint"
+	else
+		fail "unprivileged: the narrowing is said, with the sysctl hint" "$(cat "$WORK/nt.err")"
 	fi
 fi
 
