@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * recorder.c - the record path: child held before exec, one event per CPU following it
- * (inherit + enable_on_exec, the layout this kernel can mmap), one ring per CPU, a poll loop
- * that drains every ring and then closes a round, and the final statistics.
+ * recorder.c - the record path: child held before exec, its events opened by evset.c on every
+ * CPU (inherit + enable_on_exec, the layout this kernel can mmap), one ring per CPU, a poll
+ * loop that drains every ring and then closes a round, and the final statistics.
  */
 #include "config.h"
 
@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "idlist.h"
 #include "formats/util.h"
 #include "child.h"
 #include "online.h"
@@ -51,14 +50,15 @@ static uint64_t default_sample_type(const struct kp_record_opts *o)
 	return st;
 }
 
-/* Fill the sampling side of @e->attr; the first event also carries the side-band records. */
+/*
+ * Fill the sampling side of @e->attr (evset.c sets how it opens: disabled, enable_on_exec,
+ * inherit); the first event also carries the side-band records.
+ */
 static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool first)
 {
 	const struct kp_record_opts *o = rec->o;
 	struct perf_event_attr *a = &e->attr;
-	bool member = e->group_leader >= 0 && &o->evs[e->group_leader] != e;
 
-	a->size = sizeof(*a);
 	if (o->period) {
 		a->sample_period = o->period;
 		a->freq = 0;
@@ -80,12 +80,6 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->freq = 0;
 	}
 	a->read_format = PERF_FORMAT_LOST;
-	/* a launched command: counting starts at its exec; otherwise kprof enables the events. A
-	 * group member is enabled and follows its leader, which alone starts disabled (a disabled
-	 * member would never count: enable_on_exec and the ioctl reach the leader only) */
-	a->disabled = !member;
-	a->enable_on_exec = !member && o->argv && !o->system_wide;
-	a->inherit = rec->inherit;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -101,193 +95,89 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 	}
 }
 
-static size_t fd_index(const struct kp_recorder *rec, size_t ev, size_t t, int ci)
-{
-	return (ev * rec->nr_targets + t) * rec->nr_cpus + ci;
-}
-
-/* A group member opens with its leader's fd on the same target and CPU. */
-static int open_fd(struct kp_recorder *rec, struct kp_evspec *e, size_t t, int ci)
-{
-	int group_fd = -1;
-	size_t ev = e - rec->o->evs;
-
-	if (e->group_leader >= 0 && (size_t)e->group_leader != ev)
-		group_fd = rec->fds[fd_index(rec, (size_t)e->group_leader, t, ci)];
-	return kp_perf_open(&e->attr, rec->targets[t], rec->cpus[ci], group_fd);
-}
-
-/*
- * Open event @ev for target @t on CPU index @ci, falling back from a missing hardware event to
- * cpu-clock, and from kernel samples the user may not take to user space only. A thread that
- * ended since the targets were listed is skipped.
- */
-static int open_one(struct kp_recorder *rec, size_t ev, size_t t, int ci)
-{
-	struct kp_evspec *e = &rec->o->evs[ev];
-	int fd = open_fd(rec, e, t, ci);
-	size_t i = fd_index(rec, ev, t, ci);
-
-	if (fd < 0 && kp_perf_is_unsupported(fd) && kp_evspec_fallback(e)) {
-		kp_notice("event '%s' is not supported here (no hardware PMU): using 'cpu-clock'",
-			  e->spec);
-		build_attr(rec, e, ev == 0);
-		fd = open_fd(rec, e, t, ci);
-	}
-	if ((fd == -EACCES || fd == -EPERM) && kp_evspec_user_only(e)) {
-		kp_notice("kernel samples are not permitted: recording '%s' in user space only",
-			  e->spec);
-		kp_hint("'sysctl kernel.perf_event_paranoid=1' or CAP_PERFMON allows kernel samples");
-		fd = open_fd(rec, e, t, ci);
-	}
-	if (fd == -ESRCH && rec->targets[t] > 0 && !rec->o->argv)
-		return 0; /* the thread is gone */
-	if (fd < 0) {
-		kp_evspec_explain(e, fd);
-		if (fd == -EACCES && rec->targets[t] < 0)
-			kp_hint("recording every CPU needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON; "
-				"'kprof record -- CMD' or -p PID profiles your own processes");
-		return 1;
-	}
-	rec->fds[i] = fd;
-	if (e->filter && kp_perf_set_filter(fd, e->filter) < 0) {
-		kp_error("cannot apply the filter '%s' to '%s': %s", e->filter, e->spec,
-			 strerror(errno == EINVAL ? EINVAL : errno));
-		kp_hint("the filter syntax is the kernel's: fields of the event's format "
-			"('kprof list %s' shows them), e.g. 'common_pid == 1234'", e->spec);
-		return 1;
-	}
-	if (kp_perf_id(fd, &rec->ids[i]) < 0)
-		return kp_error("cannot read the id of event '%s': %s", e->spec, strerror(errno));
-	return 0;
-}
-
 /* The ring of CPU index @ci: mapped on its first open fd; every other fd there writes into it. */
-static int map_ring(struct kp_recorder *rec, int ci)
+static int map_ring(struct kp_recorder *rec, size_t ci)
 {
-	size_t n = rec->o->nr_evs * rec->nr_targets;
-	int owner = -1, err;
+	const struct kp_evset *set = &rec->set;
+	size_t n = kp_evset_nr_fds(set);
+	int owner = -1, cpu = set->cpus[ci], err;
 
-	for (size_t k = 0; k < n && owner < 0; k++)
-		owner = rec->fds[k * rec->nr_cpus + ci];
+	for (size_t i = ci; i < n && owner < 0; i += set->nr_cpus)
+		owner = set->fds[i];
 	if (owner < 0)
-		return kp_error("nothing to record on CPU %d: every target is gone", rec->cpus[ci]);
-	err = kp_ring_map(&rec->rings[ci], owner, rec->cpus[ci], rec->o->pages);
+		return kp_error("nothing to record on CPU %d: every target is gone", cpu);
+	err = kp_ring_map(&rec->rings[ci], owner, cpu, rec->o->pages);
 	if (err) {
-		kp_error("cannot mmap the ring of CPU %d (%zu pages): %s", rec->cpus[ci],
-			 rec->o->pages, strerror(-err));
+		kp_error("cannot mmap the ring of CPU %d (%zu pages): %s", cpu, rec->o->pages,
+			 strerror(-err));
 		if (err == -EPERM || err == -ENOMEM)
 			kp_hint("consider increasing /proc/sys/kernel/perf_event_mlock_kb, or try "
 				"again with a smaller -m");
 		return 1;
 	}
 	rec->pfds[ci] = (struct pollfd){ .fd = owner, .events = POLLIN };
-	for (size_t k = 0; k < n; k++) {
-		int fd = rec->fds[k * rec->nr_cpus + ci];
+	for (size_t i = ci; i < n; i += set->nr_cpus) {
+		int fd = set->fds[i];
 		if (fd >= 0 && fd != owner && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0)
-			return kp_error("cannot share the ring of CPU %d: %s", rec->cpus[ci],
+			return kp_error("cannot share the ring of CPU %d: %s", cpu,
 					strerror(errno));
 	}
 	return 0;
 }
 
-/* Who the events follow: the launched command, every process (-1), or listed threads. */
-static int pick_targets(struct kp_recorder *rec)
-{
-	const struct kp_record_opts *o = rec->o;
-	size_t nr = 0;
-
-	if (o->system_wide) {
-		rec->targets = kp_xcalloc(1, sizeof(int));
-		rec->targets[0] = -1;
-		rec->nr_targets = 1;
-		return 0;
-	}
-	if (o->argv) {
-		rec->targets = kp_xcalloc(1, sizeof(int));
-		rec->targets[0] = rec->child.pid;
-		rec->nr_targets = 1;
-		rec->inherit = true;
-		return 0;
-	}
-	/* -p: every thread of each process, inherited by what they start; -t: those threads */
-	for (size_t i = 0; i < o->nr_pids; i++)
-		if (kp_synth_threads(o->pids[i], &rec->targets, &nr) < 0 && !o->pids_of_user)
-			return kp_error("cannot attach to process %d: %s", o->pids[i],
-					"no such process");
-	for (size_t i = 0; i < o->nr_tids; i++) {
-		rec->targets = kp_xrealloc(rec->targets, (nr + 1) * sizeof(int));
-		rec->targets[nr++] = o->tids[i];
-	}
-	rec->nr_targets = nr;
-	rec->inherit = o->nr_pids > 0;
-	return nr ? 0 : kp_error("no process or thread to attach to");
-}
-
+/* The events on every CPU (for its ring) of the targets, and the kernel's id of each fd. */
 static int open_events(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
-	int cpus[KP_MAX_CPUS];
-	size_t n;
+	struct kp_evset_opts so = {
+		.evs = o->evs, .nr_evs = o->nr_evs, .command = rec->child.pid,
+		.system_wide = o->system_wide, .cpus = o->cpus, .nr_cpus = o->nr_cpus,
+		.pids = o->pids, .nr_pids = o->nr_pids, .pids_may_end = o->pids_of_user,
+		.tids = o->tids, .nr_tids = o->nr_tids, .per_cpu = true, .fallback = true,
+		.doing = "recording",
+	};
+	int err;
 
-	if (o->cpus) {
-		rec->nr_cpus = (int)o->nr_cpus;
-		memcpy(cpus, o->cpus, o->nr_cpus * sizeof(*cpus));
-	} else {
-		rec->nr_cpus = kp_cpus_online(cpus, KP_MAX_CPUS);
-	}
-	if (rec->nr_cpus <= 0)
-		return kp_error("cannot read the online CPUs: %s", strerror(-rec->nr_cpus));
-	rec->cpus = kp_xcalloc(rec->nr_cpus, sizeof(*rec->cpus));
-	memcpy(rec->cpus, cpus, rec->nr_cpus * sizeof(*cpus));
-	if (pick_targets(rec))
-		return 1;
-	n = o->nr_evs * rec->nr_targets * rec->nr_cpus;
-	rec->fds = kp_xcalloc(n, sizeof(*rec->fds));
-	rec->ids = kp_xcalloc(n, sizeof(*rec->ids));
-	for (size_t i = 0; i < n; i++)
-		rec->fds[i] = -1;
-	rec->rings = kp_xcalloc(rec->nr_cpus, sizeof(*rec->rings));
-	rec->pfds = kp_xcalloc(rec->nr_cpus, sizeof(*rec->pfds));
 	for (size_t ev = 0; ev < o->nr_evs; ev++)
 		build_attr(rec, &o->evs[ev], ev == 0);
-	for (size_t ev = 0; ev < o->nr_evs; ev++)
-		for (size_t t = 0; t < rec->nr_targets; t++)
-			for (int ci = 0; ci < rec->nr_cpus; ci++)
-				if (open_one(rec, ev, t, ci))
-					return 1;
-	for (int ci = 0; ci < rec->nr_cpus; ci++)
+	err = kp_evset_open(&rec->set, &so);
+	if (err == -EACCES && o->system_wide)
+		kp_hint("recording every CPU needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON; "
+			"'kprof record -- CMD' or -p PID profiles your own processes");
+	if (err)
+		return 1;
+	rec->ids = kp_xcalloc(kp_evset_nr_fds(&rec->set), sizeof(*rec->ids));
+	for (size_t i = 0; i < kp_evset_nr_fds(&rec->set); i++)
+		if (rec->set.fds[i] >= 0 && kp_perf_id(rec->set.fds[i], &rec->ids[i]) < 0)
+			return kp_error("cannot read the id of event '%s': %s",
+					o->evs[i / kp_evset_per_event(&rec->set)].spec,
+					strerror(errno));
+	rec->rings = kp_xcalloc(rec->set.nr_cpus, sizeof(*rec->rings));
+	rec->pfds = kp_xcalloc(rec->set.nr_cpus, sizeof(*rec->pfds));
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
 		if (map_ring(rec, ci))
 			return 1;
 	return 0;
-}
-
-static size_t nr_fds(const struct kp_recorder *rec)
-{
-	return rec->o->nr_evs * rec->nr_targets * rec->nr_cpus;
 }
 
 /* Without a command to exec, kprof starts the events itself, then lists what already runs. */
 static int start_events(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
+	size_t first = 0, n = kp_evset_nr_fds(&rec->set);
 	struct kp_synth_stats st;
 
-	if (o->argv && !o->system_wide)
+	if (rec->set.on_exec)
 		return 0; /* enable_on_exec does it */
-	for (size_t i = 0; i < nr_fds(rec); i++)
-		if (rec->fds[i] >= 0 && ioctl(rec->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return kp_error("cannot start the events: %s", strerror(errno));
-	if (o->system_wide || !o->argv) {
-		size_t first = 0;
-		while (first < nr_fds(rec) && rec->fds[first] < 0)
-			first++;
-		kp_synth_procs(&rec->w, &o->evs[0].attr, first < nr_fds(rec) ? rec->ids[first] : 0,
-			       o->system_wide ? NULL : o->pids, o->system_wide ? 0 : o->nr_pids, &st);
-		if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
-			kp_synth_procs(&rec->w, &o->evs[0].attr, rec->ids[first], o->tids,
-				       o->nr_tids, &st);
-	}
+	if (kp_evset_enable(&rec->set))
+		return 1;
+	while (first < n && rec->set.fds[first] < 0)
+		first++;
+	kp_synth_procs(&rec->w, &o->evs[0].attr, first < n ? rec->ids[first] : 0,
+		       o->system_wide ? NULL : o->pids, o->system_wide ? 0 : o->nr_pids, &st);
+	if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
+		kp_synth_procs(&rec->w, &o->evs[0].attr, rec->ids[first], o->tids, o->nr_tids,
+			       &st);
 	return 0;
 }
 
@@ -378,7 +268,7 @@ static void write_meta(struct kp_recorder *rec)
 	kp_writer_add_meta(w, "hostname", u.nodename);
 	kp_writer_add_meta(w, "kernel", u.release);
 	kp_writer_add_meta(w, "arch", u.machine);
-	add_meta_u64(w, "nr-cpus-online", rec->nr_cpus);
+	add_meta_u64(w, "nr-cpus-online", rec->set.nr_cpus);
 	add_meta_u64(w, "page-size", (uint64_t)sysconf(_SC_PAGESIZE));
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&rt.tv_sec));
 	kp_writer_add_meta(w, "start-time", buf);
@@ -440,8 +330,8 @@ static void write_tp_formats(struct kp_recorder *rec)
 static int write_header(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
-	size_t reserve = KP_WRITER_CHUNK + rec->nr_cpus * rec->rings[0].size;
-	size_t per_ev = rec->nr_targets * rec->nr_cpus;
+	size_t reserve = KP_WRITER_CHUNK + rec->set.nr_cpus * rec->rings[0].size;
+	size_t per_ev = kp_evset_per_event(&rec->set);
 	uint64_t *ids = kp_xcalloc(per_ev, sizeof(*ids));
 
 	if (o->stack_user && !o->keep_stacks) {
@@ -458,7 +348,7 @@ static int write_header(struct kp_recorder *rec)
 		const struct kp_evspec *e = &o->evs[ev];
 		uint32_t n = 0;
 		for (size_t k = 0; k < per_ev; k++)
-			if (rec->fds[ev * per_ev + k] >= 0)
+			if (rec->set.fds[ev * per_ev + k] >= 0)
 				ids[n++] = rec->ids[ev * per_ev + k];
 		kp_writer_add_attr(&rec->w, &e->attr, ev, ids, n, e->name, e->spec, e->fallback);
 		kp_evlist_add_event(&rec->evl, &e->attr, ev, ids, n, e->name, e->spec, e->fallback);
@@ -476,7 +366,7 @@ static int write_header(struct kp_recorder *rec)
 
 static void drain_all(struct kp_recorder *rec)
 {
-	for (int ci = 0; ci < rec->nr_cpus; ci++) {
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
 		size_t n = kp_ring_drain(&rec->rings[ci], &rec->w);
 		/* the copy is the last n bytes of the writer's buffer */
 		if (n)
@@ -499,8 +389,8 @@ static double elapsed(const struct kp_recorder *rec)
 /* Attached processes and threads: is any of them still there? */
 static bool targets_alive(const struct kp_recorder *rec)
 {
-	for (size_t t = 0; t < rec->nr_targets; t++)
-		if (rec->targets[t] > 0 && (kill(rec->targets[t], 0) == 0 || errno == EPERM))
+	for (size_t t = 0; t < rec->set.nr_pids; t++)
+		if (rec->set.pids[t] > 0 && (kill(rec->set.pids[t], 0) == 0 || errno == EPERM))
 			return true;
 	return false;
 }
@@ -532,13 +422,6 @@ static bool finished(struct kp_recorder *rec)
 	return !o->system_wide && !targets_alive(rec);
 }
 
-static void stop_sampling(struct kp_recorder *rec)
-{
-	for (size_t i = 0; i < nr_fds(rec); i++)
-		if (rec->fds[i] >= 0)
-			ioctl(rec->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-}
-
 static void record_loop(struct kp_recorder *rec)
 {
 	bool killed = false;
@@ -547,7 +430,7 @@ static void record_loop(struct kp_recorder *rec)
 	setpriority(PRIO_PROCESS, 0, DRAIN_NICE);
 	clock_gettime(CLOCK_MONOTONIC, &rec->started);
 	while (!finished(rec)) {
-		poll(rec->pfds, rec->nr_cpus, POLL_MS);
+		poll(rec->pfds, rec->set.nr_cpus, POLL_MS);
 		drain_all(rec);
 		kp_child_reap(&rec->child);
 		if (rec->o->argv && kp_child_signals() > 1 && !killed) {
@@ -558,14 +441,14 @@ static void record_loop(struct kp_recorder *rec)
 	}
 	if (rec->w.err) {
 		/* the disk is full or failing: stop sampling, keep what is on disk */
-		stop_sampling(rec);
+		kp_evset_disable(&rec->set);
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(rec->w.err));
 		if (rec->o->argv)
 			kp_notice("stopped recording; waiting for '%s' to end", rec->o->argv[0]);
 		kp_child_wait(&rec->child);
 		return;
 	}
-	stop_sampling(rec);
+	kp_evset_disable(&rec->set);
 	drain_all(rec);
 	kp_child_wait(&rec->child);
 }
@@ -573,10 +456,10 @@ static void record_loop(struct kp_recorder *rec)
 /* PERF_FORMAT_LOST through read(): losses after the last LOST record show only here. */
 static void read_lost(struct kp_recorder *rec)
 {
-	for (size_t i = 0; i < nr_fds(rec); i++) {
+	for (size_t i = 0; i < kp_evset_nr_fds(&rec->set); i++) {
 		uint64_t v[2];
-		if (rec->fds[i] >= 0 && read(rec->fds[i], v, sizeof(v)) == sizeof(v))
-			rec->rings[i % rec->nr_cpus].lost_read += v[1];
+		if (rec->set.fds[i] >= 0 && read(rec->set.fds[i], v, sizeof(v)) == sizeof(v))
+			rec->rings[i % rec->set.nr_cpus].lost_read += v[1];
 	}
 }
 
@@ -584,7 +467,7 @@ static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_
 {
 	memset(s, 0, sizeof(*s));
 	s->h = (struct kp_rec_header){ KP_REC_STATS, 0, sizeof(*s) };
-	for (int ci = 0; ci < rec->nr_cpus; ci++) {
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
 		const struct kp_ring *r = &rec->rings[ci];
 		struct kp_rec_ring_stats rs = {
 			{ KP_REC_RING_STATS, 0, sizeof(rs) }, r->cpu, 0, r->samples,
@@ -602,7 +485,7 @@ static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_
 	s->raw_bytes = w->raw_bytes;
 	s->file_bytes = w->off;
 	s->wakeups = rec->wakeups;
-	s->nr_rings = rec->nr_cpus;
+	s->nr_rings = rec->set.nr_cpus;
 	kp_writer_add(w, s);
 }
 
@@ -701,11 +584,9 @@ static int finish(struct kp_recorder *rec)
 static void cleanup(struct kp_recorder *rec)
 {
 	kp_child_kill(&rec->child);
-	for (int ci = 0; ci < rec->nr_cpus && rec->rings; ci++)
+	for (size_t ci = 0; ci < rec->set.nr_cpus && rec->rings; ci++)
 		kp_ring_unmap(&rec->rings[ci]);
-	for (size_t i = 0; rec->fds && i < nr_fds(rec); i++)
-		if (rec->fds[i] >= 0)
-			close(rec->fds[i]);
+	kp_evset_release(&rec->set);
 	/* the writers first (the unwinding thread joined), then their file: no write goes to a
 	 * closed fd, or to another file that took its number */
 	if (rec->w.buf)
@@ -713,9 +594,6 @@ static void cleanup(struct kp_recorder *rec)
 	kp_online_free(rec->online);
 	if (rec->out_fd >= 0)
 		close(rec->out_fd);
-	free(rec->cpus);
-	free(rec->targets);
-	free(rec->fds);
 	free(rec->ids);
 	free(rec->rings);
 	free(rec->pfds);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "child.h"
+#include "evset.h"
 #include "evspec.h"
 #include "formats/evlist.h"
 #include "formats/writer.h"
@@ -54,14 +55,9 @@ struct kp_record_opts {
 
 struct kp_recorder {
 	const struct kp_record_opts *o;
-	int *cpus;
-	int nr_cpus;
-	int *targets;		/* pid argument of each event: the child, -1 (all), or threads */
-	size_t nr_targets;
-	bool inherit;		/* follow the targets' new threads and children */
-	int *fds;		/* [(ev * nr_targets + target) * nr_cpus + cpu index], -1 if gone */
-	uint64_t *ids;		/* same layout */
-	struct kp_ring *rings;	/* one per CPU, owned by the first event's fd */
+	struct kp_evset set;	/* the events on the targets, on every CPU */
+	uint64_t *ids;		/* the kernel's id of each fd of @set, in its layout */
+	struct kp_ring *rings;	/* one per CPU of @set, owned by the first event's fd there */
 	struct pollfd *pfds;
 	struct kp_writer w;	/* the file's; with online unwinding, the thread's input */
 	struct kp_online *online; /* --call-graph dwarf without --keep-stacks */

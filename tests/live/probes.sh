@@ -146,8 +146,12 @@ if [ -d $PMUS/msr ] && [ -f $PMUS/msr/format/event ]; then
 	bad "an unknown term is an error listing the PMU's terms" 2 \
 		"^hint: the terms of PMU 'msr': event \(config:0-63\); events: $msr_events;" -e msr/umask=1/ -- true
 	check "...after naming the term" grep -q "^kprof: PMU 'msr' has no term 'umask' (in event 'msr/umask=1/')" "$WORK/bad.err"
+	# a member the kernel refuses in its group: record's error names the group, as stat's does
+	"$KPROF" record -e '{cpu-clock,msr/tsc/}' -o "$WORK/g.kprof" -- true >/dev/null 2>"$WORK/rg.err"
+	check "record: a member refused in its group is an error naming the group (status $?)" \
+		grep -q "^hint: 'msr/tsc/' is in a group led by 'cpu-clock'" "$WORK/rg.err"
 else
-	skips 4 "no msr PMU with an event term in $PMUS"
+	skips 5 "no msr PMU with an event term in $PMUS"
 fi
 if [ -f $PMUS/uprobe/format/retprobe ]; then
 	bad "a value wider than its term is an error" 2 "the value 2 of 'retprobe' .* does not fit its 1 bit \(config:0\)" \

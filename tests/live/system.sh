@@ -82,8 +82,12 @@ if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && [ "$(cat /proc/sys/k
 	chmod 755 "$WORK"
 	runuser -u nobody -- "$KPROF" record -a -o /dev/null --duration 0.1 >/dev/null 2>"$WORK/n.err"
 	check "unprivileged -a fails, naming what would work" grep -q "profiles your own processes" "$WORK/n.err"
+	# user space only is refused on every CPU too: nothing is said to be recorded that way
+	check "...and does not say it records in user space only" \
+		sh -c "! grep -q 'in user space only' '$WORK/n.err'"
 else
 	skip "unprivileged -a needs root, runuser and perf_event_paranoid >= 1"
+	skip "unprivileged -a: no user-space notice"
 fi
 
 done_testing

@@ -46,7 +46,8 @@ check "cpu-clock after a tracepoint: $kernel of $total stacks in the kernel, $pf
 
 "$KPROF" record -e syscalls:sys_enter_getuid --filter 'bogus ===' -o "$WORK/b.kprof" -- true >/dev/null 2>"$WORK/b.err"
 check "a bad filter fails with status 1" [ $? -eq 1 ]
-check "...saying what the filter is applied to" grep -q "cannot apply the filter 'bogus ===' to 'syscalls:sys_enter_getuid'" "$WORK/b.err"
+check "...saying what the filter is applied to" grep -q "^kprof: cannot set the filter 'bogus ===' on 'syscalls:sys_enter_getuid': the kernel rejects it" "$WORK/b.err"
+check "...with a hint that lists the tracepoint's fields, as stat's" grep -q "^hint: .*common_pid, __syscall_nr" "$WORK/b.err"
 check "...and leaves no file" [ ! -e "$WORK/b.kprof" ]
 "$KPROF" record -e nosuchsys:nosuchevent -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
 check "an unknown tracepoint is an error naming it" grep -q "nosuchsys:nosuchevent" "$WORK/x.err"
