@@ -291,8 +291,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		o->system_wide = true;
 		return 0;
 	case 'C':
-		return kp_idlist_parse("record", "-C", optarg, true, 0, KP_MAX_CPUS - 1, &o->cpus,
-				       &o->nr_cpus);
+		return kp_idlist_cpus("record", optarg, &o->cpus, &o->nr_cpus);
 	case 'p':
 		return kp_idlist_parse("record", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
 				       &o->nr_pids);

@@ -155,6 +155,11 @@ for bad in "-C 0-4096" "-C 1-0" "-C 0,,1" "-C 1," "-p 4294967297" "-p -1" "-t 0"
 	check "'$bad' is a usage error that names the list (status $rc)" \
 		sh -c "[ $rc -eq 2 ] && grep -q 'takes .* from [0-9]* to [0-9]*, not' '$WORK/x.err'"
 done
+# as stat's: a CPU that is not online is named (the open's "Invalid argument" said nothing)
+"$KPROF" record -a -C 4095 -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
+rc=$?
+check "-C with an offline CPU is a usage error naming it (status $rc)" \
+	sh -c "[ $rc -eq 2 ] && grep -q 'CPU 4095 is not online' '$WORK/x.err'"
 
 # a command line longer than a record (64 KiB): recorded, its META cut to fit and said to be cut
 long=$(head -c 70000 /dev/zero | tr '\0' x)
