@@ -319,7 +319,7 @@ static int parse_named(struct parse_ctx *c, char *text, char *colon)
 	return 0;
 }
 
-/* A probe: the text after its prefix goes to src/probe.c. */
+/* A probe: the text after its prefix goes to probe.c. */
 static int parse_probe(struct parse_ctx *c, const char *text, enum kp_evspec_kind kind,
 		       const char *arg, bool ret)
 {

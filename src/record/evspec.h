@@ -10,12 +10,12 @@
  *                    then the spec stands for every tracepoint that matches
  *                    (ftrace:function, the function tracer, is one where the kernel has it)
  *   uprobe:PATH:SYMBOL[+OFF], uretprobe:PATH:SYMBOL[+OFF]
- *                    a user-space probe through the uprobe PMU (src/probe.h)
+ *                    a user-space probe through the uprobe PMU (probe.h)
  *   kprobe:FUNC[+OFF], kretprobe:FUNC
  *                    a kernel probe through the kprobe PMU
  *   mem:ADDR[:rwx]   a hardware breakpoint (PERF_TYPE_BREAKPOINT)
  *   PMU/TERM=VAL,TERM,.../[MODS], PMU/EVENT/[MODS]
- *                    an event of a PMU in sysfs, built from its format terms (src/pmu.h)
+ *                    an event of a PMU in sysfs, built from its format terms (pmu.h)
  *   {EVENT,EVENT,...}
  *                    a group: the events are scheduled onto the PMU together
  * Events are separated by commas (not those inside a PMU's /.../). A colon after a known
