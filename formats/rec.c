@@ -15,19 +15,86 @@ static int check_str_at(const struct kp_rec_header *rec, size_t from)
 	return 0;
 }
 
-static int check_comm(const struct kp_rec_header *rec)
+/* The fixed part of @rec, which has at least @n bytes: a copy, for records of any alignment. */
+static void fixed(const struct kp_rec_header *rec, void *wire, size_t n)
 {
-	return check_str_at(rec, 16);
+	memcpy(wire, rec, n);
 }
 
-static int check_mmap(const struct kp_rec_header *rec)
+static int parse_mmap(const struct kp_rec_header *rec, void *view)
 {
-	return check_str_at(rec, 40);
+	struct kp_mmap *m = view;
+	struct kp_rec_mmap w;
+
+	fixed(rec, &w, sizeof(w));
+	*m = (struct kp_mmap){ .pid = w.pid, .tid = w.tid, .addr = w.addr, .len = w.len,
+			       .pgoff = w.pgoff };
+	m->filename = (const char *)rec + sizeof(w);
+	return check_str_at(rec, sizeof(w));
 }
 
-static int check_mmap2(const struct kp_rec_header *rec)
+static int parse_mmap2(const struct kp_rec_header *rec, void *view)
 {
-	return check_str_at(rec, 72);
+	struct kp_mmap *m = view;
+	struct kp_rec_mmap2 w;
+
+	fixed(rec, &w, sizeof(w));
+	*m = (struct kp_mmap){ .pid = w.pid, .tid = w.tid, .addr = w.addr, .len = w.len,
+			       .pgoff = w.pgoff, .prot = w.prot, .flags = w.flags };
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m->has_build_id = true;
+		m->build_id_size = w.build_id_size < 20 ? w.build_id_size : 20;
+		memcpy(m->build_id, w.build_id, m->build_id_size);
+	} else {
+		m->maj = w.maj;
+		m->min = w.min;
+		m->ino = w.ino;
+		m->ino_generation = w.ino_generation;
+	}
+	m->filename = (const char *)rec + sizeof(w);
+	return check_str_at(rec, sizeof(w));
+}
+
+static int parse_comm(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_comm *c = view;
+	struct kp_rec_comm w;
+
+	fixed(rec, &w, sizeof(w));
+	*c = (struct kp_comm){ w.pid, w.tid, (const char *)rec + sizeof(w) };
+	return check_str_at(rec, sizeof(w));
+}
+
+static int parse_task(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_rec_task w;
+
+	fixed(rec, &w, sizeof(w));
+	*(struct kp_task *)view = (struct kp_task){ w.pid, w.ppid, w.tid, w.ptid, w.time };
+	return 0;
+}
+
+static int parse_lost(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_rec_lost w;
+
+	fixed(rec, &w, sizeof(w));
+	*(struct kp_lost *)view = (struct kp_lost){ w.id, w.lost };
+	return 0;
+}
+
+static int parse_switch(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_switch *sw = view;
+	struct kp_rec_switch_cpu_wide w = { .h = *rec };
+
+	if (rec->type == PERF_RECORD_SWITCH_CPU_WIDE)
+		fixed(rec, &w, sizeof(w));
+	*sw = (struct kp_switch){ rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
+				  rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT,
+				  rec->type == PERF_RECORD_SWITCH_CPU_WIDE, w.next_prev_pid,
+				  w.next_prev_tid };
+	return 0;
 }
 
 static int check_ksymbol(const struct kp_rec_header *rec)
@@ -92,37 +159,52 @@ static int check_unwind_dso(const struct kp_rec_header *rec)
 	return memchr(path, 0, rec->size - sizeof(struct kp_rec_unwind_dso)) ? 0 : -KP_ERECORD;
 }
 
+/* String-carrying records must hold their fixed part and at least one word of string. */
+#define WITH_STR(wire) (sizeof(struct wire) + 8)
+
 static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
-	[PERF_RECORD_MMAP] = { "mmap", 48, check_mmap },
-	[PERF_RECORD_LOST] = { "lost", 24, NULL },
-	[PERF_RECORD_COMM] = { "comm", 24, check_comm },
-	[PERF_RECORD_EXIT] = { "exit", 32, NULL },
-	[PERF_RECORD_THROTTLE] = { "throttle", 32, NULL },
-	[PERF_RECORD_UNTHROTTLE] = { "unthrottle", 32, NULL },
-	[PERF_RECORD_FORK] = { "fork", 32, NULL },
-	[PERF_RECORD_READ] = { "read", 24, NULL },
-	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL },
-	[PERF_RECORD_MMAP2] = { "mmap2", 80, check_mmap2 },
-	[PERF_RECORD_AUX] = { "aux", 32, NULL },
-	[PERF_RECORD_ITRACE_START] = { "itrace_start", 16, NULL },
-	[PERF_RECORD_LOST_SAMPLES] = { "lost_samples", 16, NULL },
-	[PERF_RECORD_SWITCH] = { "switch", 8, NULL },
-	[PERF_RECORD_SWITCH_CPU_WIDE] = { "switch_cpu_wide", 16, NULL },
-	[PERF_RECORD_NAMESPACES] = { "namespaces", 24, NULL },
-	[PERF_RECORD_KSYMBOL] = { "ksymbol", 32, check_ksymbol },
-	[PERF_RECORD_BPF_EVENT] = { "bpf_event", 24, NULL },
-	[PERF_RECORD_CGROUP] = { "cgroup", 24, NULL },
-	[PERF_RECORD_TEXT_POKE] = { "text_poke", 24, NULL },
-	[PERF_RECORD_AUX_OUTPUT_HW_ID] = { "aux_output_hw_id", 16, NULL },
-	[KP_REC_ATTR] = { "attr", sizeof(struct kp_rec_attr), check_attr },
-	[KP_REC_META] = { "meta", sizeof(struct kp_rec_meta), check_meta },
-	[KP_REC_KALLSYMS] = { "kallsyms", sizeof(struct kp_rec_kallsyms), check_kallsyms },
-	[KP_REC_ROUND] = { "round", sizeof(struct kp_rec_header), NULL },
-	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL },
-	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL },
-	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format },
-	[KP_REC_UNWIND_STATS] = { "unwind_stats", KP_REC_UNWIND_STATS_V1_SIZE, NULL },
-	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8, check_unwind_dso },
+	[PERF_RECORD_MMAP] = { "mmap", WITH_STR(kp_rec_mmap), NULL, parse_mmap },
+	[PERF_RECORD_LOST] = { "lost", sizeof(struct kp_rec_lost), NULL, parse_lost },
+	[PERF_RECORD_COMM] = { "comm", WITH_STR(kp_rec_comm), NULL, parse_comm },
+	[PERF_RECORD_EXIT] = { "exit", sizeof(struct kp_rec_task), NULL, parse_task },
+	[PERF_RECORD_THROTTLE] = { "throttle", 32, NULL, NULL },
+	[PERF_RECORD_UNTHROTTLE] = { "unthrottle", 32, NULL, NULL },
+	[PERF_RECORD_FORK] = { "fork", sizeof(struct kp_rec_task), NULL, parse_task },
+	[PERF_RECORD_READ] = { "read", 24, NULL, NULL },
+	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL, NULL },
+	[PERF_RECORD_MMAP2] = { "mmap2", WITH_STR(kp_rec_mmap2), NULL, parse_mmap2 },
+	[PERF_RECORD_AUX] = { "aux", 32, NULL, NULL },
+	[PERF_RECORD_ITRACE_START] = { "itrace_start", 16, NULL, NULL },
+	[PERF_RECORD_LOST_SAMPLES] = { "lost_samples", 16, NULL, NULL },
+	[PERF_RECORD_SWITCH] = { "switch", sizeof(struct kp_rec_header), NULL, parse_switch },
+	[PERF_RECORD_SWITCH_CPU_WIDE] = { "switch_cpu_wide", sizeof(struct kp_rec_switch_cpu_wide),
+					  NULL, parse_switch },
+	[PERF_RECORD_NAMESPACES] = { "namespaces", 24, NULL, NULL },
+	[PERF_RECORD_KSYMBOL] = { "ksymbol", 32, check_ksymbol, NULL },
+	[PERF_RECORD_BPF_EVENT] = { "bpf_event", 24, NULL, NULL },
+	[PERF_RECORD_CGROUP] = { "cgroup", 24, NULL, NULL },
+	[PERF_RECORD_TEXT_POKE] = { "text_poke", 24, NULL, NULL },
+	[PERF_RECORD_AUX_OUTPUT_HW_ID] = { "aux_output_hw_id", 16, NULL, NULL },
+	[KP_REC_ATTR] = { "attr", sizeof(struct kp_rec_attr), check_attr, NULL },
+	[KP_REC_META] = { "meta", sizeof(struct kp_rec_meta), check_meta, NULL },
+	[KP_REC_KALLSYMS] = { "kallsyms", sizeof(struct kp_rec_kallsyms), check_kallsyms, NULL },
+	[KP_REC_ROUND] = { "round", sizeof(struct kp_rec_header), NULL, NULL },
+	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL, NULL },
+	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL, NULL },
+	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format,
+			       NULL },
+	[KP_REC_UNWIND_STATS] = { "unwind_stats", KP_REC_UNWIND_STATS_V1_SIZE, NULL, NULL },
+	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8,
+				check_unwind_dso, NULL },
+};
+
+/* Scratch for validation's parse: any view a row's parser fills. */
+union any_view {
+	struct kp_mmap mmap;
+	struct kp_comm comm;
+	struct kp_task task;
+	struct kp_lost lost;
+	struct kp_switch sw;
 };
 
 const struct kp_rec_info *kp_rec_info_of(uint32_t type)
@@ -132,7 +214,9 @@ const struct kp_rec_info *kp_rec_info_of(uint32_t type)
 	return &rec_info[type];
 }
 
-int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
+/* The framing every record must have: a whole header, a size that is a multiple of 8 within
+ * @avail, and at least its type's minimum. */
+static int check_frame(const struct kp_rec_header *rec, size_t avail)
 {
 	const struct kp_rec_info *info;
 
@@ -140,11 +224,61 @@ int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
 	    rec->size > avail)
 		return -KP_ERECORD;
 	info = kp_rec_info_of(rec->type);
-	if (!info)
-		return 0;
-	if (rec->size < info->min_size)
-		return -KP_ERECORD;
+	return info && rec->size < info->min_size ? -KP_ERECORD : 0;
+}
+
+int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
+{
+	const struct kp_rec_info *info;
+	union any_view scratch;
+	int rc = check_frame(rec, avail);
+
+	if (rc || !(info = kp_rec_info_of(rec->type)))
+		return rc; /* an unknown type passes: callers skip it */
+	if (info->parse)
+		return info->parse(rec, &scratch);
 	return info->check ? info->check(rec) : 0;
+}
+
+/* Parse @rec, of type @a or @b, into @view (@size bytes), zeroed on failure. */
+static int parse_as(const struct kp_rec_header *rec, size_t avail, uint32_t a, uint32_t b,
+		    void *view, size_t size)
+{
+	int rc = check_frame(rec, avail);
+
+	if (!rc && rec->type != a && rec->type != b)
+		rc = -KP_ERECORD;
+	if (!rc)
+		rc = rec_info[rec->type].parse(rec, view);
+	if (rc)
+		memset(view, 0, size);
+	return rc;
+}
+
+int kp_rec_parse_mmap(const struct kp_rec_header *rec, size_t avail, struct kp_mmap *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_MMAP, PERF_RECORD_MMAP2, out, sizeof(*out));
+}
+
+int kp_rec_parse_comm(const struct kp_rec_header *rec, size_t avail, struct kp_comm *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_COMM, PERF_RECORD_COMM, out, sizeof(*out));
+}
+
+int kp_rec_parse_task(const struct kp_rec_header *rec, size_t avail, struct kp_task *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_FORK, PERF_RECORD_EXIT, out, sizeof(*out));
+}
+
+int kp_rec_parse_lost(const struct kp_rec_header *rec, size_t avail, struct kp_lost *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_LOST, PERF_RECORD_LOST, out, sizeof(*out));
+}
+
+int kp_rec_parse_switch(const struct kp_rec_header *rec, size_t avail, struct kp_switch *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE, out,
+			sizeof(*out));
 }
 
 /* A bounds-checked reader of u64 words; the first failed take makes every later one fail. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec.h - what a record may look like: the per-type table, validation, and the parsers of the
- * kernel's variable-layout records (samples and the sample_id_all trailer).
+ * kernel's records: typed views of the side-band records (MMAP, MMAP2, COMM, FORK, EXIT, LOST,
+ * SWITCH), samples and the sample_id_all trailer.
  *
  * Every function here is pure: it reads only the bytes it is given, checks every length
  * against the record's size first, and returns pointers borrowed from the record.
@@ -21,11 +22,15 @@
  * @min_size: smallest valid record, header included
  * @check:    optional check of the variable part (strings terminated, counts in bounds);
  *            returns 0 or -KP_ERECORD
+ * @parse:    for the kernel records kprof reads: fill the type's view (struct kp_mmap, ...)
+ *            from a record already known to be at least @min_size; returns 0 or -KP_ERECORD.
+ *            Validation runs it too, so what validates also parses.
  */
 struct kp_rec_info {
 	const char *name;
 	uint16_t min_size;
 	int (*check)(const struct kp_rec_header *rec);
+	int (*parse)(const struct kp_rec_header *rec, void *view);
 };
 
 /* kp_rec_info_of - the table row of @type, or NULL for a type kprof does not know. */
@@ -96,6 +101,71 @@ int kp_rec_sample_time(const struct perf_event_attr *attr, const struct kp_rec_h
  */
 int kp_rec_parse_id(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
 		    struct kp_sample *out);
+
+/*
+ * Typed views of the kernel's side-band records. Each parser takes a record found @avail bytes
+ * before the end of its buffer and checks, before it reads a field, that the record is of a type
+ * it parses, lies within @avail, is a multiple of 8 of at least its type's minimum size, and has
+ * the NUL of its string before its end. It returns 0 and fills @out, or -KP_ERECORD with @out
+ * zeroed. The sample_id_all trailer after the fields is kp_rec_parse_id()'s. Strings are
+ * borrowed from the record.
+ */
+
+/* struct kp_mmap - a PERF_RECORD_MMAP or PERF_RECORD_MMAP2 (fields after @pgoff: MMAP2 only) */
+struct kp_mmap {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;	/* start, bytes, file offset of the start */
+	bool has_build_id;		/* misc has PERF_RECORD_MISC_MMAP_BUILD_ID: the build-id is
+					 * given, not the device and inode */
+	uint8_t build_id_size;		/* bytes of @build_id, at most 20 (larger sizes are cut) */
+	uint8_t build_id[20];
+	uint32_t maj, min;		/* the file's device ... */
+	uint64_t ino, ino_generation;	/* ... and inode; zero with a build-id */
+	uint32_t prot, flags;		/* PROT_*, MAP_* */
+	const char *filename;		/* borrowed */
+};
+
+/* struct kp_comm - a PERF_RECORD_COMM: thread @tid of @pid is now named @comm (borrowed) */
+struct kp_comm {
+	uint32_t pid, tid;
+	const char *comm;
+};
+
+/* struct kp_task - a PERF_RECORD_FORK (@pid/@tid started by @ppid/@ptid) or PERF_RECORD_EXIT */
+struct kp_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* struct kp_lost - a PERF_RECORD_LOST: @lost records of the event @id were dropped */
+struct kp_lost {
+	uint64_t id, lost;
+};
+
+/*
+ * struct kp_switch - a PERF_RECORD_SWITCH or PERF_RECORD_SWITCH_CPU_WIDE: the sampled thread
+ * was switched out (@out) or in; a CPU-wide record also names the thread on the other side.
+ */
+struct kp_switch {
+	bool out, preempt;		/* PERF_RECORD_MISC_SWITCH_OUT(_PREEMPT) */
+	bool cpu_wide;
+	uint32_t next_prev_pid, next_prev_tid;	/* @cpu_wide only */
+};
+
+/* kp_rec_parse_mmap - a PERF_RECORD_MMAP or PERF_RECORD_MMAP2. */
+int kp_rec_parse_mmap(const struct kp_rec_header *rec, size_t avail, struct kp_mmap *out);
+
+/* kp_rec_parse_comm - a PERF_RECORD_COMM. */
+int kp_rec_parse_comm(const struct kp_rec_header *rec, size_t avail, struct kp_comm *out);
+
+/* kp_rec_parse_task - a PERF_RECORD_FORK or PERF_RECORD_EXIT. */
+int kp_rec_parse_task(const struct kp_rec_header *rec, size_t avail, struct kp_task *out);
+
+/* kp_rec_parse_lost - a PERF_RECORD_LOST. */
+int kp_rec_parse_lost(const struct kp_rec_header *rec, size_t avail, struct kp_lost *out);
+
+/* kp_rec_parse_switch - a PERF_RECORD_SWITCH or PERF_RECORD_SWITCH_CPU_WIDE. */
+int kp_rec_parse_switch(const struct kp_rec_header *rec, size_t avail, struct kp_switch *out);
 
 /* kp_rec_attr_view - view of a validated KP_REC_ATTR; ids, name and spec are borrowed. */
 struct kp_attr_view {
