@@ -128,6 +128,8 @@ struct kp_rec_mmap2 {
 _Static_assert(sizeof(struct kp_rec_mmap2) == 72, "kp_rec_mmap2 changed size");
 _Static_assert(offsetof(struct kp_rec_mmap2, build_id) == 44, "kp_rec_mmap2 changed layout");
 _Static_assert(offsetof(struct kp_rec_mmap2, prot) == 64, "kp_rec_mmap2 changed layout");
+_Static_assert(offsetof(struct kp_rec_mmap2, pgoff) == offsetof(struct kp_rec_mmap, pgoff),
+	       "MMAP2 starts as MMAP does");
 
 /* PERF_RECORD_COMM: followed by the thread's name, NUL-padded to a multiple of 8 */
 struct kp_rec_comm {

@@ -21,16 +21,21 @@ static void fixed(const struct kp_rec_header *rec, void *wire, size_t n)
 	memcpy(wire, rec, n);
 }
 
-static int parse_mmap(const struct kp_rec_header *rec, void *view)
+/* What MMAP and MMAP2 share: the fields up to pgoff, and the name after @fixed_size bytes. */
+static void mmap_common(const struct kp_rec_header *rec, struct kp_mmap *m, size_t fixed_size)
 {
-	struct kp_mmap *m = view;
 	struct kp_rec_mmap w;
 
 	fixed(rec, &w, sizeof(w));
 	*m = (struct kp_mmap){ .pid = w.pid, .tid = w.tid, .addr = w.addr, .len = w.len,
 			       .pgoff = w.pgoff };
-	m->filename = (const char *)rec + sizeof(w);
-	return check_str_at(rec, sizeof(w));
+	m->filename = (const char *)rec + fixed_size;
+}
+
+static int parse_mmap(const struct kp_rec_header *rec, void *view)
+{
+	mmap_common(rec, view, sizeof(struct kp_rec_mmap));
+	return check_str_at(rec, sizeof(struct kp_rec_mmap));
 }
 
 static int parse_mmap2(const struct kp_rec_header *rec, void *view)
@@ -38,9 +43,10 @@ static int parse_mmap2(const struct kp_rec_header *rec, void *view)
 	struct kp_mmap *m = view;
 	struct kp_rec_mmap2 w;
 
+	mmap_common(rec, m, sizeof(w));
 	fixed(rec, &w, sizeof(w));
-	*m = (struct kp_mmap){ .pid = w.pid, .tid = w.tid, .addr = w.addr, .len = w.len,
-			       .pgoff = w.pgoff, .prot = w.prot, .flags = w.flags };
+	m->prot = w.prot;
+	m->flags = w.flags;
 	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 		m->has_build_id = true;
 		m->build_id_size = w.build_id_size < 20 ? w.build_id_size : 20;
@@ -51,7 +57,6 @@ static int parse_mmap2(const struct kp_rec_header *rec, void *view)
 		m->ino = w.ino;
 		m->ino_generation = w.ino_generation;
 	}
-	m->filename = (const char *)rec + sizeof(w);
 	return check_str_at(rec, sizeof(w));
 }
 
@@ -394,7 +399,8 @@ static int encode(emit_fn *emit, const void *arg, void *buf, size_t cap)
 
 /*
  * The fields of a sample, one row each in the order the kernel writes them: how each is read
- * into struct kp_sample and written back from it. A plain u64 field names its place (@off).
+ * into struct kp_sample and written back from it. A plain u64 field names its place (@off); a
+ * register set says which it is (@off 1: REGS_INTR).
  */
 struct sample_field {
 	uint64_t bits;		/* present when sample_type has any of them */
@@ -596,32 +602,25 @@ static void put_regs(struct sink *o, uint64_t mask, uint64_t abi, uint32_t nr,
 	put_words(o, regs, nr);
 }
 
-static void parse_regs_user(const struct perf_event_attr *attr, const struct sample_field *f,
-			    struct cursor *c, struct kp_sample *s)
+/* REGS_USER (@f->off 0) or REGS_INTR (1): the same layout, with the event's mask for each. */
+static void parse_regs(const struct perf_event_attr *attr, const struct sample_field *f,
+		       struct cursor *c, struct kp_sample *s)
 {
-	(void)f;
-	take_regs(c, attr->sample_regs_user, &s->regs_user_abi, &s->nr_regs_user, &s->regs_user);
+	if (f->off)
+		take_regs(c, attr->sample_regs_intr, &s->regs_intr_abi, &s->nr_regs_intr,
+			  &s->regs_intr);
+	else
+		take_regs(c, attr->sample_regs_user, &s->regs_user_abi, &s->nr_regs_user,
+			  &s->regs_user);
 }
 
-static void put_regs_user(const struct perf_event_attr *attr, const struct sample_field *f,
-			  struct sink *o, const struct kp_sample *s)
+static void put_regs_of(const struct perf_event_attr *attr, const struct sample_field *f,
+			struct sink *o, const struct kp_sample *s)
 {
-	(void)f;
-	put_regs(o, attr->sample_regs_user, s->regs_user_abi, s->nr_regs_user, s->regs_user);
-}
-
-static void parse_regs_intr(const struct perf_event_attr *attr, const struct sample_field *f,
-			    struct cursor *c, struct kp_sample *s)
-{
-	(void)f;
-	take_regs(c, attr->sample_regs_intr, &s->regs_intr_abi, &s->nr_regs_intr, &s->regs_intr);
-}
-
-static void put_regs_intr(const struct perf_event_attr *attr, const struct sample_field *f,
-			  struct sink *o, const struct kp_sample *s)
-{
-	(void)f;
-	put_regs(o, attr->sample_regs_intr, s->regs_intr_abi, s->nr_regs_intr, s->regs_intr);
+	if (f->off)
+		put_regs(o, attr->sample_regs_intr, s->regs_intr_abi, s->nr_regs_intr, s->regs_intr);
+	else
+		put_regs(o, attr->sample_regs_user, s->regs_user_abi, s->nr_regs_user, s->regs_user);
 }
 
 /* STACK_USER: size, size bytes of stack, and dyn_size unless size is 0 */
@@ -676,6 +675,7 @@ static void put_aux(const struct perf_event_attr *attr, const struct sample_fiel
 
 #define WORD(bit, field) { bit, offsetof(struct kp_sample, field), parse_word, put_word }
 #define FIELD(bit, name) { bit, 0, parse_##name, put_##name }
+#define REGS(bit, intr) { bit, intr, parse_regs, put_regs_of }
 
 static const struct sample_field sample_fields[] = {
 	WORD(PERF_SAMPLE_IDENTIFIER, id),
@@ -691,12 +691,12 @@ static const struct sample_field sample_fields[] = {
 	FIELD(PERF_SAMPLE_CALLCHAIN, callchain),
 	FIELD(PERF_SAMPLE_RAW, raw),
 	FIELD(PERF_SAMPLE_BRANCH_STACK, branch),
-	FIELD(PERF_SAMPLE_REGS_USER, regs_user),
+	REGS(PERF_SAMPLE_REGS_USER, 0),
 	FIELD(PERF_SAMPLE_STACK_USER, stack),
 	WORD(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, weight),
 	WORD(PERF_SAMPLE_DATA_SRC, data_src),
 	WORD(PERF_SAMPLE_TRANSACTION, transaction),
-	FIELD(PERF_SAMPLE_REGS_INTR, regs_intr),
+	REGS(PERF_SAMPLE_REGS_INTR, 1),
 	WORD(PERF_SAMPLE_PHYS_ADDR, phys_addr),
 	WORD(PERF_SAMPLE_CGROUP, cgroup),
 	WORD(PERF_SAMPLE_DATA_PAGE_SIZE, data_page_size),
