@@ -365,12 +365,8 @@ static void test_lost_switch(void)
 
 static void dwarf_attr(struct perf_event_attr *a, uint64_t st)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->sample_type = st;
-	a->sample_regs_user = 0xff0fff;
+	base_attr(a, st);
 	a->sample_stack_user = 64;
-	a->sample_id_all = 1;
 }
 
 /* The sample of @st (DWARF_ST or DWARF_RAW_ST) into @buf; returns its size. */
@@ -611,25 +607,31 @@ static bool same_words(const uint64_t *got, size_t got_bytes, const uint64_t *wa
 
 static void test_golden_unwound(void)
 {
+	static const struct {
+		uint64_t sample_type;
+		const uint64_t *chain, *golden;
+		size_t nr_chain, golden_bytes;
+		const char *what;
+	} cases[] = {
+		{ DWARF_ST, unwound_chain, golden_unwound, ARRAY_SIZE(unwound_chain),
+		  sizeof(golden_unwound), "a sample with a stack copy" },
+		{ DWARF_RAW_ST, unwound_raw_chain, golden_unwound_raw, ARRAY_SIZE(unwound_raw_chain),
+		  sizeof(golden_unwound_raw), "one with RAW and fields after the copy" },
+	};
 	uint64_t in[256], out[256];
 	struct perf_event_attr a;
 	struct kp_sample s;
-	int n;
+	int n = 0;
 
-	dwarf_attr(&a, DWARF_ST);
-	dwarf_sample(in, DWARF_ST);
-	ok(kp_rec_parse_sample(&a, (void *)in, &s) == 0, "a sample with a stack copy parses");
-	n = kp_rec_encode_unwound(&a, &s, PERF_RECORD_MISC_USER, unwound_chain,
-				  ARRAY_SIZE(unwound_chain), out, sizeof(out));
-	ok(n > 0 && same_words(out, n, golden_unwound, sizeof(golden_unwound)),
-	   "its unwound record is the golden one (%d bytes)", n);
-	dwarf_attr(&a, DWARF_RAW_ST);
-	dwarf_sample(in, DWARF_RAW_ST);
-	ok(kp_rec_parse_sample(&a, (void *)in, &s) == 0, "one with RAW and fields after the copy parses");
-	n = kp_rec_encode_unwound(&a, &s, PERF_RECORD_MISC_USER, unwound_raw_chain,
-				  ARRAY_SIZE(unwound_raw_chain), out, sizeof(out));
-	ok(n > 0 && same_words(out, n, golden_unwound_raw, sizeof(golden_unwound_raw)),
-	   "...and its unwound record is the golden one (%d bytes)", n);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		dwarf_attr(&a, cases[i].sample_type);
+		dwarf_sample(in, cases[i].sample_type);
+		ok(kp_rec_parse_sample(&a, (void *)in, &s) == 0, "%s parses", cases[i].what);
+		n = kp_rec_encode_unwound(&a, &s, PERF_RECORD_MISC_USER, cases[i].chain,
+					  cases[i].nr_chain, out, sizeof(out));
+		ok(n > 0 && same_words(out, n, cases[i].golden, cases[i].golden_bytes),
+		   "...and its unwound record is the golden one (%d bytes)", n);
+	}
 	ok(kp_rec_parse_sample(&a, (void *)out, &s) == 0 && s.nr_callchain == 3 &&
 		   !s.regs_user_abi && !s.stack_size && s.raw_size == 12 && s.cgroup == 5,
 	   "...which reads as a sample without a copy");
