@@ -86,6 +86,85 @@ _Static_assert(sizeof(struct kp_rec_header) == sizeof(struct perf_event_header),
 _Static_assert(offsetof(struct kp_rec_header, size) == offsetof(struct perf_event_header, size),
 	       "kp_rec_header must match perf_event_header");
 
+/*
+ * The fixed parts of the kernel records kprof reads, as <linux/perf_event.h> describes them
+ * (enum perf_event_type). A record's variable part (a NUL-padded string) and its sample_id_all
+ * trailer follow the fixed part; formats/rec.h parses and writes them.
+ */
+
+/* PERF_RECORD_MMAP: followed by the file name, NUL-padded to a multiple of 8 */
+struct kp_rec_mmap {
+	struct kp_rec_header h;
+	uint32_t pid, tid;
+	uint64_t addr;		/* start of the mapping */
+	uint64_t len;		/* bytes */
+	uint64_t pgoff;		/* file offset of addr, bytes */
+};
+_Static_assert(sizeof(struct kp_rec_mmap) == 40, "kp_rec_mmap changed size");
+
+/*
+ * PERF_RECORD_MMAP2: as MMAP, then either the device and inode of the file or, when the
+ * header's misc has PERF_RECORD_MISC_MMAP_BUILD_ID, its build-id (build_id_size bytes of
+ * build_id, at most 20); then the protection and the mmap flags; then the file name.
+ */
+struct kp_rec_mmap2 {
+	struct kp_rec_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		};
+		struct {
+			uint8_t build_id_size;
+			uint8_t build_id_reserved[3];
+			uint8_t build_id[20];
+		};
+	};
+	uint32_t prot;		/* PROT_* */
+	uint32_t flags;		/* MAP_* */
+};
+_Static_assert(sizeof(struct kp_rec_mmap2) == 72, "kp_rec_mmap2 changed size");
+_Static_assert(offsetof(struct kp_rec_mmap2, build_id) == 44, "kp_rec_mmap2 changed layout");
+_Static_assert(offsetof(struct kp_rec_mmap2, prot) == 64, "kp_rec_mmap2 changed layout");
+_Static_assert(offsetof(struct kp_rec_mmap2, pgoff) == offsetof(struct kp_rec_mmap, pgoff),
+	       "MMAP2 starts as MMAP does");
+
+/* PERF_RECORD_COMM: followed by the thread's name, NUL-padded to a multiple of 8 */
+struct kp_rec_comm {
+	struct kp_rec_header h;
+	uint32_t pid, tid;
+};
+_Static_assert(sizeof(struct kp_rec_comm) == 16, "kp_rec_comm changed size");
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT (perf's "task" event): the new or ending thread */
+struct kp_rec_task {
+	struct kp_rec_header h;
+	uint32_t pid, ppid;
+	uint32_t tid, ptid;
+	uint64_t time;		/* ns, the event's clock */
+};
+_Static_assert(sizeof(struct kp_rec_task) == 32, "kp_rec_task changed size");
+
+/* PERF_RECORD_LOST: @lost records of the event @id were dropped (the ring was full) */
+struct kp_rec_lost {
+	struct kp_rec_header h;
+	uint64_t id;
+	uint64_t lost;
+};
+_Static_assert(sizeof(struct kp_rec_lost) == 24, "kp_rec_lost changed size");
+
+/*
+ * PERF_RECORD_SWITCH_CPU_WIDE: a context switch, with the thread switched to (misc has no
+ * PERF_RECORD_MISC_SWITCH_OUT) or from. PERF_RECORD_SWITCH is the bare header.
+ */
+struct kp_rec_switch_cpu_wide {
+	struct kp_rec_header h;
+	uint32_t next_prev_pid, next_prev_tid;
+};
+_Static_assert(sizeof(struct kp_rec_switch_cpu_wide) == 16, "kp_rec_switch_cpu_wide changed size");
+
 /* kprof's own record types, above any kernel type (perf's user types start at 64 too). */
 enum kp_rec_type {
 	KP_REC_USER_START = 64,

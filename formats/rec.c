@@ -15,19 +15,91 @@ static int check_str_at(const struct kp_rec_header *rec, size_t from)
 	return 0;
 }
 
-static int check_comm(const struct kp_rec_header *rec)
+/* The fixed part of @rec, which has at least @n bytes: a copy, for records of any alignment. */
+static void fixed(const struct kp_rec_header *rec, void *wire, size_t n)
 {
-	return check_str_at(rec, 16);
+	memcpy(wire, rec, n);
 }
 
-static int check_mmap(const struct kp_rec_header *rec)
+/* What MMAP and MMAP2 share: the fields up to pgoff, and the name after @fixed_size bytes. */
+static void mmap_common(const struct kp_rec_header *rec, struct kp_mmap *m, size_t fixed_size)
 {
-	return check_str_at(rec, 40);
+	struct kp_rec_mmap w;
+
+	fixed(rec, &w, sizeof(w));
+	*m = (struct kp_mmap){ .pid = w.pid, .tid = w.tid, .addr = w.addr, .len = w.len,
+			       .pgoff = w.pgoff };
+	m->filename = (const char *)rec + fixed_size;
 }
 
-static int check_mmap2(const struct kp_rec_header *rec)
+static int parse_mmap(const struct kp_rec_header *rec, void *view)
 {
-	return check_str_at(rec, 72);
+	mmap_common(rec, view, sizeof(struct kp_rec_mmap));
+	return check_str_at(rec, sizeof(struct kp_rec_mmap));
+}
+
+static int parse_mmap2(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_mmap *m = view;
+	struct kp_rec_mmap2 w;
+
+	mmap_common(rec, m, sizeof(w));
+	fixed(rec, &w, sizeof(w));
+	m->prot = w.prot;
+	m->flags = w.flags;
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m->has_build_id = true;
+		m->build_id_size = w.build_id_size < 20 ? w.build_id_size : 20;
+		memcpy(m->build_id, w.build_id, m->build_id_size);
+	} else {
+		m->maj = w.maj;
+		m->min = w.min;
+		m->ino = w.ino;
+		m->ino_generation = w.ino_generation;
+	}
+	return check_str_at(rec, sizeof(w));
+}
+
+static int parse_comm(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_comm *c = view;
+	struct kp_rec_comm w;
+
+	fixed(rec, &w, sizeof(w));
+	*c = (struct kp_comm){ w.pid, w.tid, (const char *)rec + sizeof(w) };
+	return check_str_at(rec, sizeof(w));
+}
+
+static int parse_task(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_rec_task w;
+
+	fixed(rec, &w, sizeof(w));
+	*(struct kp_task *)view = (struct kp_task){ w.pid, w.ppid, w.tid, w.ptid, w.time };
+	return 0;
+}
+
+static int parse_lost(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_rec_lost w;
+
+	fixed(rec, &w, sizeof(w));
+	*(struct kp_lost *)view = (struct kp_lost){ w.id, w.lost };
+	return 0;
+}
+
+static int parse_switch(const struct kp_rec_header *rec, void *view)
+{
+	struct kp_switch *sw = view;
+	struct kp_rec_switch_cpu_wide w = { .h = *rec };
+
+	if (rec->type == PERF_RECORD_SWITCH_CPU_WIDE)
+		fixed(rec, &w, sizeof(w));
+	*sw = (struct kp_switch){ rec->misc & PERF_RECORD_MISC_SWITCH_OUT,
+				  rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT,
+				  rec->type == PERF_RECORD_SWITCH_CPU_WIDE, w.next_prev_pid,
+				  w.next_prev_tid };
+	return 0;
 }
 
 static int check_ksymbol(const struct kp_rec_header *rec)
@@ -92,37 +164,52 @@ static int check_unwind_dso(const struct kp_rec_header *rec)
 	return memchr(path, 0, rec->size - sizeof(struct kp_rec_unwind_dso)) ? 0 : -KP_ERECORD;
 }
 
+/* String-carrying records must hold their fixed part and at least one word of string. */
+#define WITH_STR(wire) (sizeof(struct wire) + 8)
+
 static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
-	[PERF_RECORD_MMAP] = { "mmap", 48, check_mmap },
-	[PERF_RECORD_LOST] = { "lost", 24, NULL },
-	[PERF_RECORD_COMM] = { "comm", 24, check_comm },
-	[PERF_RECORD_EXIT] = { "exit", 32, NULL },
-	[PERF_RECORD_THROTTLE] = { "throttle", 32, NULL },
-	[PERF_RECORD_UNTHROTTLE] = { "unthrottle", 32, NULL },
-	[PERF_RECORD_FORK] = { "fork", 32, NULL },
-	[PERF_RECORD_READ] = { "read", 24, NULL },
-	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL },
-	[PERF_RECORD_MMAP2] = { "mmap2", 80, check_mmap2 },
-	[PERF_RECORD_AUX] = { "aux", 32, NULL },
-	[PERF_RECORD_ITRACE_START] = { "itrace_start", 16, NULL },
-	[PERF_RECORD_LOST_SAMPLES] = { "lost_samples", 16, NULL },
-	[PERF_RECORD_SWITCH] = { "switch", 8, NULL },
-	[PERF_RECORD_SWITCH_CPU_WIDE] = { "switch_cpu_wide", 16, NULL },
-	[PERF_RECORD_NAMESPACES] = { "namespaces", 24, NULL },
-	[PERF_RECORD_KSYMBOL] = { "ksymbol", 32, check_ksymbol },
-	[PERF_RECORD_BPF_EVENT] = { "bpf_event", 24, NULL },
-	[PERF_RECORD_CGROUP] = { "cgroup", 24, NULL },
-	[PERF_RECORD_TEXT_POKE] = { "text_poke", 24, NULL },
-	[PERF_RECORD_AUX_OUTPUT_HW_ID] = { "aux_output_hw_id", 16, NULL },
-	[KP_REC_ATTR] = { "attr", sizeof(struct kp_rec_attr), check_attr },
-	[KP_REC_META] = { "meta", sizeof(struct kp_rec_meta), check_meta },
-	[KP_REC_KALLSYMS] = { "kallsyms", sizeof(struct kp_rec_kallsyms), check_kallsyms },
-	[KP_REC_ROUND] = { "round", sizeof(struct kp_rec_header), NULL },
-	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL },
-	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL },
-	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format },
-	[KP_REC_UNWIND_STATS] = { "unwind_stats", KP_REC_UNWIND_STATS_V1_SIZE, NULL },
-	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8, check_unwind_dso },
+	[PERF_RECORD_MMAP] = { "mmap", WITH_STR(kp_rec_mmap), NULL, parse_mmap },
+	[PERF_RECORD_LOST] = { "lost", sizeof(struct kp_rec_lost), NULL, parse_lost },
+	[PERF_RECORD_COMM] = { "comm", WITH_STR(kp_rec_comm), NULL, parse_comm },
+	[PERF_RECORD_EXIT] = { "exit", sizeof(struct kp_rec_task), NULL, parse_task },
+	[PERF_RECORD_THROTTLE] = { "throttle", 32, NULL, NULL },
+	[PERF_RECORD_UNTHROTTLE] = { "unthrottle", 32, NULL, NULL },
+	[PERF_RECORD_FORK] = { "fork", sizeof(struct kp_rec_task), NULL, parse_task },
+	[PERF_RECORD_READ] = { "read", 24, NULL, NULL },
+	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL, NULL },
+	[PERF_RECORD_MMAP2] = { "mmap2", WITH_STR(kp_rec_mmap2), NULL, parse_mmap2 },
+	[PERF_RECORD_AUX] = { "aux", 32, NULL, NULL },
+	[PERF_RECORD_ITRACE_START] = { "itrace_start", 16, NULL, NULL },
+	[PERF_RECORD_LOST_SAMPLES] = { "lost_samples", 16, NULL, NULL },
+	[PERF_RECORD_SWITCH] = { "switch", sizeof(struct kp_rec_header), NULL, parse_switch },
+	[PERF_RECORD_SWITCH_CPU_WIDE] = { "switch_cpu_wide", sizeof(struct kp_rec_switch_cpu_wide),
+					  NULL, parse_switch },
+	[PERF_RECORD_NAMESPACES] = { "namespaces", 24, NULL, NULL },
+	[PERF_RECORD_KSYMBOL] = { "ksymbol", 32, check_ksymbol, NULL },
+	[PERF_RECORD_BPF_EVENT] = { "bpf_event", 24, NULL, NULL },
+	[PERF_RECORD_CGROUP] = { "cgroup", 24, NULL, NULL },
+	[PERF_RECORD_TEXT_POKE] = { "text_poke", 24, NULL, NULL },
+	[PERF_RECORD_AUX_OUTPUT_HW_ID] = { "aux_output_hw_id", 16, NULL, NULL },
+	[KP_REC_ATTR] = { "attr", sizeof(struct kp_rec_attr), check_attr, NULL },
+	[KP_REC_META] = { "meta", sizeof(struct kp_rec_meta), check_meta, NULL },
+	[KP_REC_KALLSYMS] = { "kallsyms", sizeof(struct kp_rec_kallsyms), check_kallsyms, NULL },
+	[KP_REC_ROUND] = { "round", sizeof(struct kp_rec_header), NULL, NULL },
+	[KP_REC_STATS] = { "stats", sizeof(struct kp_rec_stats), NULL, NULL },
+	[KP_REC_RING_STATS] = { "ring_stats", sizeof(struct kp_rec_ring_stats), NULL, NULL },
+	[KP_REC_TP_FORMAT] = { "tp_format", sizeof(struct kp_rec_tp_format), check_tp_format,
+			       NULL },
+	[KP_REC_UNWIND_STATS] = { "unwind_stats", KP_REC_UNWIND_STATS_V1_SIZE, NULL, NULL },
+	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8,
+				check_unwind_dso, NULL },
+};
+
+/* Scratch for validation's parse: any view a row's parser fills. */
+union any_view {
+	struct kp_mmap mmap;
+	struct kp_comm comm;
+	struct kp_task task;
+	struct kp_lost lost;
+	struct kp_switch sw;
 };
 
 const struct kp_rec_info *kp_rec_info_of(uint32_t type)
@@ -132,7 +219,9 @@ const struct kp_rec_info *kp_rec_info_of(uint32_t type)
 	return &rec_info[type];
 }
 
-int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
+/* The framing every record must have: a whole header, a size that is a multiple of 8 within
+ * @avail, and at least its type's minimum. */
+static int check_frame(const struct kp_rec_header *rec, size_t avail)
 {
 	const struct kp_rec_info *info;
 
@@ -140,11 +229,61 @@ int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
 	    rec->size > avail)
 		return -KP_ERECORD;
 	info = kp_rec_info_of(rec->type);
-	if (!info)
-		return 0;
-	if (rec->size < info->min_size)
-		return -KP_ERECORD;
+	return info && rec->size < info->min_size ? -KP_ERECORD : 0;
+}
+
+int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
+{
+	const struct kp_rec_info *info;
+	union any_view scratch;
+	int rc = check_frame(rec, avail);
+
+	if (rc || !(info = kp_rec_info_of(rec->type)))
+		return rc; /* an unknown type passes: callers skip it */
+	if (info->parse)
+		return info->parse(rec, &scratch);
 	return info->check ? info->check(rec) : 0;
+}
+
+/* Parse @rec, of type @a or @b, into @view (@size bytes), zeroed on failure. */
+static int parse_as(const struct kp_rec_header *rec, size_t avail, uint32_t a, uint32_t b,
+		    void *view, size_t size)
+{
+	int rc = check_frame(rec, avail);
+
+	if (!rc && rec->type != a && rec->type != b)
+		rc = -KP_ERECORD;
+	if (!rc)
+		rc = rec_info[rec->type].parse(rec, view);
+	if (rc)
+		memset(view, 0, size);
+	return rc;
+}
+
+int kp_rec_parse_mmap(const struct kp_rec_header *rec, size_t avail, struct kp_mmap *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_MMAP, PERF_RECORD_MMAP2, out, sizeof(*out));
+}
+
+int kp_rec_parse_comm(const struct kp_rec_header *rec, size_t avail, struct kp_comm *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_COMM, PERF_RECORD_COMM, out, sizeof(*out));
+}
+
+int kp_rec_parse_task(const struct kp_rec_header *rec, size_t avail, struct kp_task *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_FORK, PERF_RECORD_EXIT, out, sizeof(*out));
+}
+
+int kp_rec_parse_lost(const struct kp_rec_header *rec, size_t avail, struct kp_lost *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_LOST, PERF_RECORD_LOST, out, sizeof(*out));
+}
+
+int kp_rec_parse_switch(const struct kp_rec_header *rec, size_t avail, struct kp_switch *out)
+{
+	return parse_as(rec, avail, PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE, out,
+			sizeof(*out));
 }
 
 /* A bounds-checked reader of u64 words; the first failed take makes every later one fail. */
@@ -172,29 +311,275 @@ static uint64_t take1(struct cursor *c)
 	return p ? *p : 0;
 }
 
-static void take_pid_tid(struct cursor *c, struct kp_sample *s)
+/*
+ * The encoders' writer: it counts the bytes of a record and, given a buffer, writes them. A
+ * record that would outgrow KP_REC_MAX_SIZE, or fields that break the layout, make it bad.
+ */
+struct sink {
+	uint8_t *buf;		/* NULL: count only */
+	size_t len;		/* never above KP_REC_MAX_SIZE */
+	bool bad;
+};
+
+static void put(struct sink *o, const void *src, uint64_t n)
+{
+	if (o->bad || n > KP_REC_MAX_SIZE - o->len || (n && !src)) {
+		o->bad = true;
+		return;
+	}
+	if (o->buf && n)
+		memcpy(o->buf + o->len, src, n);
+	o->len += n;
+}
+
+static void put1(struct sink *o, uint64_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+static void put_words(struct sink *o, const uint64_t *w, uint64_t n)
+{
+	if (n > KP_REC_MAX_SIZE / 8)
+		o->bad = true;
+	else
+		put(o, w, n * 8);
+}
+
+static void put_zeros(struct sink *o, size_t n)
+{
+	static const uint8_t zeros[8];
+
+	for (; n > 8; n -= 8)
+		put(o, zeros, 8);
+	put(o, zeros, n);
+}
+
+/* @n bytes at @p, then zeros up to the next multiple of 8 of the record. */
+static void put_padded(struct sink *o, const void *p, uint64_t n)
+{
+	put(o, p, n);
+	put_zeros(o, kp_align8(o->len) - o->len);
+}
+
+/* @str and its NUL in a field of at least @min bytes, zero-padded to a multiple of 8. */
+static void put_str(struct sink *o, const char *str, size_t min)
+{
+	size_t start = o->len, n;
+
+	if (!str) {
+		o->bad = true;
+		return;
+	}
+	n = strlen(str) + 1;
+	put_padded(o, str, n);
+	if (n < min)
+		put_zeros(o, min - (o->len - start));
+}
+
+typedef void emit_fn(struct sink *o, const void *arg);
+
+/* Run @emit once to size the record, and again to write it when it fits @cap; its header's
+ * size is set here. */
+static int encode(emit_fn *emit, const void *arg, void *buf, size_t cap)
+{
+	struct sink o = { NULL, 0, false };
+	uint16_t size;
+
+	emit(&o, arg);
+	if (o.bad || o.len < sizeof(struct kp_rec_header))
+		return -KP_EENCODE;
+	if (o.len > cap)
+		return (int)o.len;
+	o = (struct sink){ buf, 0, false };
+	emit(&o, arg);
+	size = (uint16_t)o.len;
+	memcpy((uint8_t *)buf + offsetof(struct kp_rec_header, size), &size, sizeof(size));
+	return (int)o.len;
+}
+
+/*
+ * The fields of a sample, one row each in the order the kernel writes them: how each is read
+ * into struct kp_sample and written back from it. A plain u64 field names its place (@off); a
+ * register set says which it is (@off 1: REGS_INTR).
+ */
+struct sample_field {
+	uint64_t bits;		/* present when sample_type has any of them */
+	size_t off;
+	void (*parse)(const struct perf_event_attr *attr, const struct sample_field *f,
+		      struct cursor *c, struct kp_sample *s);
+	void (*put)(const struct perf_event_attr *attr, const struct sample_field *f,
+		    struct sink *o, const struct kp_sample *s);
+};
+
+static void parse_word(const struct perf_event_attr *attr, const struct sample_field *f,
+		       struct cursor *c, struct kp_sample *s)
 {
 	uint64_t v = take1(c);
 
+	(void)attr;
+	memcpy((uint8_t *)s + f->off, &v, sizeof(v));
+}
+
+static void put_word(const struct perf_event_attr *attr, const struct sample_field *f,
+		     struct sink *o, const struct kp_sample *s)
+{
+	uint64_t v;
+
+	(void)attr;
+	memcpy(&v, (const uint8_t *)s + f->off, sizeof(v));
+	put1(o, v);
+}
+
+static void parse_tid(const struct perf_event_attr *attr, const struct sample_field *f,
+		      struct cursor *c, struct kp_sample *s)
+{
+	uint64_t v = take1(c);
+
+	(void)attr;
+	(void)f;
 	memcpy(&s->pid, &v, 4);
 	memcpy(&s->tid, (const char *)&v + 4, 4);
 }
 
-static uint64_t read_format_words(uint64_t fmt, struct cursor *c)
+static void put_tid(const struct perf_event_attr *attr, const struct sample_field *f,
+		    struct sink *o, const struct kp_sample *s)
+{
+	uint32_t v[2] = { s->pid, s->tid };
+
+	(void)attr;
+	(void)f;
+	put(o, v, sizeof(v));
+}
+
+static void parse_cpu(const struct perf_event_attr *attr, const struct sample_field *f,
+		      struct cursor *c, struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	s->cpu = (uint32_t)take1(c); /* u32 cpu, u32 reserved */
+}
+
+static void put_cpu(const struct perf_event_attr *attr, const struct sample_field *f,
+		    struct sink *o, const struct kp_sample *s)
+{
+	uint32_t v[2] = { s->cpu, 0 };
+
+	(void)attr;
+	(void)f;
+	put(o, v, sizeof(v));
+}
+
+/* READ: the words after a group's nr (of @nr entries), or all of them without GROUP. */
+static uint64_t read_words(uint64_t fmt, uint64_t nr)
 {
 	uint64_t per = 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
 	uint64_t times = !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
 			 !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
-	uint64_t nr;
 
-	if (!(fmt & PERF_FORMAT_GROUP))
-		return per + times;
-	nr = take1(c); /* group: nr, times, then nr entries */
-	if (nr > 4096) {
-		c->bad = true;
-		return 0;
+	return fmt & PERF_FORMAT_GROUP ? times + nr * per : per + times;
+}
+
+#define READ_GROUP_MAX 4096 /* events in a group: bounds nr before it is multiplied */
+
+static void parse_read(const struct perf_event_attr *attr, const struct sample_field *f,
+		       struct cursor *c, struct kp_sample *s)
+{
+	const uint64_t *start = c->p;
+	uint64_t nr = 0;
+
+	(void)f;
+	if (attr->read_format & PERF_FORMAT_GROUP) { /* group: nr, times, then nr entries */
+		nr = take1(c);
+		if (nr > READ_GROUP_MAX)
+			c->bad = true;
 	}
-	return times + nr * per;
+	take(c, c->bad ? 0 : read_words(attr->read_format, nr));
+	if (!c->bad) {
+		s->read = start;
+		s->nr_read = (uint64_t)(c->p - start);
+	}
+}
+
+static void put_read(const struct perf_event_attr *attr, const struct sample_field *f,
+		     struct sink *o, const struct kp_sample *s)
+{
+	bool group = attr->read_format & PERF_FORMAT_GROUP;
+	uint64_t nr = group && s->nr_read ? s->read[0] : 0;
+
+	(void)f;
+	if ((group && (!s->nr_read || nr > READ_GROUP_MAX)) ||
+	    s->nr_read != group + read_words(attr->read_format, nr))
+		o->bad = true;
+	put_words(o, s->read, s->nr_read);
+}
+
+static void parse_callchain(const struct perf_event_attr *attr, const struct sample_field *f,
+			    struct cursor *c, struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	s->nr_callchain = take1(c);
+	s->callchain = take(c, s->nr_callchain);
+}
+
+static void put_callchain(const struct perf_event_attr *attr, const struct sample_field *f,
+			  struct sink *o, const struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	put1(o, s->nr_callchain);
+	put_words(o, s->callchain, s->nr_callchain);
+}
+
+/* RAW: u32 size, then size bytes, padded so that the whole is u64-aligned */
+static void parse_raw(const struct perf_event_attr *attr, const struct sample_field *f,
+		      struct cursor *c, struct kp_sample *s)
+{
+	const uint8_t *p = (const uint8_t *)c->p;
+
+	(void)attr;
+	(void)f;
+	if (!c->bad && c->p < c->end) {
+		memcpy(&s->raw_size, p, 4);
+		s->raw = p + 4;
+		take(c, (4 + (uint64_t)s->raw_size + 7) / 8);
+	} else {
+		c->bad = true;
+	}
+}
+
+static void put_raw(const struct perf_event_attr *attr, const struct sample_field *f,
+		    struct sink *o, const struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	put(o, &s->raw_size, sizeof(s->raw_size));
+	put_padded(o, s->raw, s->raw_size);
+}
+
+static void parse_branch(const struct perf_event_attr *attr, const struct sample_field *f,
+			 struct cursor *c, struct kp_sample *s)
+{
+	(void)f;
+	s->nr_branches = take1(c);
+	if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+		s->branch_hw_index = take1(c);
+	if (s->nr_branches > (uint64_t)(c->end - c->p) / 3)
+		c->bad = true;
+	s->branches = take(c, s->nr_branches * 3);
+}
+
+static void put_branch(const struct perf_event_attr *attr, const struct sample_field *f,
+		       struct sink *o, const struct kp_sample *s)
+{
+	(void)f;
+	put1(o, s->nr_branches);
+	if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+		put1(o, s->branch_hw_index);
+	if (s->nr_branches > KP_REC_MAX_SIZE / 24)
+		o->bad = true;
+	else
+		put_words(o, s->branches, s->nr_branches * 3);
 }
 
 /* REGS_USER and REGS_INTR: abi, then one u64 per mask bit unless abi is NONE. */
@@ -208,56 +593,133 @@ static void take_regs(struct cursor *c, uint64_t mask, uint64_t *abi, uint32_t *
 	}
 }
 
-/* The fields that come after the call chain. */
-static void parse_tail(const struct perf_event_attr *attr, struct cursor *c, struct kp_sample *s)
+static void put_regs(struct sink *o, uint64_t mask, uint64_t abi, uint32_t nr,
+		     const uint64_t *regs)
 {
-	uint64_t st = attr->sample_type, intr_abi;
-	uint32_t intr_nr;
-	const uint64_t *intr;
+	if (nr != (abi ? (uint32_t)__builtin_popcountll(mask) : 0))
+		o->bad = true;
+	put1(o, abi);
+	put_words(o, regs, nr);
+}
 
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		s->nr_branches = take1(c);
-		if (attr->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
-			take1(c);
-		if (s->nr_branches > (uint64_t)(c->end - c->p) / 3)
-			c->bad = true;
-		s->branches = take(c, s->nr_branches * 3);
-	}
-	if (st & PERF_SAMPLE_REGS_USER)
+/* REGS_USER (@f->off 0) or REGS_INTR (1): the same layout, with the event's mask for each. */
+static void parse_regs(const struct perf_event_attr *attr, const struct sample_field *f,
+		       struct cursor *c, struct kp_sample *s)
+{
+	if (f->off)
+		take_regs(c, attr->sample_regs_intr, &s->regs_intr_abi, &s->nr_regs_intr,
+			  &s->regs_intr);
+	else
 		take_regs(c, attr->sample_regs_user, &s->regs_user_abi, &s->nr_regs_user,
 			  &s->regs_user);
-	if (st & PERF_SAMPLE_STACK_USER) {
-		s->stack_size = take1(c);
-		if (s->stack_size % 8 || s->stack_size / 8 > (uint64_t)(c->end - c->p))
+}
+
+static void put_regs_of(const struct perf_event_attr *attr, const struct sample_field *f,
+			struct sink *o, const struct kp_sample *s)
+{
+	if (f->off)
+		put_regs(o, attr->sample_regs_intr, s->regs_intr_abi, s->nr_regs_intr, s->regs_intr);
+	else
+		put_regs(o, attr->sample_regs_user, s->regs_user_abi, s->nr_regs_user, s->regs_user);
+}
+
+/* STACK_USER: size, size bytes of stack, and dyn_size unless size is 0 */
+static void parse_stack(const struct perf_event_attr *attr, const struct sample_field *f,
+			struct cursor *c, struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	s->stack_size = take1(c);
+	if (s->stack_size % 8 || s->stack_size / 8 > (uint64_t)(c->end - c->p))
+		c->bad = true;
+	s->stack_data = take(c, s->stack_size / 8);
+	if (s->stack_size) {
+		s->stack_dyn_size = take1(c);
+		if (s->stack_dyn_size > s->stack_size)
 			c->bad = true;
-		s->stack_data = take(c, s->stack_size / 8);
-		if (s->stack_size) {
-			s->stack_dyn_size = take1(c);
-			if (s->stack_dyn_size > s->stack_size)
-				c->bad = true;
-		}
 	}
-	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		s->weight = take1(c);
-	if (st & PERF_SAMPLE_DATA_SRC)
-		s->data_src = take1(c);
-	if (st & PERF_SAMPLE_TRANSACTION)
-		s->transaction = take1(c);
-	if (st & PERF_SAMPLE_REGS_INTR)
-		take_regs(c, attr->sample_regs_intr, &intr_abi, &intr_nr, &intr);
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		s->phys_addr = take1(c);
-	if (st & PERF_SAMPLE_CGROUP)
-		s->cgroup = take1(c);
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		take1(c);
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		take1(c);
-	if (st & PERF_SAMPLE_AUX) {
-		/* u64 size, then size bytes padded to u64; n + 7 would wrap for a size near 2^64 */
-		uint64_t n = take1(c);
-		take(c, n / 8 + (n % 8 != 0));
-	}
+}
+
+static void put_stack(const struct perf_event_attr *attr, const struct sample_field *f,
+		      struct sink *o, const struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	if (s->stack_size % 8 || s->stack_dyn_size > s->stack_size)
+		o->bad = true;
+	put1(o, s->stack_size);
+	put(o, s->stack_data, s->stack_size);
+	if (s->stack_size)
+		put1(o, s->stack_dyn_size);
+}
+
+/* AUX: u64 size, then size bytes padded to u64 */
+static void parse_aux(const struct perf_event_attr *attr, const struct sample_field *f,
+		      struct cursor *c, struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	s->aux_size = take1(c);
+	/* size + 7 would wrap for a size near 2^64 */
+	s->aux = take(c, s->aux_size / 8 + (s->aux_size % 8 != 0));
+}
+
+static void put_aux(const struct perf_event_attr *attr, const struct sample_field *f,
+		    struct sink *o, const struct kp_sample *s)
+{
+	(void)attr;
+	(void)f;
+	put1(o, s->aux_size);
+	put_padded(o, s->aux, s->aux_size);
+}
+
+#define WORD(bit, field) { bit, offsetof(struct kp_sample, field), parse_word, put_word }
+#define FIELD(bit, name) { bit, 0, parse_##name, put_##name }
+#define REGS(bit, intr) { bit, intr, parse_regs, put_regs_of }
+
+static const struct sample_field sample_fields[] = {
+	WORD(PERF_SAMPLE_IDENTIFIER, id),
+	WORD(PERF_SAMPLE_IP, ip),
+	FIELD(PERF_SAMPLE_TID, tid),
+	WORD(PERF_SAMPLE_TIME, time),
+	WORD(PERF_SAMPLE_ADDR, addr),
+	WORD(PERF_SAMPLE_ID, id),
+	WORD(PERF_SAMPLE_STREAM_ID, stream_id),
+	FIELD(PERF_SAMPLE_CPU, cpu),
+	WORD(PERF_SAMPLE_PERIOD, period),
+	FIELD(PERF_SAMPLE_READ, read),
+	FIELD(PERF_SAMPLE_CALLCHAIN, callchain),
+	FIELD(PERF_SAMPLE_RAW, raw),
+	FIELD(PERF_SAMPLE_BRANCH_STACK, branch),
+	REGS(PERF_SAMPLE_REGS_USER, 0),
+	FIELD(PERF_SAMPLE_STACK_USER, stack),
+	WORD(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, weight),
+	WORD(PERF_SAMPLE_DATA_SRC, data_src),
+	WORD(PERF_SAMPLE_TRANSACTION, transaction),
+	REGS(PERF_SAMPLE_REGS_INTR, 1),
+	WORD(PERF_SAMPLE_PHYS_ADDR, phys_addr),
+	WORD(PERF_SAMPLE_CGROUP, cgroup),
+	WORD(PERF_SAMPLE_DATA_PAGE_SIZE, data_page_size),
+	WORD(PERF_SAMPLE_CODE_PAGE_SIZE, code_page_size),
+	FIELD(PERF_SAMPLE_AUX, aux),
+};
+
+/* The sample_id_all trailer of other records: the same fields, in this order. */
+static const struct sample_field id_fields[] = {
+	FIELD(PERF_SAMPLE_TID, tid),
+	WORD(PERF_SAMPLE_TIME, time),
+	WORD(PERF_SAMPLE_ID, id),
+	WORD(PERF_SAMPLE_STREAM_ID, stream_id),
+	FIELD(PERF_SAMPLE_CPU, cpu),
+	WORD(PERF_SAMPLE_IDENTIFIER, id),
+};
+
+static void put_fields(const struct sample_field *fields, size_t n,
+		       const struct perf_event_attr *attr, struct sink *o, const struct kp_sample *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (attr->sample_type & fields[i].bits)
+			fields[i].put(attr, &fields[i], o, s);
 }
 
 int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
@@ -271,47 +733,126 @@ int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 	if (st & ~KP_SAMPLE_KNOWN)
 		return -KP_ESAMPLE_TYPE;
 	s->sample_type = st;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		s->id = take1(&c);
-	if (st & PERF_SAMPLE_IP)
-		s->ip = take1(&c);
-	if (st & PERF_SAMPLE_TID)
-		take_pid_tid(&c, s);
-	if (st & PERF_SAMPLE_TIME)
-		s->time = take1(&c);
-	if (st & PERF_SAMPLE_ADDR)
-		s->addr = take1(&c);
-	if (st & PERF_SAMPLE_ID)
-		s->id = take1(&c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		s->stream_id = take1(&c);
-	if (st & PERF_SAMPLE_CPU)
-		s->cpu = (uint32_t)take1(&c);
-	if (st & PERF_SAMPLE_PERIOD)
-		s->period = take1(&c);
-	if (st & PERF_SAMPLE_READ)
-		take(&c, read_format_words(attr->read_format, &c));
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		s->nr_callchain = take1(&c);
-		s->callchain = take(&c, s->nr_callchain);
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		/* u32 size, then size bytes, padded so that the whole is u64-aligned */
-		const uint8_t *p = (const uint8_t *)c.p;
-		if (!c.bad && c.p < c.end) {
-			memcpy(&s->raw_size, p, 4);
-			s->raw = p + 4;
-			take(&c, (4 + (uint64_t)s->raw_size + 7) / 8);
-		} else {
-			c.bad = true;
-		}
-	}
-	parse_tail(attr, &c, s);
+	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++)
+		if (st & sample_fields[i].bits)
+			sample_fields[i].parse(attr, &sample_fields[i], &c, s);
 	if (c.bad) {
 		memset(s, 0, sizeof(*s));
 		return -KP_ESAMPLE;
 	}
 	return 0;
+}
+
+struct sample_enc {
+	const struct perf_event_attr *attr;
+	const struct kp_sample *s;
+	uint16_t misc;
+};
+
+static void emit_sample(struct sink *o, const void *arg)
+{
+	const struct sample_enc *e = arg;
+	const struct kp_rec_header h = { PERF_RECORD_SAMPLE, e->misc, 0 };
+
+	put(o, &h, sizeof(h));
+	put_fields(sample_fields, ARRAY_SIZE(sample_fields), e->attr, o, e->s);
+}
+
+int kp_rec_encode_sample(const struct perf_event_attr *attr, const struct kp_sample *s,
+			 uint16_t misc, void *buf, size_t cap)
+{
+	const struct sample_enc e = { attr, s, misc };
+
+	if (attr->sample_type & ~KP_SAMPLE_KNOWN)
+		return -KP_ESAMPLE_TYPE;
+	return encode(emit_sample, &e, buf, cap);
+}
+
+int kp_rec_encode_unwound(const struct perf_event_attr *attr, const struct kp_sample *s,
+			  uint16_t misc, const uint64_t *chain, size_t n, void *buf, size_t cap)
+{
+	struct kp_sample u = *s;
+
+	u.nr_callchain = n;
+	u.callchain = chain;
+	u.regs_user_abi = PERF_SAMPLE_REGS_ABI_NONE;
+	u.nr_regs_user = 0;
+	u.regs_user = NULL;
+	u.stack_size = u.stack_dyn_size = 0;
+	u.stack_data = NULL;
+	return kp_rec_encode_sample(attr, &u, misc, buf, cap);
+}
+
+/* A side-band record: its fixed part (header included), a string, and the trailer. */
+struct side_enc {
+	const struct perf_event_attr *attr;
+	const struct kp_sample *id;
+	const void *wire;
+	size_t wire_size;
+	const char *str;	/* NULL: none */
+	size_t str_min;
+};
+
+static void emit_side(struct sink *o, const void *arg)
+{
+	static const struct kp_sample no_id;
+	const struct side_enc *e = arg;
+
+	put(o, e->wire, e->wire_size);
+	if (e->str_min)
+		put_str(o, e->str, e->str_min);
+	if (e->attr->sample_id_all)
+		put_fields(id_fields, ARRAY_SIZE(id_fields), e->attr, o, e->id ? e->id : &no_id);
+}
+
+int kp_rec_encode_mmap2(const struct perf_event_attr *attr, const struct kp_mmap *m,
+			uint16_t misc, const struct kp_sample *id, void *buf, size_t cap)
+{
+	struct kp_rec_mmap2 w;
+	struct side_enc e = { attr, id, &w, sizeof(w), m->filename, 8 };
+
+	memset(&w, 0, sizeof(w));
+	w.h = (struct kp_rec_header){ PERF_RECORD_MMAP2, misc & ~PERF_RECORD_MISC_MMAP_BUILD_ID, 0 };
+	w.pid = m->pid;
+	w.tid = m->tid;
+	w.addr = m->addr;
+	w.len = m->len;
+	w.pgoff = m->pgoff;
+	w.prot = m->prot;
+	w.flags = m->flags;
+	if (m->has_build_id) {
+		w.h.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		w.build_id_size = m->build_id_size < 20 ? m->build_id_size : 20;
+		memcpy(w.build_id, m->build_id, w.build_id_size);
+	} else {
+		w.maj = m->maj;
+		w.min = m->min;
+		w.ino = m->ino;
+		w.ino_generation = m->ino_generation;
+	}
+	return encode(emit_side, &e, buf, cap);
+}
+
+int kp_rec_encode_comm(const struct perf_event_attr *attr, const struct kp_comm *c,
+		       uint16_t misc, const struct kp_sample *id, void *buf, size_t cap)
+{
+	const struct kp_rec_comm w = { { PERF_RECORD_COMM, misc, 0 }, c->pid, c->tid };
+	const struct side_enc e = { attr, id, &w, sizeof(w), c->comm, 16 };
+
+	return encode(emit_side, &e, buf, cap);
+}
+
+int kp_rec_encode_task(const struct perf_event_attr *attr, uint32_t type,
+		       const struct kp_task *t, uint16_t misc, const struct kp_sample *id,
+		       void *buf, size_t cap)
+{
+	const struct kp_rec_task w = { { type, misc, 0 }, t->pid, t->ppid, t->tid, t->ptid,
+				       t->time };
+	const struct side_enc e = { attr, id, &w, sizeof(w), NULL, 0 };
+
+	if (type != PERF_RECORD_FORK && type != PERF_RECORD_EXIT)
+		return -KP_EENCODE;
+	return encode(emit_side, &e, buf, cap);
 }
 
 int kp_rec_sample_time(const struct perf_event_attr *attr, const struct kp_rec_header *rec,

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rec.h - what a record may look like: the per-type table, validation, and the parsers of the
- * kernel's variable-layout records (samples and the sample_id_all trailer).
+ * kernel's records: typed views of the side-band records (MMAP, MMAP2, COMM, FORK, EXIT, LOST,
+ * SWITCH), samples and the sample_id_all trailer; and the encoders that write them back.
  *
- * Every function here is pure: it reads only the bytes it is given, checks every length
- * against the record's size first, and returns pointers borrowed from the record.
+ * Every function here is pure. A parser reads only the bytes it is given, checks every length
+ * against the record's size first, and returns pointers borrowed from the record. An encoder
+ * writes into the caller's buffer and, like snprintf(), returns the size the record needs: the
+ * bytes are written only when that size is at most the buffer's (call with 0 to learn it).
  */
 #ifndef KP_REC_H
 #define KP_REC_H
@@ -21,11 +24,15 @@
  * @min_size: smallest valid record, header included
  * @check:    optional check of the variable part (strings terminated, counts in bounds);
  *            returns 0 or -KP_ERECORD
+ * @parse:    for the kernel records kprof reads: fill the type's view (struct kp_mmap, ...)
+ *            from a record already known to be at least @min_size; returns 0 or -KP_ERECORD.
+ *            Validation runs it too, so what validates also parses.
  */
 struct kp_rec_info {
 	const char *name;
 	uint16_t min_size;
 	int (*check)(const struct kp_rec_header *rec);
+	int (*parse)(const struct kp_rec_header *rec, void *view);
 };
 
 /* kp_rec_info_of - the table row of @type, or NULL for a type kprof does not know. */
@@ -56,18 +63,27 @@ struct kp_sample {
 	const uint64_t *callchain;	/* raw entries, PERF_CONTEXT_* markers included */
 	uint32_t raw_size;
 	const void *raw;
+	uint64_t nr_read;
+	const uint64_t *read;		/* READ: the read_format words, GROUP's nr included */
 	uint64_t nr_branches;
+	uint64_t branch_hw_index;	/* with PERF_SAMPLE_BRANCH_HW_INDEX in branch_sample_type */
 	const uint64_t *branches;	/* nr_branches × {from, to, flags} */
 	uint64_t regs_user_abi;
 	uint32_t nr_regs_user;
 	const uint64_t *regs_user;
 	uint64_t stack_size, stack_dyn_size;
 	const void *stack_data;
-	uint64_t weight;
+	uint64_t weight;		/* WEIGHT, or WEIGHT_STRUCT's packed u64 */
 	uint64_t data_src;
 	uint64_t transaction;
+	uint64_t regs_intr_abi;
+	uint32_t nr_regs_intr;
+	const uint64_t *regs_intr;
 	uint64_t phys_addr;
 	uint64_t cgroup;
+	uint64_t data_page_size, code_page_size;
+	uint64_t aux_size;
+	const void *aux;
 };
 
 /* The sample_type bits kp_rec_parse_sample() understands. */
@@ -80,6 +96,30 @@ struct kp_sample {
  */
 int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
 			struct kp_sample *out);
+
+/*
+ * kp_rec_encode_sample - write @s as the PERF_RECORD_SAMPLE of @attr (its sample_type,
+ * read_format, branch_sample_type and register masks say which fields are there) with header
+ * misc @misc into @buf, which holds @cap bytes and must be 8-byte aligned. Every field of
+ * sample_type is taken from @s (s->sample_type is not read); the arrays are copied, and the
+ * padding after RAW and AUX data is written as zeros (the kernel leaves it unwritten), as are the
+ * reserved half of CPU and IDENTIFIER's copy of @s->id. Returns the record's size (written
+ * only when it is <= @cap), -KP_ESAMPLE_TYPE for a sample_type bit beyond KP_SAMPLE_KNOWN, or
+ * -KP_EENCODE when @s does not fit the layout: a register count that is not the mask's, a stack
+ * size that is not a multiple of 8 or smaller than dyn_size, read words that are not what
+ * read_format asks for, or a record larger than KP_REC_MAX_SIZE. kp_rec_parse_sample() of the
+ * result gives @s back.
+ */
+int kp_rec_encode_sample(const struct perf_event_attr *attr, const struct kp_sample *s,
+			 uint16_t misc, void *buf, size_t cap);
+
+/*
+ * kp_rec_encode_unwound - write @s as an unwound sample (FORMAT.md, "Unwound samples"): its
+ * fields as they are, but @chain (@n entries) as its call chain, no registers
+ * (PERF_SAMPLE_REGS_ABI_NONE) and a stack copy of size 0. Returns as kp_rec_encode_sample().
+ */
+int kp_rec_encode_unwound(const struct perf_event_attr *attr, const struct kp_sample *s,
+			  uint16_t misc, const uint64_t *chain, size_t n, void *buf, size_t cap);
 
 /*
  * kp_rec_sample_time - the TIME field of a sample without decoding the rest (the fields before
@@ -96,6 +136,96 @@ int kp_rec_sample_time(const struct perf_event_attr *attr, const struct kp_rec_h
  */
 int kp_rec_parse_id(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
 		    struct kp_sample *out);
+
+/*
+ * Typed views of the kernel's side-band records. Each parser takes a record found @avail bytes
+ * before the end of its buffer and checks, before it reads a field, that the record is of a type
+ * it parses, lies within @avail, is a multiple of 8 of at least its type's minimum size, and has
+ * the NUL of its string before its end. It returns 0 and fills @out, or -KP_ERECORD with @out
+ * zeroed. The sample_id_all trailer after the fields is kp_rec_parse_id()'s. Strings are
+ * borrowed from the record.
+ *
+ * Each encoder writes the record of @type (where there is a choice) with header misc @misc, the
+ * fields of the view and, when @attr has sample_id_all, the trailer of @id's pid/tid, time, id,
+ * stream_id and cpu (NULL: zeros) into @buf (@cap bytes, 8-byte aligned). Strings are written
+ * NUL-padded to a multiple of 8. Returns the record's size (written only when <= @cap), or
+ * -KP_EENCODE when it would be larger than KP_REC_MAX_SIZE.
+ */
+
+/* struct kp_mmap - a PERF_RECORD_MMAP or PERF_RECORD_MMAP2 (fields after @pgoff: MMAP2 only) */
+struct kp_mmap {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;	/* start, bytes, file offset of the start */
+	bool has_build_id;		/* misc has PERF_RECORD_MISC_MMAP_BUILD_ID: the build-id is
+					 * given, not the device and inode */
+	uint8_t build_id_size;		/* bytes of @build_id, at most 20 (larger sizes are cut) */
+	uint8_t build_id[20];
+	uint32_t maj, min;		/* the file's device ... */
+	uint64_t ino, ino_generation;	/* ... and inode; zero with a build-id */
+	uint32_t prot, flags;		/* PROT_*, MAP_* */
+	const char *filename;		/* borrowed */
+};
+
+/* struct kp_comm - a PERF_RECORD_COMM: thread @tid of @pid is now named @comm (borrowed) */
+struct kp_comm {
+	uint32_t pid, tid;
+	const char *comm;
+};
+
+/* struct kp_task - a PERF_RECORD_FORK (@pid/@tid started by @ppid/@ptid) or PERF_RECORD_EXIT */
+struct kp_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* struct kp_lost - a PERF_RECORD_LOST: @lost records of the event @id were dropped */
+struct kp_lost {
+	uint64_t id, lost;
+};
+
+/*
+ * struct kp_switch - a PERF_RECORD_SWITCH or PERF_RECORD_SWITCH_CPU_WIDE: the sampled thread
+ * was switched out (@out) or in; a CPU-wide record also names the thread on the other side.
+ */
+struct kp_switch {
+	bool out, preempt;		/* PERF_RECORD_MISC_SWITCH_OUT(_PREEMPT) */
+	bool cpu_wide;
+	uint32_t next_prev_pid, next_prev_tid;	/* @cpu_wide only */
+};
+
+/* kp_rec_parse_mmap - a PERF_RECORD_MMAP or PERF_RECORD_MMAP2. */
+int kp_rec_parse_mmap(const struct kp_rec_header *rec, size_t avail, struct kp_mmap *out);
+
+/* kp_rec_parse_comm - a PERF_RECORD_COMM. */
+int kp_rec_parse_comm(const struct kp_rec_header *rec, size_t avail, struct kp_comm *out);
+
+/* kp_rec_parse_task - a PERF_RECORD_FORK or PERF_RECORD_EXIT. */
+int kp_rec_parse_task(const struct kp_rec_header *rec, size_t avail, struct kp_task *out);
+
+/* kp_rec_parse_lost - a PERF_RECORD_LOST. */
+int kp_rec_parse_lost(const struct kp_rec_header *rec, size_t avail, struct kp_lost *out);
+
+/* kp_rec_parse_switch - a PERF_RECORD_SWITCH or PERF_RECORD_SWITCH_CPU_WIDE. */
+int kp_rec_parse_switch(const struct kp_rec_header *rec, size_t avail, struct kp_switch *out);
+
+/*
+ * kp_rec_encode_mmap2 - a PERF_RECORD_MMAP2 of @m; misc's PERF_RECORD_MISC_MMAP_BUILD_ID is set
+ * or cleared as @m->has_build_id says.
+ */
+int kp_rec_encode_mmap2(const struct perf_event_attr *attr, const struct kp_mmap *m,
+			uint16_t misc, const struct kp_sample *id, void *buf, size_t cap);
+
+/*
+ * kp_rec_encode_comm - a PERF_RECORD_COMM of @c, the name in a field of at least 16 bytes
+ * (TASK_COMM_LEN, as kprof has always synthesized it; the kernel's may be shorter).
+ */
+int kp_rec_encode_comm(const struct perf_event_attr *attr, const struct kp_comm *c,
+		       uint16_t misc, const struct kp_sample *id, void *buf, size_t cap);
+
+/* kp_rec_encode_task - a PERF_RECORD_FORK or PERF_RECORD_EXIT (@type) of @t. */
+int kp_rec_encode_task(const struct perf_event_attr *attr, uint32_t type,
+		       const struct kp_task *t, uint16_t misc, const struct kp_sample *id,
+		       void *buf, size_t cap);
 
 /* kp_rec_attr_view - view of a validated KP_REC_ATTR; ids, name and spec are borrowed. */
 struct kp_attr_view {

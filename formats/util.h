@@ -27,7 +27,8 @@
 	_E(RECORD, "corrupt record")                                                    \
 	_E(COMPRESS, "compression failed")                                              \
 	_E(SAMPLE, "sample is shorter than its fields")                                 \
-	_E(SAMPLE_TYPE, "sample has a field kprof cannot parse")
+	_E(SAMPLE_TYPE, "sample has a field kprof cannot parse")                        \
+	_E(ENCODE, "fields do not fit their record's layout")
 
 enum {
 	KP_ERROR_BASE = 4096,

@@ -210,48 +210,40 @@ const char *kp_session_jit(struct kp_session *s, struct kp_proc *proc, uint64_t 
 	return kp_perfmap_lookup(&proc->jit, addr);
 }
 
-/* MMAP and MMAP2 share pid, tid, addr, len, pgoff; only the file name's offset differs. */
-static void on_mmap(struct kp_session *s, const struct kp_rec_header *rec)
+/* The map of an MMAP or MMAP2 record (only MMAP2 has a build-id), in its process. */
+static void on_mmap(struct kp_session *s, const struct kp_mmap *mm)
 {
-	const uint32_t *u32 = (const uint32_t *)(rec + 1);
-	const uint64_t *u64 = (const uint64_t *)(rec + 1);
-	const char *path = (const char *)(u64 + (rec->type == PERF_RECORD_MMAP2 ? 8 : 4));
-	const uint8_t *bid = NULL;
-	size_t bid_len = 0;
-	struct kp_map m = { u64[1], u64[1] + u64[2], u64[3], 0, 0, 0 };
+	const uint8_t *bid = mm->has_build_id ? mm->build_id : NULL;
+	size_t bid_len = mm->has_build_id ? mm->build_id_size : 0;
+	struct kp_map m = { mm->addr, mm->addr + mm->len, mm->pgoff, 0, 0, 0 };
+	struct kp_proc *p;
 
 	if (m.end <= m.start)
 		return;
-	if (rec->type == PERF_RECORD_MMAP2 && (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-		bid = (const uint8_t *)(u64 + 4) + 4;
-		bid_len = *(const uint8_t *)(u64 + 4);
-		bid_len = bid_len > 20 ? 20 : bid_len;
-	}
-	m.name = kp_strtab_intern(&s->strs, path);
-	if (!is_file(path)) {
+	m.name = kp_strtab_intern(&s->strs, mm->filename);
+	if (!is_file(mm->filename)) {
 		m.flags |= KP_MAP_ANON;
-	} else if (deleted_suffix(path)) {
+	} else if (deleted_suffix(mm->filename)) {
 		/* the kernel marks a file unlinked since the mmap; a file now at that path is
 		 * used only if its build-id matches, which the symbolizer checks */
-		char *live = kp_xstrdup(path);
-		live[deleted_suffix(path)] = '\0';
+		char *live = kp_xstrdup(mm->filename);
+		live[deleted_suffix(mm->filename)] = '\0';
 		m.dso = dso_id(s, live, bid, bid_len);
 		free(live);
 	} else {
-		m.dso = dso_id(s, path, bid, bid_len);
+		m.dso = dso_id(s, mm->filename, bid, bid_len);
 	}
-	struct kp_proc *p = proc_get(s, u32[0]);
+	p = proc_get(s, mm->pid);
 	insert_map(p, &m);
 	p->gen++;
 }
 
-static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
+static void on_comm(struct kp_session *s, const struct kp_comm *c, uint16_t misc)
 {
-	const uint32_t *u32 = (const uint32_t *)(rec + 1);
-	struct kp_thread *t = kp_session_thread(s, u32[0], u32[1]);
+	struct kp_thread *t = kp_session_thread(s, c->pid, c->tid);
 
-	t->comm = kp_strtab_intern(&s->strs, (const char *)(u32 + 2));
-	if (rec->misc & PERF_RECORD_MISC_COMM_EXEC) {
+	t->comm = kp_strtab_intern(&s->strs, c->comm);
+	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* a new image: the maps of the old one are gone (the MMAP2s of the new follow) */
 		struct kp_proc *p = &s->procs[t->proc];
 		p->nr_maps = 0;
@@ -260,50 +252,56 @@ static void on_comm(struct kp_session *s, const struct kp_rec_header *rec)
 	}
 }
 
-static void on_fork(struct kp_session *s, const struct kp_rec_header *rec)
+static void on_fork(struct kp_session *s, const struct kp_task *f)
 {
-	const uint32_t *u32 = (const uint32_t *)(rec + 1);
-	uint32_t pid = u32[0], ppid = u32[1], tid = u32[2], ptid = u32[3];
-	uint32_t comm = kp_session_thread(s, ppid, ptid)->comm;
+	uint32_t comm = kp_session_thread(s, f->ppid, f->ptid)->comm;
 	struct kp_thread *t;
 
-	if (pid != ppid) { /* a new process starts with a copy of its parent's maps */
-		struct kp_proc *parent = proc_get(s, ppid), *child;
+	if (f->pid != f->ppid) { /* a new process starts with a copy of its parent's maps */
+		struct kp_proc *parent = proc_get(s, f->ppid), *child;
 		size_t n = parent->nr_maps;
 		struct kp_map *maps = kp_xcalloc(n ? n : 1, sizeof(*maps));
 		if (n)
 			memcpy(maps, parent->maps, n * sizeof(*maps));
-		child = proc_get(s, pid); /* may move parent */
+		child = proc_get(s, f->pid); /* may move parent */
 		free(child->maps);
 		kp_perfmap_release(&child->jit);
-		child->pid = pid;
+		child->pid = f->pid;
 		child->maps = maps;
 		child->nr_maps = child->cap_maps = n;
 		child->gen++;
 	}
-	t = kp_session_thread(s, pid, tid);
+	t = kp_session_thread(s, f->pid, f->tid);
 	t->comm = comm;
 	t->exited = false;
 }
 
+/* Records that do not parse (the reader validated those of a file, not the rings') change
+ * nothing. */
 static void update_model(struct kp_session *s, const struct kp_rec_header *rec)
 {
+	struct kp_mmap mm;
+	struct kp_comm c;
+	struct kp_task t;
+
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		on_mmap(s, rec);
+		if (!kp_rec_parse_mmap(rec, rec->size, &mm))
+			on_mmap(s, &mm);
 		break;
 	case PERF_RECORD_COMM:
-		on_comm(s, rec);
+		if (!kp_rec_parse_comm(rec, rec->size, &c))
+			on_comm(s, &c, rec->misc);
 		break;
 	case PERF_RECORD_FORK:
-		on_fork(s, rec);
+		if (!kp_rec_parse_task(rec, rec->size, &t))
+			on_fork(s, &t);
 		break;
-	case PERF_RECORD_EXIT: {
-		const uint32_t *u32 = (const uint32_t *)(rec + 1);
-		kp_session_thread(s, u32[0], u32[2])->exited = true;
+	case PERF_RECORD_EXIT:
+		if (!kp_rec_parse_task(rec, rec->size, &t))
+			kp_session_thread(s, t.pid, t.tid)->exited = true;
 		break;
-	}
 	default:
 		break;
 	}

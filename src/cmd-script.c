@@ -130,52 +130,76 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 	return 0;
 }
 
-/* The body of a non-sample record, after the comm/tid/cpu/time prefix. */
-static void print_side(struct script *s, const struct kp_rec_header *rec)
+static void print_mmap(struct script *s, const struct kp_rec_header *rec, const struct kp_mmap *m)
 {
-	const uint32_t *u32 = (const uint32_t *)(rec + 1);
-	const uint64_t *u64 = (const uint64_t *)(rec + 1);
+	if (rec->type == PERF_RECORD_MMAP) {
+		fprintf(s->out, " MMAP %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64 "]: %s", m->pid,
+			m->tid, m->addr, m->len, m->pgoff, m->filename);
+		return;
+	}
+	fprintf(s->out, " MMAP2 %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64, m->pid, m->tid,
+		m->addr, m->len, m->pgoff);
+	if (m->has_build_id) {
+		fputs(" build-id ", s->out);
+		for (unsigned i = 0; i < m->build_id_size; i++)
+			fprintf(s->out, "%02x", m->build_id[i]);
+	} else {
+		fprintf(s->out, " %02x:%02x %" PRIu64, m->maj, m->min, m->ino);
+	}
+	fprintf(s->out, "]: prot %x %s", m->prot, m->filename);
+}
+
+/* The body of a kernel record of a type script decodes; false for the others, and for a
+ * record that does not parse. */
+static bool print_known(struct script *s, const struct kp_rec_header *rec)
+{
+	union {
+		struct kp_mmap mmap;
+		struct kp_comm comm;
+		struct kp_task task;
+		struct kp_lost lost;
+	} v;
 
 	switch (rec->type) {
 	case PERF_RECORD_COMM:
+		if (kp_rec_parse_comm(rec, rec->size, &v.comm))
+			return false;
 		fprintf(s->out, " COMM%s %u/%u: %s", rec->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
-			u32[0], u32[1], (const char *)(u32 + 2));
-		break;
-	case PERF_RECORD_MMAP2: {
-		const uint8_t *b = (const uint8_t *)(u64 + 4);
-		fprintf(s->out, " MMAP2 %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64, u32[0], u32[1],
-			u64[1], u64[2], u64[3]);
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			fputs(" build-id ", s->out);
-			for (unsigned i = 0; i < b[0] && i < 20; i++)
-				fprintf(s->out, "%02x", b[4 + i]);
-		} else {
-			fprintf(s->out, " %02x:%02x %" PRIu64, u32[8], u32[9], u64[5]);
-		}
-		fprintf(s->out, "]: prot %x %s", u32[14], (const char *)(u32 + 16));
-		break;
-	}
+			v.comm.pid, v.comm.tid, v.comm.comm);
+		return true;
+	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_MMAP:
-		fprintf(s->out, " MMAP %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64 "]: %s", u32[0],
-			u32[1], u64[1], u64[2], u64[3], (const char *)(u64 + 4));
-		break;
+		if (kp_rec_parse_mmap(rec, rec->size, &v.mmap))
+			return false;
+		print_mmap(s, rec, &v.mmap);
+		return true;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
+		if (kp_rec_parse_task(rec, rec->size, &v.task))
+			return false;
 		fprintf(s->out, " %s(%u:%u):(%u:%u)",
-			rec->type == PERF_RECORD_FORK ? "FORK" : "EXIT", u32[0], u32[2], u32[1],
-			u32[3]);
-		break;
+			rec->type == PERF_RECORD_FORK ? "FORK" : "EXIT", v.task.pid, v.task.tid,
+			v.task.ppid, v.task.ptid);
+		return true;
 	case PERF_RECORD_LOST:
-		fprintf(s->out, " LOST %" PRIu64 " samples", u64[1]);
-		break;
+		if (kp_rec_parse_lost(rec, rec->size, &v.lost))
+			return false;
+		fprintf(s->out, " LOST %" PRIu64 " samples", v.lost.lost);
+		return true;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		fprintf(s->out, " %s", rec->type == PERF_RECORD_THROTTLE ? "THROTTLE" : "UNTHROTTLE");
-		break;
+		return true;
 	default:
-		fprintf(s->out, " %s (%u bytes)", kp_rec_info_of(rec->type)->name, rec->size);
-		break;
+		return false;
 	}
+}
+
+/* The body of a non-sample record, after the comm/tid/cpu/time prefix. */
+static void print_side(struct script *s, const struct kp_rec_header *rec)
+{
+	if (!print_known(s, rec))
+		fprintf(s->out, " %s (%u bytes)", kp_rec_info_of(rec->type)->name, rec->size);
 	fputc('\n', s->out);
 }
 

@@ -183,44 +183,22 @@ static int put_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	return put_own(ctx, s, rec);
 }
 
-/* Offset of @p in @rec, which holds it. */
-static size_t off_in(const struct kp_rec_header *rec, const void *p)
-{
-	return (size_t)((const uint8_t *)p - (const uint8_t *)rec);
-}
-
 /*
- * @rec with @chain (@n entries) as its call chain, and with no registers and no stack copy:
- * abi PERF_SAMPLE_REGS_ABI_NONE (no registers follow) and stack size 0 (no data, no dyn_size).
+ * @rec with @chain (@n entries) as its call chain, and with no registers and no stack copy.
  * Returns false, writing nothing, when the result would not fit in a record.
  */
-static bool put_unwound(struct kp_online *on, const struct kp_sample *smp,
-			const struct kp_rec_header *rec, const uint64_t *chain, size_t n)
+static bool put_unwound(struct kp_online *on, const struct kp_evsel *ev,
+			const struct kp_sample *smp, const struct kp_rec_header *rec,
+			const uint64_t *chain, size_t n)
 {
-	size_t cc = off_in(rec, smp->callchain) - 8;	/* the chain's nr */
-	size_t cc_end = cc + 8 + smp->nr_callchain * 8;
-	size_t regs = off_in(rec, smp->regs_user) - 8;	/* the registers' abi */
-	size_t stack_end = off_in(rec, smp->stack_data) + smp->stack_size + 8; /* past dyn_size */
-	size_t size = cc + 8 + n * 8 + (regs - cc_end) + 16 + (rec->size - stack_end);
-	const uint64_t none[2] = { 0, 0 };
-	uint64_t nr = n;
-	uint8_t *p, *dst;
+	int size = kp_rec_encode_unwound(&ev->attr, smp, rec->misc, chain, n, NULL, 0);
+	void *dst;
 
-	if (size > KP_REC_MAX_SIZE || cc_end > regs || stack_end > rec->size)
+	if (size < 0)
 		return false;
-	dst = p = kp_writer_reserve(&on->out, size);
-	memcpy(p, rec, cc);
-	p += cc;
-	memcpy(p, &nr, 8);
-	memcpy(p + 8, chain, n * 8);
-	p += 8 + n * 8;
-	memcpy(p, (const uint8_t *)rec + cc_end, regs - cc_end);
-	p += regs - cc_end;
-	memcpy(p, none, 16);
-	p += 16;
-	memcpy(p, (const uint8_t *)rec + stack_end, rec->size - stack_end);
-	((struct kp_rec_header *)dst)->size = (uint16_t)size;
-	kp_writer_commit(&on->out, size, 1);
+	dst = kp_writer_reserve(&on->out, (size_t)size);
+	kp_rec_encode_unwound(&ev->attr, smp, rec->misc, chain, n, dst, (size_t)size);
+	kp_writer_commit(&on->out, (size_t)size, 1);
 	return true;
 }
 
@@ -231,7 +209,6 @@ static int put_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev
 	struct kp_online *on = ctx;
 	size_t n, nr_user;
 
-	(void)ev;
 	/* a stack copy to unwind, and a call chain to put the result in */
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN) || !kp_unwind_has_copy(smp))
 		return put_own(ctx, s, rec);
@@ -241,7 +218,7 @@ static int put_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev
 		return put_own(ctx, s, rec);
 	}
 	n = kp_unwind_chain(on->u, smp, t, on->chain, ARRAY_SIZE(on->chain), &nr_user);
-	if (!nr_user || !put_unwound(on, smp, rec, on->chain, n)) {
+	if (!nr_user || !put_unwound(on, ev, smp, rec, on->chain, n)) {
 		on->st.kept_failed++;
 		return put_own(ctx, s, rec);
 	}

@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "formats/rec.h"
+
 int kp_ring_map(struct kp_ring *r, int fd, int cpu, size_t pages)
 {
 	size_t psize = (size_t)sysconf(_SC_PAGESIZE);
@@ -28,6 +30,7 @@ int kp_ring_map(struct kp_ring *r, int fd, int cpu, size_t pages)
 static void account(struct kp_ring *r, const uint8_t *p, size_t len)
 {
 	size_t pos = 0;
+	struct kp_lost lost;
 
 	while (pos + sizeof(struct perf_event_header) <= len) {
 		const struct perf_event_header *h = (const void *)(p + pos);
@@ -36,8 +39,9 @@ static void account(struct kp_ring *r, const uint8_t *p, size_t len)
 		r->records++;
 		if (h->type == PERF_RECORD_SAMPLE)
 			r->samples++;
-		else if (h->type == PERF_RECORD_LOST && h->size >= 24)
-			r->lost_records += ((const uint64_t *)(h + 1))[1];
+		else if (h->type == PERF_RECORD_LOST && !kp_rec_parse_lost((const void *)h, len - pos,
+									    &lost))
+			r->lost_records += lost.lost;
 		else if (h->type == PERF_RECORD_THROTTLE)
 			r->throttles++;
 		pos += h->size;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/rec.h"
 #include "formats/util.h"
 
 struct bid_cache_ent {
@@ -36,51 +37,28 @@ struct synth {
 	struct kp_synth_stats *st;
 };
 
-/* The sample_id_all trailer the kernel would have written: TID, TIME, ID, STREAM_ID, CPU, IDENT. */
-static size_t trailer(const struct synth *s, uint32_t pid, uint32_t tid, uint64_t *out)
+/* A record encoded into @buf (@cap bytes) as @size says; one that does not fit is left out. */
+static void add(struct synth *s, const uint64_t *buf, size_t cap, int size)
 {
-	uint64_t st = s->attr->sample_type;
-	size_t n = 0;
-
-	if (st & PERF_SAMPLE_TID)
-		out[n++] = (uint64_t)tid << 32 | pid;
-	if (st & PERF_SAMPLE_TIME)
-		out[n++] = 0;
-	if (st & PERF_SAMPLE_ID)
-		out[n++] = s->id;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		out[n++] = s->id;
-	if (st & PERF_SAMPLE_CPU)
-		out[n++] = 0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		out[n++] = s->id;
-	return n;
+	if (size > 0 && (size_t)size <= cap)
+		kp_writer_add(s->w, buf);
 }
 
-static void emit(struct synth *s, uint32_t type, uint16_t misc, const void *body, size_t len,
-		 uint32_t pid, uint32_t tid)
+/* The sample_id_all trailer the kernel would have written: the thread, time 0, the event's id. */
+static struct kp_sample id_of(const struct synth *s, uint32_t pid, uint32_t tid)
 {
-	uint64_t buf[(8192 + 128) / 8];
-	size_t pos = 8 + kp_align8(len), n;
-
-	if (len > 8192)
-		return;
-	memset(buf, 0, pos);
-	memcpy((char *)buf + 8, body, len);
-	n = trailer(s, pid, tid, (uint64_t *)((char *)buf + pos));
-	*(struct kp_rec_header *)buf = (struct kp_rec_header){ type, misc, (uint16_t)(pos + 8 * n) };
-	kp_writer_add(s->w, buf);
+	return (struct kp_sample){ .pid = pid, .tid = tid, .id = s->id, .stream_id = s->id };
 }
 
 static void comm(struct synth *s, uint32_t pid, uint32_t tid, const char *name)
 {
-	struct {
-		uint32_t pid, tid;
-		char comm[16];
-	} c = { pid, tid, "" };
+	uint64_t buf[64 / 8];
+	char c[16];
+	const struct kp_sample id = id_of(s, pid, tid);
 
-	snprintf(c.comm, sizeof(c.comm), "%s", name);
-	emit(s, PERF_RECORD_COMM, 0, &c, sizeof(c), pid, tid);
+	snprintf(c, sizeof(c), "%s", name);
+	add(s, buf, sizeof(buf),
+	    kp_rec_encode_comm(s->attr, &(struct kp_comm){ pid, tid, c }, 0, &id, buf, sizeof(buf)));
 	s->st->threads++;
 }
 
@@ -136,42 +114,33 @@ static void map_line(struct synth *s, uint32_t pid, const char *line)
 	unsigned long long start, end, off, ino;
 	unsigned maj, min;
 	char perms[8], path[4096] = "";
-	struct {
-		uint32_t pid, tid;
-		uint64_t start, len, pgoff;
-		uint8_t id[24];
-		uint32_t prot, flags;
-		char path[4096];
-	} m;
+	uint64_t buf[(sizeof(struct kp_rec_mmap2) + sizeof(path) + 64) / 8];
+	struct kp_mmap m;
 	const struct bid_cache_ent *b = NULL;
+	const struct kp_sample id = id_of(s, pid, pid);
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms, &off,
 		   &maj, &min, &ino, path) < 7 || perms[2] != 'x' || end <= start)
 		return;
 	if (path[0] != '/' && strcmp(path, "[vdso]"))
 		return; /* anonymous code (JIT) is named later from perf-PID.map */
-	memset(&m, 0, offsetof(__typeof__(m), path));
-	m.pid = m.tid = pid;
-	m.start = start;
-	m.len = end - start;
-	m.pgoff = off;
+	m = (struct kp_mmap){ .pid = pid, .tid = pid, .addr = start, .len = end - start,
+			      .pgoff = off, .filename = path };
 	m.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1;
 	m.flags = perms[3] == 'p' ? 2 /* MAP_PRIVATE */ : 1 /* MAP_SHARED */;
 	if (path[0] == '/')
 		b = build_id(s, path);
 	if (b && b->len) {
-		m.id[0] = b->len;
-		memcpy(m.id + 4, b->id, b->len);
+		m.has_build_id = true;
+		m.build_id_size = b->len;
+		memcpy(m.build_id, b->id, b->len);
 	} else {
-		uint32_t mm[2] = { maj, min };
-		uint64_t inode = ino;
-		memcpy(m.id, mm, sizeof(mm));
-		memcpy(m.id + 8, &inode, sizeof(inode));
+		m.maj = maj;
+		m.min = min;
+		m.ino = ino;
 	}
-	snprintf(m.path, sizeof(m.path), "%s", path);
-	emit(s, PERF_RECORD_MMAP2,
-	     PERF_RECORD_MISC_USER | (b && b->len ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0), &m,
-	     offsetof(__typeof__(m), path) + strlen(m.path) + 1, pid, pid);
+	add(s, buf, sizeof(buf),
+	    kp_rec_encode_mmap2(s->attr, &m, PERF_RECORD_MISC_USER, &id, buf, sizeof(buf)));
 	s->st->maps++;
 }
 

@@ -2,8 +2,9 @@
 /*
  * fuzz-reader.c - libFuzzer target over everything that reads a .kprof file's bytes: the
  * header and chunk checks, record validation, the attr/meta views, the event lookup, the
- * sample and trailer parsers, and the tracepoint decoder (stored format files, through
- * libtraceevent, against RAW payloads).
+ * sample and trailer parsers, the typed views of the side-band records, the encoders (each
+ * parsed record written again, parsed, and written once more to the same bytes), and the
+ * tracepoint decoder (stored format files, through libtraceevent, against RAW payloads).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "formats/evlist.h"
 #include "formats/reader.h"
 #include "formats/rec.h"
+#include "formats/util.h"
 #include "report/tracepoint.h"
 #include "report/unwind-stats.h"
 
@@ -32,6 +34,123 @@ static void check_within(const struct kp_rec_header *rec, const void *p, uint64_
 	if (bytes && (!p || (const char *)p < lo || (const char *)p > hi ||
 		      bytes > (uint64_t)(hi - (const char *)p)))
 		abort();
+}
+
+/* Scratch for the encoders: a record and the one made again from it. */
+static uint64_t enc[2][KP_REC_MAX_SIZE / 8];
+
+/*
+ * Encoding is a fixpoint: what @encode writes parses (with @parse) and encodes to the same
+ * bytes. @encode writes the view @v into a buffer; @parse reads it back into @v. A sample never
+ * grows, but a side-band record may (a string whose NUL lay in the trailer, written again before
+ * a new trailer): one that then outgrows a record may be refused (@may_grow).
+ */
+#define FIXPOINT(encode, parse, v, may_grow)                                               \
+	do {                                                                               \
+		int n0 = encode(v, enc[0]), n1;                                            \
+		if ((may_grow) && n0 == -KP_EENCODE)                                       \
+			break;                                                             \
+		if (n0 <= 0 || (size_t)n0 > sizeof(enc[0]) || parse((void *)enc[0], n0, v)) \
+			abort();                                                           \
+		n1 = encode(v, enc[1]);                                                    \
+		if (n1 != n0 || memcmp(enc[0], enc[1], n0))                                \
+			abort();                                                           \
+	} while (0)
+
+static const struct perf_event_attr *fx_attr;
+static const struct kp_sample *fx_id;
+static uint16_t fx_misc;
+
+static int enc_sample(const struct kp_sample *s, uint64_t *buf)
+{
+	return kp_rec_encode_sample(fx_attr, s, fx_misc, buf, sizeof(enc[0]));
+}
+
+static int parse_sample(const struct kp_rec_header *rec, size_t avail, struct kp_sample *s)
+{
+	(void)avail;
+	return kp_rec_parse_sample(fx_attr, rec, s);
+}
+
+static int enc_mmap2(const struct kp_mmap *m, uint64_t *buf)
+{
+	return kp_rec_encode_mmap2(fx_attr, m, fx_misc, fx_id, buf, sizeof(enc[0]));
+}
+
+static int enc_comm(const struct kp_comm *c, uint64_t *buf)
+{
+	return kp_rec_encode_comm(fx_attr, c, fx_misc, fx_id, buf, sizeof(enc[0]));
+}
+
+static uint32_t fx_type;
+
+static int enc_task(const struct kp_task *t, uint64_t *buf)
+{
+	return kp_rec_encode_task(fx_attr, fx_type, t, fx_misc, fx_id, buf, sizeof(enc[0]));
+}
+
+/* @s (borrowed from enc[0]) as the unwinding thread writes it: it reads as a sample with its
+ * chain and without registers or a stack copy. */
+static void check_unwound(const struct perf_event_attr *attr, uint16_t misc,
+			  const struct kp_sample *s)
+{
+	struct kp_sample u;
+	int n = kp_rec_encode_unwound(attr, s, misc, s->callchain, s->nr_callchain, enc[1],
+				      sizeof(enc[1]));
+
+	if (n <= 0 || (size_t)n > sizeof(enc[1]) || kp_rec_parse_sample(attr, (void *)enc[1], &u) ||
+	    u.nr_callchain != s->nr_callchain || u.regs_user_abi || u.stack_size)
+		abort();
+}
+
+/* A validated record must parse into its view, whose string ends inside it; those kprof
+ * synthesizes must encode again. */
+static void visit_side(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+		       const struct kp_sample *id)
+{
+	struct kp_mmap m;
+	struct kp_comm c;
+	struct kp_task t;
+	struct kp_lost l;
+	struct kp_switch sw;
+
+	fx_attr = attr;
+	fx_id = id;
+	fx_misc = rec->misc;
+	fx_type = rec->type;
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (kp_rec_parse_mmap(rec, rec->size, &m))
+			abort();
+		check_within(rec, m.filename, strlen(m.filename) + 1);
+		if (rec->type == PERF_RECORD_MMAP2)
+			FIXPOINT(enc_mmap2, kp_rec_parse_mmap, &m, true);
+		break;
+	case PERF_RECORD_COMM:
+		if (kp_rec_parse_comm(rec, rec->size, &c))
+			abort();
+		check_within(rec, c.comm, strlen(c.comm) + 1);
+		FIXPOINT(enc_comm, kp_rec_parse_comm, &c, true);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (kp_rec_parse_task(rec, rec->size, &t))
+			abort();
+		FIXPOINT(enc_task, kp_rec_parse_task, &t, false);
+		break;
+	case PERF_RECORD_LOST:
+		if (kp_rec_parse_lost(rec, rec->size, &l))
+			abort();
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (kp_rec_parse_switch(rec, rec->size, &sw))
+			abort();
+		break;
+	default:
+		break;
+	}
 }
 
 /* what the report keeps of each record the recorder's unwinding wrote */
@@ -91,9 +210,17 @@ static void visit(struct kp_evlist *l, struct kp_tp *tp, struct unwind_seen *u,
 				sum += s.regs_user[i];
 			for (uint64_t i = 0; i < s.nr_branches * 3; i++)
 				sum += s.branches[i];
+			check_within(rec, s.read, s.nr_read * 8);
+			check_within(rec, s.regs_intr, s.nr_regs_intr * 8ull);
+			check_within(rec, s.aux, s.aux_size);
+			fx_attr = &ev->attr;
+			fx_misc = rec->misc;
+			FIXPOINT(enc_sample, parse_sample, &s, false);
+			check_unwound(&ev->attr, rec->misc, &s);
 		}
 	} else {
-		kp_rec_parse_id(&ev->attr, rec, &s);
+		kp_rec_parse_id(&ev->attr, rec, &s); /* zeroed when it fails */
+		visit_side(&ev->attr, rec, &s);
 	}
 }
 

@@ -84,6 +84,7 @@ struct fuzz {
 	struct kp_resolver res;
 	bool resolving;
 	uint64_t time;
+	struct perf_event_attr attr;	/* the one event's */
 	uint8_t buf[KP_REC_MAX_SIZE];
 };
 
@@ -99,17 +100,17 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	return 0;
 }
 
-/* Feed a record of @type whose body is @len bytes already at f->buf + 8, with the trailer. */
-static void feed_side(struct fuzz *f, uint32_t type, size_t len, uint32_t pid, uint32_t tid)
+/* The trailer of a side-band record of @pid/@tid: the next time, and the event's id. */
+static struct kp_sample side_id(struct fuzz *f, uint32_t pid, uint32_t tid)
 {
-	size_t pos = 8 + ((len + 7) & ~(size_t)7);
-	uint64_t trailer[4] = { (uint64_t)tid << 32 | pid, ++f->time, 0, ID };
-	struct kp_rec_header *h = (void *)f->buf;
+	return (struct kp_sample){ .pid = pid, .tid = tid, .time = ++f->time, .id = ID };
+}
 
-	memset(f->buf + 8 + len, 0, pos - 8 - len);
-	memcpy(f->buf + pos, trailer, sizeof(trailer));
-	*h = (struct kp_rec_header){ type, PERF_RECORD_MISC_USER, (uint16_t)(pos + sizeof(trailer)) };
-	kp_session_feed(&f->s, h);
+/* Feed the record an encoder wrote into f->buf (@size: what it returned). */
+static void feed_side(struct fuzz *f, int size)
+{
+	if (size > 0 && (size_t)size <= sizeof(f->buf))
+		kp_session_feed(&f->s, (const void *)f->buf);
 }
 
 static const char *map_path(uint8_t which, const char *elf, char *buf, size_t size)
@@ -131,35 +132,36 @@ static const char *map_path(uint8_t which, const char *elf, char *buf, size_t si
 static void op_mmap2(struct fuzz *f, struct in *in, const char *elf)
 {
 	char longpath[300];
-	uint32_t pid = u32(in) % 8 + 1;
-	uint8_t *b = f->buf + 8;
-	const char *path = map_path(u8(in), elf, longpath, sizeof(longpath));
-	uint64_t fields[3] = { u64(in), u64(in), u64(in) }; /* addr, len, pgoff */
-	size_t n = strlen(path) + 1;
-	uint32_t ids[2] = { pid, pid };
+	struct kp_mmap m = { .prot = 5 /* PROT_READ | PROT_EXEC */, .flags = 2 /* MAP_PRIVATE */ };
+	struct kp_sample id;
 
-	memcpy(b, ids, 8);
-	memcpy(b + 8, fields, 24);
-	memset(b + 32, 0, 24);			/* maj, min, ino, ino_generation */
-	memcpy(b + 56, &(uint32_t){ 5 }, 4);	/* PROT_READ | PROT_EXEC */
-	memcpy(b + 60, &(uint32_t){ 2 }, 4);	/* MAP_PRIVATE */
-	memcpy(b + 64, path, n);
-	feed_side(f, PERF_RECORD_MMAP2, 64 + n, pid, pid);
+	m.pid = m.tid = u32(in) % 8 + 1;
+	m.filename = map_path(u8(in), elf, longpath, sizeof(longpath));
+	m.addr = u64(in);
+	m.len = u64(in);
+	m.pgoff = u64(in);
+	id = side_id(f, m.pid, m.tid);
+	feed_side(f, kp_rec_encode_mmap2(&f->attr, &m, PERF_RECORD_MISC_USER, &id, f->buf,
+					 sizeof(f->buf)));
 }
 
 static void op_task(struct fuzz *f, struct in *in, uint32_t type)
 {
-	uint32_t v[6] = { u32(in) % 8 + 1, u32(in) % 8 + 1, u32(in) % 8 + 1, u32(in) % 8 + 1, 0, 0 };
+	struct kp_task t = { u32(in) % 8 + 1, u32(in) % 8 + 1, u32(in) % 8 + 1, u32(in) % 8 + 1, 0 };
+	struct kp_sample id;
 
-	if (type == PERF_RECORD_COMM) {
-		memcpy(f->buf + 8, v, 8);
-		take(in, f->buf + 16, 16);
-		f->buf[31] = '\0';
-		feed_side(f, type, 24, v[0], v[1]);
+	if (type == PERF_RECORD_COMM) { /* pid, tid, then up to 15 bytes of name */
+		char name[16];
+		take(in, name, 16);
+		name[15] = '\0';
+		id = side_id(f, t.pid, t.ppid);
+		feed_side(f, kp_rec_encode_comm(&f->attr, &(struct kp_comm){ t.pid, t.ppid, name },
+						PERF_RECORD_MISC_USER, &id, f->buf, sizeof(f->buf)));
 		return;
 	}
-	memcpy(f->buf + 8, v, sizeof(v)); /* FORK/EXIT: pid, ppid, tid, ptid, time */
-	feed_side(f, type, sizeof(v), v[0], v[2]);
+	id = side_id(f, t.pid, t.tid);
+	feed_side(f, kp_rec_encode_task(&f->attr, type, &t, PERF_RECORD_MISC_USER, &id, f->buf,
+					sizeof(f->buf)));
 }
 
 /* A sample: any ip and call chain, and with @copy registers and a stack copy from the input. */
@@ -212,6 +214,7 @@ static int own_attr(struct fuzz *f)
 	a.sample_regs_user = 0xff0fff;
 	a.sample_stack_user = STACK;
 	a.sample_id_all = 1;
+	f->attr = a;
 	kp_writer_init_sink(&w, NULL, NULL, 4096);
 	kp_writer_add_attr(&w, &a, 0, &id, 1, "cpu-clock", "cpu-clock", 0);
 	kp_writer_add_meta(&w, "kernel", "fuzz");
