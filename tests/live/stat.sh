@@ -65,7 +65,7 @@ if [ -z "$tp_why" ]; then
 	i=0; while ! grep -q ready "$WORK/p.out" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	"$KPROF" stat -p $wpid -x, -o "$WORK/p.csv" -e $TP 2>"$WORK/p.err" &
 	kpid=$!
-	sleep 1
+	attached $kpid
 	kill -USR1 $wpid
 	wait $wpid
 	wait $kpid
