@@ -149,6 +149,50 @@ void kp_profile_finish(struct kp_profile *p)
 	}
 }
 
+static uint32_t intern_from(struct kp_profile *dst, const struct kp_profile *src, uint32_t id)
+{
+	return id ? kp_strtab_intern(dst->strs, kp_strtab_get(src->strs, id)) : 0;
+}
+
+/* The location of @dst that is @src's @loc. */
+static uint32_t loc_from(struct kp_profile *dst, const struct kp_profile *src, uint32_t loc)
+{
+	const struct kp_loc *l = &src->locs[loc];
+	const struct kp_func *f = &src->funcs[l->func];
+	uint32_t func = kp_profile_func(dst, intern_from(dst, src, f->name),
+					intern_from(dst, src, f->dso), f->flags);
+
+	return kp_profile_loc(dst, func, intern_from(dst, src, l->file), l->line, l->flags);
+}
+
+void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_profile *src,
+		      size_t src_event, bool by_samples, uint64_t scale, uint32_t **map)
+{
+	uint32_t *node = kp_xmalloc(src->nr_nodes * sizeof(*node));
+	uint32_t *loc = kp_xmalloc(src->nr_locs * sizeof(*loc));
+
+	memset(loc, 0xff, src->nr_locs * sizeof(*loc)); /* UINT32_MAX: not mapped yet */
+	node[0] = 0;
+	for (size_t n = 0; n < src->nr_nodes; n++) { /* parents come before their children */
+		const struct kp_weight *w = kp_profile_self(src, (uint32_t)n, src_event);
+		uint32_t l = src->nodes[n].loc;
+
+		if (n) {
+			if (loc[l] == UINT32_MAX)
+				loc[l] = loc_from(dst, src, l);
+			node[n] = node_intern(dst, node[src->nodes[n].parent], loc[l]);
+		}
+		if (w->count || w->period)
+			kp_profile_add_weight(dst, node[n], dst_event, w->count,
+					      (by_samples ? w->count : w->period) * scale);
+	}
+	free(loc);
+	if (map)
+		*map = node;
+	else
+		free(node);
+}
+
 void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value)
 {
 	if (s->nr && s->ents[s->nr - 1].node == node) {

@@ -10,6 +10,7 @@
 #ifndef KP_PROFILE_H
 #define KP_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,19 @@ void kp_profile_add_node(struct kp_profile *p, uint32_t node, size_t event, uint
 /* kp_profile_add_weight - @count samples and @period of @event at @node. */
 void kp_profile_add_weight(struct kp_profile *p, uint32_t node, size_t event, uint64_t count,
 			   uint64_t period);
+
+/*
+ * kp_profile_merge - add the weights of @src's event @src_event to @dst's event @dst_event,
+ * stack by stack: a location of @src becomes the one of @dst with the same function name, DSO
+ * name, flags, file and line (interned into @dst's strings), so two recordings' profiles built
+ * with the same options compare node by node. With @by_samples a weight's period becomes its
+ * sample count; either is then multiplied by @scale (KP_FOLDED_SCALE to sit beside folded
+ * input). With @map, *@map is set to an array (the caller's, free()) of @dst's node for each
+ * of @src's, to carry a kp_seq over. Call before kp_profile_finish() on @dst; @src is not
+ * changed.
+ */
+void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_profile *src,
+		      size_t src_event, bool by_samples, uint64_t scale, uint32_t **map);
 
 /* kp_profile_finish - compute totals and children lists; call once, after the last add. */
 void kp_profile_finish(struct kp_profile *p);

@@ -59,14 +59,12 @@ static double total_v(const struct svg *g, uint32_t node, size_t ev)
 	return value_of(g, kp_profile_total(g->p, node, ev));
 }
 
-/* A frame's width: NEW's value; in a diff, a frame only in BASE keeps its base width. */
+/* A frame's width: its value; in a diff NEW's, as flamegraph.pl takes the second column, so
+ * that children never outgrow their parent. What exists only in BASE is not drawn (the diff
+ * tree, `report --diff`, lists it). */
 static double width_v(const struct svg *g, uint32_t node)
 {
-	double v = total_v(g, node, g->ev);
-
-	if (g->so->diff && v == 0)
-		v = total_v(g, node, 0) * g->norm;
-	return v;
+	return total_v(g, node, g->ev);
 }
 
 static uint32_t add_frame(struct svg *g, uint32_t node, uint32_t depth, uint32_t parent, double x,
@@ -353,9 +351,7 @@ static void write_title(struct svg *g, const struct frame *f)
 	fprintf(g->out, " %s, %.2f%%", countname(g->so), kp_view_pct_d(f->v, g->total));
 	if (g->so->diff) {
 		double base = total_v(g, f->node, 0) * g->norm, now = total_v(g, f->node, 1);
-		if (now == 0)
-			fputs("; only in BASE", g->out);
-		else if (base == 0)
+		if (base == 0)
 			fputs("; only in NEW", g->out);
 		else
 			fprintf(g->out, "; %+.2f%%", kp_view_pct_d(now - base, g->total));

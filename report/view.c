@@ -8,11 +8,12 @@
 
 const struct kp_view kp_views[] = {
 	{ "tree", kp_view_tree, "caller-based call tree with total and self percentages",
-	  .text = true },
+	  .text = true, .inverted = KP_INVERTED_CALLEES, .diff = true },
 	{ "flat", kp_view_flat, "functions by self time", .text = true },
 	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count",
 	  .one_event = true },
-	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true },
+	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
+	  .inverted = KP_INVERTED_ICICLE, .seq = true },
 };
 const size_t kp_nr_views = ARRAY_SIZE(kp_views);
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view.h - the output formats, one table row each, all reading the same kp_profile.
- * Adding a view: report/view-NAME.c with its emit function, and one row in kp_views[].
+ * Adding a view: report/view-NAME.c with its emit function, its row in kp_views[] (its name,
+ * summary and traits), the file in Makefile.am, and a golden test. The commands read the
+ * traits; none of them names a view.
  */
 #ifndef KP_VIEW_H
 #define KP_VIEW_H
@@ -61,6 +63,13 @@ struct kp_view {
 	bool one_event;		/* shows one event (--event, else the first), not each in turn */
 	bool text;		/* a text report: headers, warnings and --stats are '#' lines in it;
 				 * otherwise (a format other tools read) they go to stderr */
+	enum kp_view_inverted {
+		KP_INVERTED_NO,		/* --inverted is refused */
+		KP_INVERTED_CALLEES,	/* the profile is built leaf first: a callee tree */
+		KP_INVERTED_ICICLE,	/* the picture is turned over: the root at the top */
+	} inverted;		/* what --inverted does to it */
+	bool diff;		/* takes --diff BASE: event 0 BASE, event 1 the recording */
+	bool seq;		/* --flamechart: the stacks in time order (kp_svg_opts.seq) */
 };
 
 extern const struct kp_view kp_views[];

@@ -16,11 +16,13 @@
 #include <unistd.h>
 
 #include "cmd-report.h"
+#include "input.h"
 #include "cmd.h"
 #include "diag.h"
 #include "output.h"
 #include "formats/util.h"
 #include "report/folded.h"
+#include "report/report.h"
 #include "report/view.h"
 #include "svgopts.h"
 
@@ -80,6 +82,38 @@ static int slurp(const char *path, char **text, size_t *len)
 	return 0;
 }
 
+/*
+ * The stacks of the recording @path into @p's @event, weighed as flamegraph.pl weighs perf
+ * script's: a sample counts 1 (the titles say "samples"), in folded input's thousandths.
+ */
+static int load_recording(struct kp_profile *p, const char *path, size_t event,
+			  struct kp_seq *seq, bool reverse, const char *symfs,
+			  enum kp_unwind_lib unwinder)
+{
+	struct kp_report_opts o = { .input = path, .symfs = symfs, .unwinder = unwinder,
+				    .reverse = reverse, .seq = seq != NULL, .by_samples = true,
+				    .filter.t_end = UINT64_MAX };
+	struct kp_report r;
+	uint32_t *map = NULL;
+	int rc;
+
+	o.dso.inline_frames = o.dso.demangle = true;
+	rc = kp_input_build(&o, &r);
+	if (!rc && r.s.evl.nr > 1)
+		kp_notice("'%s' has %zu events: showing '%s'", path, r.s.evl.nr, r.s.evl.ev[0].name);
+	if (!rc && !(rc = kp_input_replayed(&r.s, path))) {
+		kp_profile_merge(p, event, &r.prof, 0, true, KP_FOLDED_SCALE, seq ? &map : NULL);
+		for (size_t i = 0; seq && i < r.seq.nr; i++)
+			kp_seq_push(seq, map[r.seq.ents[i].node],
+				    r.seq.ents[i].value * KP_FOLDED_SCALE);
+		if (!r.per_event || !r.per_event[0])
+			rc = kp_error("'%s' has no stacks", path);
+	}
+	free(map);
+	kp_report_release(&r);
+	return rc;
+}
+
 /* Stacks of a recording or a folded file into @p: one-count lines go to @event. */
 static int load(struct kp_profile *p, const char *path, size_t event, int columns,
 		struct kp_seq *seq, bool reverse, const char *symfs, enum kp_unwind_lib unwinder)
@@ -90,14 +124,9 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 	size_t len, added;
 	int rc;
 
-	if (strcmp(path, "-") && kp_is_recording(path)) {
-		fo.first_is_comm = 1;
-		/* samples, as flamegraph.pl counts them from perf script: its titles say so */
-		rc = kp_report_folded(path, symfs, NULL, unwinder, true, &text, &len);
-	} else {
-		rc = slurp(path, &text, &len);
-	}
-	if (rc)
+	if (strcmp(path, "-") && kp_is_recording(path))
+		return load_recording(p, path, event, seq, reverse, symfs, unwinder);
+	if ((rc = slurp(path, &text, &len)))
 		return rc;
 	added = kp_folded_parse(p, text, len, &fo, seq);
 	free(text);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-report.c - `kprof report`: replay a recording into the profile model and print a view.
+ * cmd-report.c - `kprof report`: its options into a kp_report_opts and a view, then
+ * kp_report_build() (report/report.h) and the view's output, header, warnings and --stats.
  */
 #include "config.h"
 
@@ -18,10 +19,8 @@
 #include "input.h"
 #include "output.h"
 #include "report/profile.h"
-#include "report/resolve.h"
-#include "report/session.h"
+#include "report/report.h"
 #include "report/view.h"
-#include "report/folded.h"
 #include "svgopts.h"
 #include "cmd-report.h"
 
@@ -63,58 +62,38 @@ static const char report_usage[] =
 	"  -h, --help             this text\n"
 	"\n";
 
-struct id_list {
-	uint64_t *v;
-	size_t nr;
-};
-
 struct report {
-	const char *input, *output, *event_name, *symfs, *diff_base;
-	FILE *out_to;		/* write here instead of -o/stdout (kp_report_folded) */
-	bool reverse;		/* build stacks leaf first: tree --inverted, svg --reverse */
-	struct kp_seq seq;	/* svg --flamechart: nodes in time order */
+	const char *output, *diff_base, *color;
 	const struct kp_view *view;
 	struct kp_view_opts vo;
-	struct kp_dso_opts dso;
-	enum kp_unwind_lib unwinder;	/* --unwinder */
-	struct id_list pids, tids, cpus;
-	char **comms;
-	size_t nr_comms;
-	uint64_t t_start, t_end;
+	struct kp_report_opts ro;
 	bool stats;
-	bool no_idle;		/* drop the idle task's samples (pid 0, "swapper") */
-	const char *color;
-	/* state */
-	struct kp_profile prof;
-	bool prof_ready;
-	struct kp_resolver res;
-	long event;		/* -1: every event */
-	uint64_t kept, filtered;
-	uint64_t *per_event;
+	/* progress on a terminal */
 	struct timespec t0;
 	int stderr_tty;		/* -1 until asked once */
 	bool progress_shown;
 };
 
-static int parse_ids(const char *s, struct id_list *l, const char *what)
+/* Appends the numbers of the comma-separated @s to *@v. */
+static int parse_ids(const char *s, uint64_t **v, size_t *nr, const char *what)
 {
 	char *copy = kp_xstrdup(s), *save = NULL, *tok, *end;
 	int rc = 0;
 
 	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long v = strtoull(tok, &end, 10);
+		unsigned long long x = strtoull(tok, &end, 10);
 		if (end == tok || *end) {
 			rc = kp_usage_error("report", "%s takes numbers, not '%s'", what, tok);
 			break;
 		}
-		l->v = kp_xrealloc(l->v, (l->nr + 1) * sizeof(*l->v));
-		l->v[l->nr++] = v;
+		*v = kp_xrealloc(*v, (*nr + 1) * sizeof(**v));
+		(*v)[(*nr)++] = x;
 	}
 	free(copy);
 	return rc;
 }
 
-static int parse_time(const char *s, struct report *r)
+static int parse_time(const char *s, struct kp_report_filter *f)
 {
 	const char *comma = strchr(s, ',');
 	char *end;
@@ -126,51 +105,18 @@ static int parse_time(const char *s, struct report *r)
 		return kp_usage_error("report", "bad start time in '%s'", s);
 	if (comma[1] && ((b = strtod(comma + 1, &end)), *end))
 		return kp_usage_error("report", "bad end time in '%s'", s);
-	r->t_start = comma != s ? (uint64_t)(a * 1e9) : 0;
-	r->t_end = comma[1] ? (uint64_t)(b * 1e9) : UINT64_MAX;
+	f->t_start = comma != s ? (uint64_t)(a * 1e9) : 0;
+	f->t_end = comma[1] ? (uint64_t)(b * 1e9) : UINT64_MAX;
 	return 0;
 }
 
-static bool in_list(const struct id_list *l, uint64_t v)
-{
-	if (!l->nr)
-		return true;
-	for (size_t i = 0; i < l->nr; i++)
-		if (l->v[i] == v)
-			return true;
-	return false;
-}
-
-static bool keep_sample(struct report *r, struct kp_session *s, const struct kp_sample *smp,
-			const struct kp_thread *t)
-{
-	if (!in_list(&r->pids, smp->pid) || !in_list(&r->tids, smp->tid) ||
-	    !in_list(&r->cpus, smp->cpu))
-		return false;
-	if (r->no_idle && (smp->sample_type & PERF_SAMPLE_TID) && smp->pid == 0)
-		return false;
-	if ((r->t_start || r->t_end != UINT64_MAX) &&
-	    (!(smp->sample_type & PERF_SAMPLE_TIME) || smp->time < r->t_start ||
-	     smp->time > r->t_end))
-		return false;
-	if (r->nr_comms) {
-		const char *comm = kp_strtab_get(&s->strs, t->comm);
-		for (size_t i = 0; i < r->nr_comms; i++)
-			if (!strcmp(comm, r->comms[i]))
-				return true;
-		return false;
-	}
-	return true;
-}
-
 /* After a second of work, show how far through the file the report is. */
-static void progress(struct report *r, struct kp_session *s)
+static void progress(void *ctx, const struct kp_report *rep)
 {
+	struct report *r = ctx;
 	struct timespec now;
 	double el;
 
-	if ((r->kept + r->filtered) % 65536)
-		return;
 	if (r->stderr_tty < 0)
 		r->stderr_tty = isatty(STDERR_FILENO);
 	if (!r->stderr_tty)
@@ -180,388 +126,144 @@ static void progress(struct report *r, struct kp_session *s)
 	if (el < 1.0)
 		return;
 	fprintf(stderr, "\rkprof report: %3.0f%% of '%s', %llu samples",
-		kp_view_pct(s->r.off, s->r.file_size), r->input,
-		(unsigned long long)(r->kept + r->filtered));
+		kp_view_pct(rep->s.r.off, rep->s.r.file_size), r->ro.input,
+		(unsigned long long)(rep->kept + rep->filtered));
 	r->progress_shown = true;
-}
-
-static void start_profile(struct report *r, struct kp_session *s)
-{
-	kp_profile_init(&r->prof, &s->strs, s->evl.nr);
-	kp_resolver_init(&r->res, s, &r->prof, r->unwinder);
-	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
-	r->prof_ready = true;
-}
-
-static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
-		     const struct kp_sample *smp, const struct kp_rec_header *rec,
-		     struct kp_thread *t)
-{
-	struct report *r = ctx;
-	size_t e = ev - s->evl.ev;
-
-	if (!r->prof_ready)
-		start_profile(r, s);
-	progress(r, s);
-	if ((r->event >= 0 && (size_t)r->event != e) || !keep_sample(r, s, smp, t)) {
-		r->filtered++;
-		return 0;
-	}
-	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
-	uint32_t node = kp_resolve_add(&r->res, smp, rec->misc, t, r->reverse, e, period);
-	if (r->vo.svg.flamechart) /* in the views' weight */
-		kp_seq_push(&r->seq, node, r->vo.by_samples ? 1 : period);
-	r->per_event[e]++;
-	r->kept++;
-	return 0;
 }
 
 /* --- output -------------------------------------------------------------------------------- */
 
-void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
-			    const struct kp_unwind_stats *stops, const struct kp_strtab *strs)
+/* kp_report_warnings()' sentences as '# ' lines of a text report */
+static void say_in(void *ctx, enum kp_report_say kind, const char *msg)
 {
-	fprintf(out, "# DWARF unwinding while recording: %llu samples with a stack copy, %llu "
-		     "unwound (%.2f s of CPU), %llu kept as copies (%llu behind, %llu without a "
-		     "frame), %llu no further than their first frame\n",
-		(unsigned long long)u->samples, (unsigned long long)u->unwound, u->cpu_ns / 1e9,
-		(unsigned long long)(u->kept_behind + u->kept_failed),
-		(unsigned long long)u->kept_behind, (unsigned long long)u->kept_failed,
-		(unsigned long long)u->failed);
-	kp_unwind_stats_print(stops, strs, out, "#   ");
+	fprintf(ctx, "# %s: %s\n", kind == KP_SAY_HINT ? "hint" : "warning", msg);
 }
 
-/* Where the stacks were unwound: while recording, in this report, or both. */
-static void unwind_totals(struct report *r, struct kp_session *s, struct kp_unwind_stats *st)
+/* ... or on stderr */
+static void say_aside(void *ctx, enum kp_report_say kind, const char *msg)
 {
-	memset(st, 0, sizeof(*st));
-	kp_unwind_stats_add(st, &s->strs, &s->unwind_stops, &s->strs);
-	if (r->prof_ready)
-		kp_unwind_stats_add(st, &s->strs, kp_unwinder_stats(r->res.unwinder), &s->strs);
+	(void)ctx;
+	if (kind == KP_SAY_HINT)
+		kp_hint("%s", msg);
+	else
+		kp_warn("%s", msg);
 }
 
-/*
- * When more than 1% of the DWARF stacks stopped before their thread's entry, say so: in the
- * header of a text view (@out, lines starting with "# "), else on stderr.
- */
-static void warn_truncated(struct report *r, struct kp_session *s, FILE *out)
+/* --tree --diff BASE: BASE built with the report's options, both profiles in one of two events. */
+static int emit_diff(struct report *r, const struct kp_report *now, FILE *out)
 {
-	struct kp_unwind_stats st;
-	char what[512], where[512], hint[512];
-
-	unwind_totals(r, s, &st);
-	if (kp_unwind_truncation(&st, &s->strs, what, where, hint, sizeof(what))) {
-		if (out) {
-			fprintf(out, "# warning: %s\n", what);
-			if (*where)
-				fprintf(out, "# warning: %s\n", where);
-			if (*hint)
-				fprintf(out, "# hint: %s\n", hint);
-		} else {
-			kp_warn("%s", what);
-			if (*where)
-				kp_warn("%s", where);
-			if (*hint)
-				kp_hint("%s", hint);
-		}
-	}
-	kp_unwind_stats_release(&st);
-}
-
-static void print_header(struct report *r, struct kp_session *s, size_t e, FILE *out)
-{
-	const struct kp_evsel *ev = &s->evl.ev[e];
-	const struct kp_weight *w = kp_profile_total(&r->prof, 0, e);
-
-	fprintf(out, "# kprof report of '%s': %llu samples of %s", r->input,
-		(unsigned long long)w->count, ev->name);
-	if (strcmp(ev->name, ev->spec))
-		fprintf(out, " (asked for '%s')", ev->spec);
-	fprintf(out, ", period %llu", (unsigned long long)w->period);
-	if (s->have_stats)
-		fprintf(out, ", %llu lost", (unsigned long long)s->stats.lost);
-	fputc('\n', out);
-}
-
-static void report_bad_line(void *ctx, size_t line, const char *why)
-{
-	kp_warn("folded stacks of '%s', line %zu: %s", (const char *)ctx, line, why);
-}
-
-static int folded_like(const struct report *like, const char *path, const char *symfs,
-		       const struct kp_dso_opts *dso, enum kp_unwind_lib unwinder, bool by_samples,
-		       char **text, size_t *len);
-
-/* What the views' values count (kp_view_weight()): samples, or the events their periods stand
- * for, nanoseconds for the clocks. */
-static const char *weight_unit(const struct report *r, const struct kp_evsel *ev)
-{
-	if (r->vo.by_samples || !(ev->attr.sample_type & PERF_SAMPLE_PERIOD))
-		return "samples";
-	if (ev->attr.type == PERF_TYPE_SOFTWARE && (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-						    ev->attr.config == PERF_COUNT_SW_TASK_CLOCK))
-		return "ns";
-	return "events";
-}
-
-/* --tree --diff BASE: both recordings as folded stacks, read back into one two-event model. */
-static int emit_diff(struct report *r, struct kp_session *s, FILE *out)
-{
+	struct kp_report_opts bo = r->ro;
 	struct kp_view_opts vo = r->vo;
-	struct kp_folded_opts fo = { .columns = 1, .first_is_comm = 1, .bad = report_bad_line };
+	struct kp_report base;
 	struct kp_strtab strs;
 	struct kp_profile dp;
-	char *base = NULL, *now = NULL;
-	size_t base_len, now_len;
-	FILE *mem = open_memstream(&now, &now_len);
+	size_t e = now->event >= 0 ? (size_t)now->event : 0;
+	int rc;
 
-	vo.annotate = true;
-	vo.event = r->event >= 0 ? (size_t)r->event : 0;
-	kp_view_folded(&r->prof, &vo, mem);
-	fclose(mem);
-	if (folded_like(r, r->diff_base, r->symfs, &r->dso, r->unwinder, r->vo.by_samples, &base,
-			&base_len)) {
-		free(now);
-		return -KP_ERROR_END;
+	bo.input = r->diff_base;
+	bo.progress = NULL;
+	rc = kp_input_build(&bo, &base);
+	if (!rc) {
+		kp_strtab_init(&strs);
+		kp_profile_init(&dp, &strs, 2);
+		kp_profile_merge(&dp, 0, &base.prof, base.event >= 0 ? (size_t)base.event : 0,
+				 false, 1, NULL);
+		kp_profile_merge(&dp, 1, &now->prof, e, false, 1, NULL);
+		kp_profile_finish(&dp);
+		fprintf(out, "# kprof report of '%s' against '%s': %s, %llu %s against %llu\n",
+			r->ro.input, r->diff_base, now->s.evl.ev[e].name,
+			(unsigned long long)kp_view_weight(&vo, kp_profile_total(&dp, 0, 1)),
+			kp_report_event_unit(now, e, vo.by_samples),
+			(unsigned long long)kp_view_weight(&vo, kp_profile_total(&dp, 0, 0)));
+		vo.event = 1;
+		vo.diff = true;
+		kp_view_tree(&dp, &vo, out);
+		kp_profile_release(&dp);
+		kp_strtab_release(&strs);
+		kp_input_replayed(&base.s, r->diff_base);
 	}
-	kp_strtab_init(&strs);
-	kp_profile_init(&dp, &strs, 2);
-	fo.ctx = (void *)r->diff_base;
-	kp_folded_parse(&dp, base, base_len, &fo, NULL);
-	fo.event = 1;
-	fo.ctx = (void *)r->input;
-	kp_folded_parse(&dp, now, now_len, &fo, NULL);
-	kp_profile_finish(&dp);
-	fprintf(out, "# kprof report of '%s' against '%s': %s, %llu %s against %llu\n",
-		r->input, r->diff_base, s->evl.ev[vo.event].name,
-		(unsigned long long)(kp_profile_total(&dp, 0, 1)->period / KP_FOLDED_SCALE),
-		weight_unit(r, &s->evl.ev[vo.event]),
-		(unsigned long long)(kp_profile_total(&dp, 0, 0)->period / KP_FOLDED_SCALE));
-	vo.event = 1;
-	vo.diff = true;
-	vo.by_samples = false; /* the folded values are the weights already */
-	kp_view_tree(&dp, &vo, out);
-	kp_profile_release(&dp);
-	kp_strtab_release(&strs);
-	free(base);
-	free(now);
-	return 0;
+	kp_report_release(&base);
+	return rc ? -KP_ERROR_END : 0;
 }
 
-static int emit_views(struct report *r, struct kp_session *s, FILE *out)
+static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 {
+	const struct kp_session *s = &rep->s;
 	bool one = r->view->one_event, text = r->view->text;
-	size_t first = r->event >= 0 ? (size_t)r->event : 0;
-	size_t last = r->event >= 0 || one ? first + 1 : s->evl.nr;
+	size_t first = rep->event >= 0 ? (size_t)rep->event : 0;
+	size_t last = rep->event >= 0 || one ? first + 1 : s->evl.nr;
+	const char *countname = r->vo.svg.countname;
 	int rc = 0;
 
-	if (one && r->event < 0 && s->evl.nr > 1)
+	if (one && rep->event < 0 && s->evl.nr > 1)
 		kp_notice("the recording has %zu events: showing '%s' (choose with --event)",
 			  s->evl.nr, s->evl.ev[0].name);
 	if (r->diff_base)
-		return emit_diff(r, s, out);
-	const char *countname = r->vo.svg.countname;
-
+		return emit_diff(r, rep, out);
 	if (!text)
-		warn_truncated(r, s, NULL);
+		kp_report_warnings(rep, true, false, say_aside, NULL);
 	for (size_t e = first; e < last && !rc; e++) {
-		r->vo.svg.countname = countname ? countname : weight_unit(r, &s->evl.ev[e]);
+		r->vo.svg.countname =
+			countname ? countname : kp_report_event_unit(rep, e, r->vo.by_samples);
 		if (text) {
 			if (e > first)
 				fputc('\n', out);
-			print_header(r, s, e, out);
+			kp_report_print_header(rep, e, out);
 			if (e == first)
-				warn_truncated(r, s, out);
+				kp_report_warnings(rep, true, false, say_in, out);
 		}
 		r->vo.event = e;
-		rc = r->view->emit(&r->prof, &r->vo, out);
+		rc = r->view->emit(&rep->prof, &r->vo, out);
 	}
 	r->vo.svg.countname = countname;
 	return rc;
 }
 
-static void print_stats(struct report *r, struct kp_session *s, FILE *out)
-{
-	const struct kp_resolve_stats *st = &r->res.st;
-
-	fprintf(out, "\n# samples: %llu shown, %llu filtered out", (unsigned long long)r->kept,
-		(unsigned long long)r->filtered);
-	if (s->have_stats)
-		fprintf(out, "; recorded %llu, lost %llu", (unsigned long long)s->stats.samples,
-			(unsigned long long)s->stats.lost);
-	else
-		fprintf(out, "; no final statistics (the recording did not finish)");
-	fputc('\n', out);
-	for (size_t e = 0; e < s->evl.nr; e++)
-		fprintf(out, "# event %s: %llu samples\n", s->evl.ev[e].name,
-			(unsigned long long)(r->per_event ? r->per_event[e] : 0));
-	if (s->have_unwind_stats)
-		kp_report_print_unwind(out, &s->unwind_stats, &s->unwind_stops, &s->strs);
-	if (r->prof_ready && kp_unwinder_stats(r->res.unwinder)->samples) {
-		const struct kp_unwind_stats *us = kp_unwinder_stats(r->res.unwinder);
-		fprintf(out, "# DWARF unwinding: %llu samples with a stack copy, %llu (%.2f%%) "
-			     "unwound no further than their first frame\n",
-			(unsigned long long)us->samples, (unsigned long long)us->failed,
-			kp_view_pct(us->failed, us->samples));
-		kp_unwind_stats_print(us, &s->strs, out, "#   ");
-	}
-	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
-		(unsigned long long)st->unnamed, kp_view_pct(st->unnamed, st->frames));
-	fprintf(out,
-		"#   outside every map %llu, kernel without symbol %llu, JIT without perf map %llu,"
-		" unusable binary %llu, no symbol in binary %llu\n",
-		(unsigned long long)st->no_map, (unsigned long long)st->no_ksym,
-		(unsigned long long)st->no_jit, (unsigned long long)st->dso_unusable,
-		(unsigned long long)st->no_sym);
-	fprintf(out, "# stacks deeper than %zu frames, their outermost frames left out: %llu\n",
-		ARRAY_SIZE(r->res.locs) - 1, (unsigned long long)st->cut);
-	for (size_t i = 0; i < s->nr_dsos; i++) {
-		const struct kp_session_dso *d = &s->dso_list[i];
-		if (d->frames)
-			fprintf(out, "#   %s: %llu frames, %llu unnamed%s%s\n",
-				kp_strtab_get(&s->strs, d->path), (unsigned long long)d->frames,
-				(unsigned long long)d->unnamed,
-				kp_dso_status(d->dso) == KP_DSO_OK ? "" : ": ",
-				kp_dso_status(d->dso) == KP_DSO_OK
-					? ""
-					: kp_dso_status_str(kp_dso_status(d->dso)));
-	}
-}
-
-/* Once per binary, never per sample: the ones whose frames could not be named, and why. */
-static void warn_dsos(struct kp_session *s)
-{
-	for (size_t i = 0; i < s->nr_dsos; i++) {
-		const struct kp_session_dso *d = &s->dso_list[i];
-		enum kp_dso_status st;
-		bool seen = false;
-		for (size_t j = 0; j < i && !seen; j++) /* one line per path, however recorded */
-			seen = s->dso_list[j].path == d->path && s->dso_list[j].unnamed;
-		if (!d->unnamed || seen)
-			continue;
-		st = kp_dso_status(d->dso);
-		if (st == KP_DSO_OK || st == KP_DSO_NO_SYMBOLS) {
-			/* a stripped binary: a few unnamed frames are glue, most are functions */
-			if (d->unnamed * 10 >= d->frames && d->unnamed >= 100)
-				kp_warn("'%s': no symbol names %llu of its %llu frames: they keep only "
-					"their offset (its debug symbols, the -dbgsym package, name "
-					"them)", kp_strtab_get(&s->strs, d->path),
-					(unsigned long long)d->unnamed, (unsigned long long)d->frames);
-		} else {
-			kp_warn("'%s': %s: %llu frames keep only their offset",
-				kp_strtab_get(&s->strs, d->path), kp_dso_status_str(st),
-				(unsigned long long)d->unnamed);
-		}
-	}
-}
-
-static FILE *open_output(struct report *r, struct kp_output *o)
-{
-	if (r->out_to) {
-		*o = (struct kp_output){ NULL, NULL, r->out_to, -1 };
-		return r->out_to;
-	}
-	return kp_output_open(o, r->output, stdout);
-}
-
-static int pick_event(struct report *r, struct kp_session *s)
-{
-	r->event = -1;
-	if (!r->event_name)
-		return 0;
-	for (size_t e = 0; e < s->evl.nr; e++)
-		if (!strcmp(s->evl.ev[e].name, r->event_name) ||
-		    !strcmp(s->evl.ev[e].spec, r->event_name))
-			r->event = (long)e;
-	if (r->event < 0) {
-		kp_error("'%s' has no event '%s'", r->input, r->event_name);
-		for (size_t e = 0; e < s->evl.nr; e++)
-			kp_hint("it has '%s'", s->evl.ev[e].name);
-		return 1;
-	}
-	return 0;
-}
-
-/* The ATTR records come first: stop at the first record that is not one to pick the event. */
-static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
-{
-	struct report *r = ctx;
-
-	if (rec->type != KP_REC_ATTR && r->event == -2)
-		return pick_event(r, s) ? -KP_ERROR_END : 0;
-	return 0;
-}
-
-static int finish(struct report *r, struct kp_session *s, int rc)
+static int output(struct report *r, struct kp_report *rep)
 {
 	struct kp_output o;
-	FILE *out;
-	int vrc;
+	FILE *out = kp_output_open(&o, r->output, stdout);
+	int rc;
 
-	if (r->progress_shown)
-		fputc('\n', stderr);
-	if (rc == -KP_ERROR_END)
-		return 1; /* pick_event said why */
-	if (r->vo.svg.flamechart)
-		r->vo.svg.seq = &r->seq;
-	if (!r->prof_ready)
-		start_profile(r, s);
-	kp_profile_finish(&r->prof);
-	out = open_output(r, &o);
 	if (!out)
 		return 1;
-	if (!s->evl.nr)
-		kp_warn("'%s' has no events", r->input);
-	vrc = s->evl.nr ? emit_views(r, s, out) : 0;
-	if (vrc == -KP_ERROR_END) { /* the diff's base said why */
+	if (!rep->s.evl.nr)
+		kp_warn("'%s' has no events", r->ro.input);
+	rc = rep->s.evl.nr ? emit_views(r, rep, out) : 0;
+	if (rc == -KP_ERROR_END) { /* the diff's base said why */
 		kp_output_abort(&o);
 		return 1;
 	}
-	if (vrc == -EINVAL) {
+	if (rc == -EINVAL) {
 		kp_output_abort(&o);
 		return kp_usage_error("report", "bad --sort keys '%s' (known: comm, dso, sym)",
 				      r->vo.sort);
 	}
 	/* folded stacks and SVG are read by other tools: their statistics go to stderr */
 	if (r->stats)
-		print_stats(r, s, r->view->text ? out : stderr);
+		kp_report_print_stats(rep, r->view->text ? out : stderr);
 	if (kp_output_commit(&o))
 		return 1;
-	warn_dsos(s);
-	if (r->res.st.cut)
-		kp_warn("%llu stacks were deeper than %zu frames: their outermost frames are left "
-			"out (the leaf side is kept)", (unsigned long long)r->res.st.cut,
-			ARRAY_SIZE(r->res.locs) - 1);
-	return kp_input_replayed(s, r->input);
+	kp_report_warnings(rep, false, true, say_aside, NULL);
+	return kp_input_replayed(&rep->s, r->ro.input);
 }
 
 static int run(struct report *r)
 {
-	static const struct kp_session_ops ops = { .own = on_own, .sample = on_sample };
-	struct kp_session s;
+	struct kp_report rep;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
-	rc = kp_session_open(&s, r->input, &r->dso);
-	if (rc) {
-		kp_input_explain(&s.r, r->input, rc);
-		kp_session_release(&s);
-		return 1;
+	r->ro.progress = progress;
+	r->ro.progress_ctx = r;
+	rc = kp_input_build(&r->ro, &rep);
+	if (r->progress_shown)
+		fputc('\n', stderr);
+	if (!rc) {
+		r->vo.svg.seq = r->ro.seq ? &rep.seq : NULL;
+		rc = output(r, &rep);
 	}
-	if (r->symfs)
-		kp_session_set_symfs(&s, r->symfs);
-	r->event = -2; /* decided once the events are known */
-	rc = kp_session_run(&s, &ops, r);
-	if (r->event == -2 && pick_event(r, &s))
-		rc = -KP_ERROR_END;
-	rc = finish(r, &s, rc);
-	if (r->prof_ready) {
-		kp_resolver_release(&r->res);
-		kp_profile_release(&r->prof);
-	}
-	free(r->per_event);
-	free(r->seq.ents);
-	kp_session_release(&s);
+	kp_report_release(&rep);
 	return rc;
 }
 
@@ -618,13 +320,13 @@ static int set_view(struct report *r, const char *name)
 	return 2;
 }
 
-static int add_comms(struct report *r, const char *list)
+static int add_comms(struct kp_report_filter *f, const char *list)
 {
 	char *copy = kp_xstrdup(list), *save = NULL, *tok;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		r->comms = kp_xrealloc(r->comms, (r->nr_comms + 1) * sizeof(*r->comms));
-		r->comms[r->nr_comms++] = kp_xstrdup(tok);
+		f->comms = kp_xrealloc(f->comms, (f->nr_comms + 1) * sizeof(*f->comms));
+		f->comms[f->nr_comms++] = kp_xstrdup(tok);
 	}
 	free(copy);
 	return 0;
@@ -643,8 +345,10 @@ static int parse_limit(struct report *r, const char *s)
 
 static int parse_opt(struct report *r, int c)
 {
+	struct kp_report_filter *f = &r->ro.filter;
+
 	switch (c) {
-	case 'i': r->input = optarg; return 0;
+	case 'i': r->ro.input = optarg; return 0;
 	case 'o': r->output = optarg; return 0;
 	case OPT_TREE: return set_view(r, "tree");
 	case OPT_FLAT: return set_view(r, "flat");
@@ -654,31 +358,31 @@ static int parse_opt(struct report *r, int c)
 	case OPT_LIMIT: return parse_limit(r, optarg);
 	case OPT_SORT: r->vo.sort = optarg; return 0;
 	case OPT_ANNOTATE: r->vo.annotate = true; return 0;
-	case OPT_SRCLINE: r->vo.srcline = r->dso.srcline = true; return 0;
-	case OPT_NO_INLINE: r->dso.inline_frames = false; return 0;
-	case OPT_NO_DEMANGLE: r->dso.demangle = false; return 0;
-	case OPT_EVENT: r->event_name = optarg; return 0;
-	case OPT_PID: return parse_ids(optarg, &r->pids, "--pid");
-	case OPT_TID: return parse_ids(optarg, &r->tids, "--tid");
-	case OPT_CPU: return parse_ids(optarg, &r->cpus, "--cpu");
-	case OPT_COMM: return add_comms(r, optarg);
-	case OPT_TIME: return parse_time(optarg, r);
+	case OPT_SRCLINE: r->vo.srcline = r->ro.dso.srcline = true; return 0;
+	case OPT_NO_INLINE: r->ro.dso.inline_frames = false; return 0;
+	case OPT_NO_DEMANGLE: r->ro.dso.demangle = false; return 0;
+	case OPT_EVENT: r->ro.event_name = optarg; return 0;
+	case OPT_PID: return parse_ids(optarg, &f->pids, &f->nr_pids, "--pid");
+	case OPT_TID: return parse_ids(optarg, &f->tids, &f->nr_tids, "--tid");
+	case OPT_CPU: return parse_ids(optarg, &f->cpus, &f->nr_cpus, "--cpu");
+	case OPT_COMM: return add_comms(f, optarg);
+	case OPT_TIME: return parse_time(optarg, f);
 	case OPT_STATS: r->stats = true; return 0;
 	case OPT_COLOR: r->color = optarg; return 0;
-	case OPT_SYMFS: r->symfs = optarg; return 0;
+	case OPT_SYMFS: r->ro.symfs = optarg; return 0;
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
-	case OPT_NO_IDLE: r->no_idle = true; return 0;
-	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->unwinder);
+	case OPT_NO_IDLE: f->no_idle = true; return 0;
+	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "period") && strcmp(optarg, "samples"))
 			return kp_usage_error("report", "--weight takes period or samples, not '%s'",
 					      optarg);
-		r->vo.by_samples = !strcmp(optarg, "samples");
+		r->vo.by_samples = r->ro.by_samples = !strcmp(optarg, "samples");
 		return 0;
 	default:
 		if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST)
-			return kp_svg_opt(&r->vo.svg, &r->reverse, c, optarg, "report");
+			return kp_svg_opt(&r->vo.svg, &r->ro.reverse, c, optarg, "report");
 		return 2;
 	}
 }
@@ -695,14 +399,32 @@ static int check_color(struct report *r)
 	return 0;
 }
 
+/* What the view's traits make of --inverted, --diff and --flamechart. */
+static int apply_traits(struct report *r)
+{
+	const struct kp_view *v = r->view;
+
+	if (r->vo.inverted && v->inverted == KP_INVERTED_NO)
+		return kp_usage_error("report", "--inverted applies to --tree and --svg only");
+	if (v->inverted == KP_INVERTED_ICICLE) {
+		r->vo.svg.inverted = r->vo.svg.inverted || r->vo.inverted;
+		r->vo.inverted = false;
+	}
+	r->ro.reverse = r->ro.reverse || r->vo.inverted;
+	if (r->diff_base && (!v->diff || r->vo.inverted))
+		return kp_usage_error("report", "--diff applies to the caller --tree");
+	r->ro.seq = v->seq && r->vo.svg.flamechart;
+	return 0;
+}
+
 static int parse_options(struct report *r, int argc, char **argv)
 {
 	int c, rc;
 
-	r->input = "kprof.data";
+	r->ro.input = "kprof.data";
 	r->view = kp_view_find("tree");
-	r->dso.inline_frames = r->dso.demangle = true;
-	r->t_end = UINT64_MAX;
+	r->ro.dso.inline_frames = r->ro.dso.demangle = true;
+	r->ro.filter.t_end = UINT64_MAX;
 	r->color = "auto";
 	r->stderr_tty = -1;
 	kp_svg_opts_init(&r->vo.svg);
@@ -715,15 +437,8 @@ static int parse_options(struct report *r, int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("report", "unexpected argument '%s'", argv[optind]);
-	if (r->view->emit == kp_view_svg) {
-		r->vo.svg.inverted = r->vo.svg.inverted || r->vo.inverted;
-		r->vo.inverted = false;
-	} else if (r->vo.inverted && r->view->emit != kp_view_tree) {
-		return kp_usage_error("report", "--inverted applies to --tree and --svg only");
-	}
-	r->reverse = r->reverse || r->vo.inverted;
-	if (r->diff_base && (r->view->emit != kp_view_tree || r->vo.inverted))
-		return kp_usage_error("report", "--diff applies to the caller --tree");
+	if ((rc = apply_traits(r)))
+		return rc;
 	return check_color(r);
 }
 
@@ -742,79 +457,19 @@ int kp_parse_unwinder(const char *cmd, const char *name, enum kp_unwind_lib *lib
 int cmd_report(int argc, char **argv)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
+	struct kp_report_filter *f = &r->ro.filter;
 	int rc = parse_options(r, argc, argv);
 
 	if (rc == 0)
 		rc = run(r);
 	else if (rc < 0)
 		rc = 0;
-	free(r->pids.v);
-	free(r->tids.v);
-	free(r->cpus.v);
-	for (size_t i = 0; i < r->nr_comms; i++)
-		free(r->comms[i]);
-	free(r->comms);
+	free(f->pids);
+	free(f->tids);
+	free(f->cpus);
+	for (size_t i = 0; i < f->nr_comms; i++)
+		free(f->comms[i]);
+	free(f->comms);
 	free(r);
 	return rc;
-}
-
-int kp_is_recording(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char magic[8];
-	int yes = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-		  !memcmp(magic, KP_FILE_MAGIC, sizeof(magic));
-
-	if (f)
-		fclose(f);
-	return yes;
-}
-
-/* kp_report_folded(), with the sample filters and event of @like (borrowed), if not NULL: the
- * BASE side of report --diff is filtered as the report is */
-static int folded_like(const struct report *like, const char *path, const char *symfs,
-		       const struct kp_dso_opts *dso, enum kp_unwind_lib unwinder, bool by_samples,
-		       char **text, size_t *len)
-{
-	struct report *r = kp_xcalloc(1, sizeof(*r));
-	char *argv[] = { "report", NULL };
-	int rc = parse_options(r, 1, argv);
-
-	*text = NULL;
-	*len = 0;
-	if (like) {
-		r->pids = like->pids;
-		r->tids = like->tids;
-		r->cpus = like->cpus;
-		r->comms = like->comms;
-		r->nr_comms = like->nr_comms;
-		r->t_start = like->t_start;
-		r->t_end = like->t_end;
-		r->no_idle = like->no_idle;
-		r->event_name = like->event_name;
-	}
-	r->input = path;
-	r->symfs = symfs;
-	r->unwinder = unwinder;
-	if (dso)
-		r->dso = *dso;
-	r->view = kp_view_find("folded");
-	r->vo.annotate = true;
-	r->vo.by_samples = by_samples;
-	r->out_to = open_memstream(text, len);
-	if (!rc)
-		rc = run(r);
-	fclose(r->out_to);
-	free(r); /* not what it borrowed */
-	if (rc) {
-		free(*text);
-		*text = NULL;
-	}
-	return rc;
-}
-
-int kp_report_folded(const char *path, const char *symfs, const struct kp_dso_opts *dso,
-		     enum kp_unwind_lib unwinder, bool by_samples, char **text, size_t *len)
-{
-	return folded_like(NULL, path, symfs, dso, unwinder, by_samples, text, len);
 }

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "cmd-report.h"
+#include "report/report.h"
 #include "diag.h"
 #include "formats/evlist.h"
 #include "formats/reader.h"
@@ -354,12 +355,11 @@ static int run(struct script *s, const char *path)
 	static const struct kp_session_ops own_only = { .own = on_own };
 	struct kp_session ss;
 	struct kp_dso_opts dso = { 0 };
-	int rc = kp_session_open(&ss, path, &dso);
+	int rc = kp_input_session(&ss, path, &dso);
 
 	if (rc) {
-		kp_input_explain(&ss.r, path, rc);
 		kp_session_release(&ss);
-		return 1;
+		return rc;
 	}
 	s->s = &ss;
 	kp_session_run(&ss, records_wanted(s) ? &all : &own_only, s);

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "input.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "diag.h"
 #include "formats/util.h"
 
@@ -62,4 +65,36 @@ int kp_input_replayed(const struct kp_session *s, const char *path)
 		kp_warn("'%s': %llu records belong to no recorded event and were skipped", path,
 			(unsigned long long)s->no_event);
 	return kp_input_error(&s->r, path);
+}
+
+int kp_input_session(struct kp_session *s, const char *path, const struct kp_dso_opts *dso)
+{
+	return kp_input_explain(&s->r, path, kp_session_open(s, path, dso));
+}
+
+int kp_input_build(const struct kp_report_opts *o, struct kp_report *r)
+{
+	int rc = kp_report_build(o, r);
+
+	if (rc == -KP_REPORT_EOPEN)
+		return kp_input_explain(&r->s.r, o->input, r->open_err);
+	if (rc == -KP_REPORT_ENOEVENT) {
+		kp_error("'%s' has no event '%s'", o->input, o->event_name);
+		for (size_t e = 0; e < r->s.evl.nr; e++)
+			kp_hint("it has '%s'", r->s.evl.ev[e].name);
+		return 1;
+	}
+	return 0;
+}
+
+int kp_is_recording(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[8];
+	int yes = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+		  !memcmp(magic, KP_FILE_MAGIC, sizeof(magic));
+
+	if (f)
+		fclose(f);
+	return yes;
 }

@@ -7,6 +7,7 @@
 #define KP_INPUT_H
 
 #include "formats/reader.h"
+#include "report/report.h"
 #include "report/session.h"
 
 /* kp_input_open - kp_reader_open() that explains a failure; returns 0 or 1 (exit code). */
@@ -28,5 +29,20 @@ int kp_input_error(const struct kp_reader *r, const char *path);
  * the first sample), then kp_input_error() on its reader.
  */
 int kp_input_replayed(const struct kp_session *s, const char *path);
+
+/* kp_input_session - kp_session_open() that explains a failure; returns 0 or 1 (exit code).
+ * Call kp_session_release() in every case. */
+int kp_input_session(struct kp_session *s, const char *path, const struct kp_dso_opts *dso);
+
+/*
+ * kp_input_build - kp_report_build() that explains a failure (the file does not open, or has
+ * no event of that name: the ones it has are listed). Returns 0 or 1 (exit code); call
+ * kp_report_release() in every case. A file cut short is not a failure here: say so after the
+ * output, with kp_input_replayed().
+ */
+int kp_input_build(const struct kp_report_opts *o, struct kp_report *r);
+
+/* kp_is_recording - whether @path starts like a .kprof file. */
+int kp_is_recording(const char *path);
 
 #endif /* KP_INPUT_H */

@@ -62,6 +62,7 @@ run diff.svg diff --no-js --hash --symfs root basic.kprof basic2.kprof
 run diff.folded diff --folded --symfs root basic.kprof basic2.kprof
 run diff-raw.folded diff --folded --no-normalize base.folded new.folded
 run diff-folded.svg diff --no-js --hash base.folded new.folded
+run diff-gone.svg diff --no-js --hash gone.folded new.folded
 
 # Widths are proportional to values: every rect against its data-v, within a pixel.
 for f in flame.svg flamegraph.svg diff.svg; do
@@ -75,6 +76,24 @@ for f in flame.svg flamegraph.svg diff.svg; do
 			  n++; if (d > 1) bad++ }
 		END { print (n ? bad + 0 : "none") }' "$WORK/$f")
 	check "$f: every frame's width follows its count within a pixel" [ "$bad" = 0 ]
+done
+
+# A differential graph draws no frame past its parent or the image (x and width are rounded
+# to 0.1 px each), though BASE has stacks
+# (main;gc;mark, main;parse;lex;old) that NEW lacks.
+for f in diff.svg diff-folded.svg diff-gone.svg; do
+	bad=$(awk '
+		/<svg / { match($0, /width="[0-9.]+"/); W = substr($0, RSTART + 7, RLENGTH - 8) }
+		/<g class="f"/ { match($0, /id="f[0-9]+"/); id = substr($0, RSTART + 4, RLENGTH - 5)
+			  match($0, /data-p="[^"]*"/); up = substr($0, RSTART + 8, RLENGTH - 9)
+			  match($0, /<rect x="[0-9.]+"/); x = substr($0, RSTART + 9, RLENGTH - 10) + 0
+			  match($0, /<rect x="[0-9.]+" y="[0-9.]+" width="[0-9.]+"/); r = substr($0, RSTART, RLENGTH)
+			  sub(/.*width="/, "", r); sub(/"$/, "", r); w = r + 0
+			  X[id] = x; R[id] = x + w; n++
+			  if (x + w > W - 10 + 0.15) bad++
+			  else if (up != "" && (x < X[up] - 0.15 || x + w > R[up] + 0.15)) bad++ }
+		END { print (n ? bad + 0 : "none") }' "$WORK/$f")
+	check "$f: every frame lies within its parent and the image" [ "$bad" = 0 ]
 done
 
 # Hostile names stay text: the escapes are in the titles, nothing became markup.

@@ -43,16 +43,20 @@ $(sed -n 's/^# DWARF unwinding while recording: \([0-9]*\) samples with a stack 
 EOF2
 check "compact: --stats says what unwinding while recording did: $unwound of $copies unwound, ${kept:-?} kept, ${failed:-?} no further than their IP (of $n samples)" \
 	[ -n "$copies" -a "${copies:-0}" -gt $((n * 99 / 100)) -a "${unwound:-0}" -eq $((copies - kept)) -a "${failed:-40}" -lt 40 ]
-check "compact: no stack copy is left for the report to unwind" \
-	sh -c "! grep -q '^# DWARF unwinding: ' '$WORK/compact.stats'"
+# a thread that falls behind (a busy machine, a sanitizer build) keeps copies rather than
+# drop samples: those, and only those, are left for the report to unwind
+left=$(sed -n 's/^# DWARF unwinding: \([0-9]*\) samples with a stack copy.*/\1/p' "$WORK/compact.stats")
+check "compact: the stack copies left for the report (${left:-0}) are the ${kept:-?} kept while recording" \
+	[ "${left:-0}" -eq "${kept:--1}" ]
 failed=$(sed -n 's/^# DWARF unwinding: [0-9]* samples with a stack copy, \([0-9]*\) .*/\1/p' "$WORK/keep.stats")
 check "keep: --stats counts the stacks that did not unwind (${failed:-none}, under 1%)" \
 	[ -n "$failed" -a "${failed:-40}" -lt 40 ]
 bc=$(($(wc -c <"$WORK/compact.kprof") / n))
 nk=$("$KPROF" script -i "$WORK/keep.kprof" | grep -c " cpu-clock: ")
 bk=$(($(wc -c <"$WORK/keep.kprof") / nk))
-check "compact files hold no stack copies: $bc bytes per sample against $bk with --keep-stacks" \
-	[ $((bc * 4)) -lt "$bk" ]
+# a sample unwound while recording takes under a quarter of a copy's bytes; a kept one, a copy's
+check "compact files hold only the copies kept: $bc bytes per sample against $bk with --keep-stacks (${kept:-?} of $n kept)" \
+	[ $((bc * 4 * n)) -lt $((bk * (n + 3 * ${kept:-0}))) ]
 
 # the two routes agree sample by sample: the copies of the --keep-stacks recording, unwound by
 # the recorder's stage (kprof unwind), against the same copies unwound by kprof script

@@ -66,6 +66,19 @@ require_perf_events() {
 # (from /proc, in 10 ms ticks), so that a busy machine, which runs it slower, still tests as
 # much. Sets rk_cpu_ms, the command's CPU time when it was killed, which the file's samples
 # should cover, and rk_delay, the wall time it took (s).
+# started PARENT NAME: wait (up to 60 s) until PARENT's child runs NAME, as a user sees the
+# command running before pressing Ctrl-C; a signal during kprof's set-up ends it with no file
+started() {
+	i=0
+	while [ $i -lt 600 ] && ! pgrep -P "$1" -x "$2" >/dev/null; do sleep 0.1; i=$((i + 1)); done
+}
+# attached PID: wait (up to 60 s) until kprof PID has opened its perf events
+attached() {
+	i=0
+	while [ $i -lt 600 ] && ! ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'perf_event'; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
 record_killed() {
 	rk_file=$1; shift
 	rk_want=$(awk 'BEGIN { srand(); printf "%d", 2500 + 1500 * rand() }')

@@ -219,7 +219,7 @@ check "an existing recording is kept as FILE.old" cmp -s "$WORK/e.kprof.old" "$W
 # --- signals: SIGTERM is forwarded and the file is finished -----------------------------------
 "$KPROF" record -o "$WORK/t.kprof" -- sleep 30 >/dev/null 2>&1 &
 kpid=$!
-sleep 1
+started $kpid sleep
 kill -TERM $kpid
 wait $kpid
 check "SIGTERM ends the command and kprof exits 128+15" [ $? -eq 143 ]
@@ -245,7 +245,7 @@ fi
 # --- Ctrl-C: SIGINT reaches the whole foreground group; the file is finished ---------------
 setsid "$KPROF" record -o "$WORK/i.kprof" -- sleep 30 >/dev/null 2>&1 &
 kpid=$!
-sleep 1
+started $kpid sleep
 kill -INT -$kpid
 wait $kpid
 check "Ctrl-C (SIGINT to the group) ends the command and kprof exits 128+2" [ $? -eq 130 ]

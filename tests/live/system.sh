@@ -52,6 +52,7 @@ check "an unknown user is a usage error" grep -q "no user '$useless'" "$WORK/nu.
 # -C: one CPU; Ctrl-C ends a recording without a command, and the file is complete
 "$KPROF" record -a -C 0 -o "$WORK/c.kprof" >/dev/null 2>&1 &
 k=$!
+attached $k
 sleep 1
 kill -INT $k
 wait $k

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - a recording into a profile: the one step behind `kprof report`, `kprof diff` and
+ * `kprof flamegraph FILE.kprof`.
+ *
+ * kp_report_build() opens the recording, replays it (session.h), keeps the samples that pass
+ * the filters and belong to the chosen event, and resolves each into the profile (resolve.h).
+ * Two reports built with the same options, on two files, name and unwind their frames alike,
+ * so that their profiles compare (kp_profile_merge()). It prints nothing: the caller explains
+ * a failure from what the report holds, and prints the views, the header and the statistics.
+ */
+#ifndef KP_REPORT_H
+#define KP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dso.h"
+#include "formats/util.h"
+#include "profile.h"
+#include "resolve.h"
+#include "session.h"
+#include "unwind.h"
+
+/* Which samples count: an empty list lets every value through. */
+struct kp_report_filter {
+	uint64_t *pids, *tids, *cpus;	/* owned by whoever filled them */
+	size_t nr_pids, nr_tids, nr_cpus;
+	char **comms;
+	size_t nr_comms;
+	uint64_t t_start, t_end;	/* ns, as the samples' time; t_end UINT64_MAX: no end */
+	bool no_idle;			/* leave out the idle task (pid 0) */
+};
+
+struct kp_report;
+
+/* Everything that decides what a profile holds; every pointer is borrowed. */
+struct kp_report_opts {
+	const char *input;
+	const char *symfs;		/* NULL: binaries at their paths */
+	const char *event_name;		/* NULL: every event, each its own column of weights */
+	struct kp_dso_opts dso;
+	enum kp_unwind_lib unwinder;	/* for stack copies */
+	struct kp_report_filter filter;
+	bool reverse;			/* stacks leaf first: callee trees, icicles */
+	bool seq;			/* also keep the stacks in time order (flame charts) */
+	bool by_samples;		/* seq values count samples, not periods (--weight) */
+	/* called every 65,536 samples, if set: how far through the file the replay is */
+	void (*progress)(void *ctx, const struct kp_report *r);
+	void *progress_ctx;
+};
+
+/* Why kp_report_build() failed (negative), beyond errno's and the reader's codes. */
+enum {
+	KP_REPORT_EOPEN = KP_ERROR_END + 1, /* the file did not open: r->open_err, r->s.r say why */
+	KP_REPORT_ENOEVENT,	/* it has no event called o->event_name: r->s.evl lists them */
+};
+
+struct kp_report {
+	const struct kp_report_opts *o;
+	struct kp_session s;
+	struct kp_profile prof;
+	struct kp_resolver res;
+	bool ready;		/* prof and res are set up (they are after a successful build) */
+	int open_err;		/* kp_session_open()'s result, for KP_REPORT_EOPEN */
+	int replay_err;		/* kp_session_run()'s reader error, 0 if the file was whole */
+	long event;		/* the chosen event's index, -1 for every event */
+	uint64_t kept, filtered;
+	uint64_t *per_event;	/* samples kept per event */
+	struct kp_seq seq;	/* with o->seq */
+};
+
+/*
+ * kp_report_build - replay @o->input into @r->prof (finished: totals and children are set).
+ * Returns 0, including for a file cut short (r->replay_err then says so and everything before
+ * the cut is in the profile), or -KP_REPORT_EOPEN or -KP_REPORT_ENOEVENT. Call
+ * kp_report_release() in every case.
+ */
+int kp_report_build(const struct kp_report_opts *o, struct kp_report *r);
+void kp_report_release(struct kp_report *r);
+
+/* kp_report_event_unit - what a weight of event @e counts (the views' one weight rule):
+ * "samples" with @by_samples or without periods, "ns" for the clocks, else "events". */
+const char *kp_report_event_unit(const struct kp_report *r, size_t e, bool by_samples);
+
+/* kp_report_print_header - "# kprof report of 'FILE': N samples of EVENT, period P, L lost". */
+void kp_report_print_header(const struct kp_report *r, size_t e, FILE *out);
+
+/* kp_report_print_stats - what `--stats` shows: samples shown and filtered, per event, the
+ * unwinding, and why frames stayed unnamed, per binary; '#' lines. */
+void kp_report_print_stats(const struct kp_report *r, FILE *out);
+
+/* kp_report_print_unwind - what unwinding while recording did (@u), and where its stacks
+ * stopped early (@stops, paths in @strs), as `--stats` shows it. */
+void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
+			    const struct kp_unwind_stats *stops, const struct kp_strtab *strs);
+
+/* What kp_report_warnings() hands its callback. */
+enum kp_report_say { KP_SAY_WARNING, KP_SAY_HINT };
+
+/*
+ * kp_report_warnings - what a user must be told, once each: DWARF stacks that stopped early
+ * (@truncation), binaries whose frames kept only their offset and stacks cut at the report's
+ * depth (@frames). Each goes to @say as one sentence.
+ */
+void kp_report_warnings(struct kp_report *r, bool truncation, bool frames,
+			void (*say)(void *ctx, enum kp_report_say kind, const char *msg),
+			void *ctx);
+
+#endif /* KP_REPORT_H */
