@@ -214,12 +214,13 @@ static size_t short_name(const char *name, char *buf, size_t cap)
 
 static void put_box_text(struct svg *g, const char *name, double width_px)
 {
-	size_t fit = (size_t)((width_px - 6) / (g->so->fontsize * 0.59));
+	double chars = (width_px - 6) / (g->so->fontsize * 0.59);
 	char buf[4096];
-	size_t n;
+	size_t fit, n;
 
-	if (width_px < 6 || fit < 3)
+	if (!(chars >= 3)) /* NaN too, from a hostile file's values */
 		return;
+	fit = chars < sizeof(buf) ? (size_t)chars : sizeof(buf); /* sums that wrapped, too */
 	n = strlen(name) > fit ? short_name(name, buf, sizeof(buf)) : 0;
 	if (!n) {
 		n = snprintf(buf, sizeof(buf), "%s", name);
