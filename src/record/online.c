@@ -16,9 +16,7 @@
 #include <zstd.h>
 
 #include "formats/util.h"
-#include "report/dso.h"
-#include "report/session.h"
-#include "report/unwind.h"
+#include "report/rewrite.h"
 
 /*
  * A closed chunk of the recorder's, waiting for the thread: the recorder's own buffer, taken
@@ -153,84 +151,9 @@ struct kp_online {
 	uint8_t *unpacked;
 	size_t unpacked_cap;
 	struct kp_writer out;
-	struct kp_session s;
-	struct kp_unwinder *u;
-	bool behind;			/* the chunk being replayed waited too long or found the
-					 * backlog full */
-	struct kp_rec_unwind_stats st;
-	uint64_t chain[KP_UNWIND_CHAIN_MAX];
-};
-
-/* --- the records, as the session gives them ---------------------------------------------- */
-
-static int put_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
-{
-	struct kp_online *on = ctx;
-
-	(void)s;
-	if (rec->type == KP_REC_ROUND) /* after the records it made final: rounds stay rounds */
-		kp_writer_round(&on->out);
-	else
-		kp_writer_add(&on->out, rec);
-	return 0;
-}
-
-static int put_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
-		    const struct kp_rec_header *rec, const struct kp_sample *id)
-{
-	(void)ev;
-	(void)id;
-	return put_own(ctx, s, rec);
-}
-
-/*
- * @rec with @chain (@n entries) as its call chain, and with no registers and no stack copy.
- * Returns false, writing nothing, when the result would not fit in a record.
- */
-static bool put_unwound(struct kp_online *on, const struct kp_evsel *ev,
-			const struct kp_sample *smp, const struct kp_rec_header *rec,
-			const uint64_t *chain, size_t n)
-{
-	int size = kp_rec_encode_unwound(&ev->attr, smp, rec->misc, chain, n, NULL, 0);
-	void *dst;
-
-	if (size < 0)
-		return false;
-	dst = kp_writer_reserve(&on->out, (size_t)size);
-	kp_rec_encode_unwound(&ev->attr, smp, rec->misc, chain, n, dst, (size_t)size);
-	kp_writer_commit(&on->out, (size_t)size, 1);
-	return true;
-}
-
-static int put_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
-		      const struct kp_sample *smp, const struct kp_rec_header *rec,
-		      struct kp_thread *t)
-{
-	struct kp_online *on = ctx;
-	size_t n, nr_user;
-
-	/* a stack copy to unwind, and a call chain to put the result in */
-	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN) || !kp_unwind_has_copy(smp))
-		return put_own(ctx, s, rec);
-	on->st.samples++;
-	if (on->behind) {
-		on->st.kept_behind++;
-		return put_own(ctx, s, rec);
-	}
-	n = kp_unwind_chain(on->u, smp, t, on->chain, ARRAY_SIZE(on->chain), &nr_user);
-	if (!nr_user || !put_unwound(on, ev, smp, rec, on->chain, n)) {
-		on->st.kept_failed++;
-		return put_own(ctx, s, rec);
-	}
-	on->st.unwound++;
-	return 0;
-}
-
-static const struct kp_session_ops ops = {
-	.own = put_own,
-	.sample = put_sample,
-	.side = put_side,
-	.unparsed = put_own,
+	struct kp_rewrite rw;		/* into out; rw.behind: the chunk being replayed waited
+					 * too long or found the backlog full */
+	uint64_t cpu_ns;		/* the thread's, at its end */
 };
 
 /* --- the thread ---------------------------------------------------------------------------- */
@@ -264,7 +187,7 @@ static void replay(struct kp_online *on, const struct chunk *c)
 		const struct kp_rec_header *rec = (const void *)p;
 		if (rec->size < sizeof(*rec) || rec->size > end - p)
 			break; /* the rings' records are whole: this cannot happen */
-		kp_session_feed(&on->s, rec);
+		kp_rewrite_feed(&on->rw, rec);
 		p += rec->size;
 	}
 }
@@ -294,12 +217,9 @@ static void lower_priority(void)
  */
 static int start_thread(struct kp_online *on)
 {
-	struct kp_dso_opts dso = { .inline_frames = false };
 	int err;
 
-	kp_session_init(&on->s, &dso);
-	kp_session_start(&on->s, &ops, on);
-	on->u = kp_unwinder_new(&on->s, KP_UNWIND_LIBDW);
+	kp_rewrite_init(&on->rw, &on->out);
 	err = kp_writer_init(&on->out, on->fd, on->level, KP_WRITER_CHUNK);
 	if (!err && !(on->zd = ZSTD_createDCtx()))
 		err = -ENOMEM;
@@ -327,7 +247,7 @@ static void *run(void *arg)
 			continue;
 		}
 		/* a file being converted waits for the thread instead: nothing is kept then */
-		on->behind = atomic_load(&on->queued) > on->backlog ||
+		on->rw.behind = atomic_load(&on->queued) > on->backlog ||
 			     (on->backlog != KP_ONLINE_NEVER_BEHIND &&
 			      now_ns() - c->queued_ns > MAX_WAIT_NS);
 		if (!on->out.err && !atomic_load(&on->drop))
@@ -345,11 +265,10 @@ static void *run(void *arg)
 			chunk_free(c);
 		sem_post(&on->room);
 	}
-	on->behind = false;
 	if (!atomic_load(&on->drop))
-		kp_session_end(&on->s);
+		kp_rewrite_end(&on->rw);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-	on->st.cpu_ns = cpu.tv_sec * 1000000000ull + cpu.tv_nsec;
+	on->cpu_ns = cpu.tv_sec * 1000000000ull + cpu.tv_nsec;
 	return NULL;
 }
 
@@ -516,24 +435,17 @@ static void stop(struct kp_online *on)
 
 struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st)
 {
-	const struct kp_unwind_stats *us;
-
 	stop(on);
-	us = kp_unwinder_stats(on->u);
-	on->st.h = (struct kp_rec_header){ KP_REC_UNWIND_STATS, 0, sizeof(on->st) };
-	on->st.backlog_max = on->backlog_max;
-	kp_unwind_stats_fill(us, &on->st);
-	kp_unwind_stats_write(us, &on->s.strs, &on->out);
-	*st = on->st;
+	kp_rewrite_stats(&on->rw, on->backlog_max, on->cpu_ns, st);
 	return &on->out;
 }
 
 const struct kp_unwind_stats *kp_online_stats(const struct kp_online *on,
 					      const struct kp_strtab **strs, uint64_t *waits)
 {
-	*strs = &on->s.strs;
+	*strs = &on->rw.s.strs;
 	*waits = on->waits;
-	return kp_unwinder_stats(on->u);
+	return kp_unwinder_stats(on->rw.u);
 }
 
 void kp_online_free(struct kp_online *on)
@@ -555,8 +467,7 @@ void kp_online_free(struct kp_online *on)
 	free(on->unpacked);
 	if (on->out.buf)
 		kp_writer_close(&on->out);
-	kp_unwinder_free(on->u);
-	kp_session_release(&on->s);
+	kp_rewrite_release(&on->rw);
 	sem_destroy(&on->ready);
 	sem_destroy(&on->room);
 	sem_destroy(&on->started);

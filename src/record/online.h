@@ -3,12 +3,10 @@
  * online.h - DWARF unwinding while recording, in a thread apart from the drain loop.
  *
  * The recorder's writer hands each closed chunk (uncompressed records) to this stage instead of
- * the file. The thread replays the chunks as a report would (report/session.h: records in time
- * order, the processes' maps as they were at each sample), unwinds each sample's user stack copy
- * (report/unwind.h) and writes the sample with its unwound call chain in place of the copy: the
- * same sample layout, with the registers' ABI and the stack size set to 0 (the kernel's own
- * encoding of "none"), and the call chain's user part, after PERF_CONTEXT_USER, holding the
- * unwound frames. Everything else goes to the file unchanged, in time order, with its rounds.
+ * the file. The thread feeds the chunks to report/rewrite.h, which replays them as a report
+ * would, unwinds each sample's user stack copy and writes the sample with its unwound call
+ * chain in place of the copy; everything else goes to the file unchanged, in time order, with
+ * its rounds. This file is the thread, its queues and when to fall behind.
  *
  * When more than the backlog waits for the thread, or a chunk waited more than half a second,
  * its samples keep their copies (stored as recorded, unwound at report time), and so does a
