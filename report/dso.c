@@ -185,25 +185,34 @@ void kp_dsos_free(struct kp_dsos *t)
 	free(t);
 }
 
-static bool dso_is(const struct kp_dso *d, const char *path, const uint8_t *id, size_t len)
+struct want_dso {
+	const struct kp_dsos *t;
+	const char *path;
+	const uint8_t *id;
+	size_t len;
+};
+
+static bool same_dso(const void *ctx, uint64_t i)
 {
-	return !strcmp(d->path, path) && d->build_id_len == len &&
-	       (!len || !memcmp(d->build_id, id, len));
+	const struct want_dso *w = ctx;
+	const struct kp_dso *d = w->t->dsos[i];
+
+	return !strcmp(d->path, w->path) && d->build_id_len == w->len &&
+	       (!w->len || !memcmp(d->build_id, w->id, w->len));
 }
 
 struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *build_id,
 			    size_t build_id_len)
 {
+	struct want_dso want = { t, path, build_id, build_id ? build_id_len : 0 };
 	uint64_t key, *v;
 	struct kp_dso *d;
 	const char *slash;
 
-	if (!build_id)
-		build_id_len = 0;
+	build_id_len = want.len;
 	key = kp_hash_bytes(build_id, build_id_len, kp_hash_bytes(path, strlen(path) + 1, 0));
-	for (; (v = kp_hash_get(&t->by_key, key)); key++)
-		if (dso_is(t->dsos[*v], path, build_id, build_id_len))
-			return t->dsos[*v];
+	if ((v = kp_hash_find(&t->by_key, &key, same_dso, &want)))
+		return t->dsos[*v];
 	d = kp_xcalloc(1, sizeof(*d) + build_id_len);
 	d->t = t;
 	d->path = intern(t, path);

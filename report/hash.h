@@ -32,4 +32,21 @@ uint64_t *kp_hash_get(const struct kp_hash *h, uint64_t key);
 /* kp_hash_put - set @key to @val, adding it if absent. */
 void kp_hash_put(struct kp_hash *h, uint64_t key, uint64_t val);
 
+/*
+ * kp_hash_find - the one interning rule, for tables keyed by a hash of their entries' content:
+ * the value under *@key if @same(@ctx, value) says its entry holds that content; after a
+ * 64-bit collision, the next keys in turn. NULL when no entry matches, *@key then being the
+ * free key to kp_hash_put() the new entry under. Inline, so that @same is too.
+ */
+static inline uint64_t *kp_hash_find(const struct kp_hash *h, uint64_t *key,
+				     bool (*same)(const void *ctx, uint64_t val), const void *ctx)
+{
+	uint64_t *v;
+
+	for (; (v = kp_hash_get(h, *key)); (*key)++)
+		if (same(ctx, *v))
+			return v;
+	return NULL;
+}
+
 #endif /* KP_HASH_H */

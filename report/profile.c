@@ -38,35 +38,53 @@ void kp_profile_release(struct kp_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+struct want_func {
+	const struct kp_profile *p;
+	struct kp_func f;
+};
+
+static bool same_func(const void *ctx, uint64_t id)
+{
+	const struct want_func *w = ctx;
+
+	return !memcmp(&w->p->funcs[id], &w->f, sizeof(w->f));
+}
+
 uint32_t kp_profile_func(struct kp_profile *p, uint32_t name, uint32_t dso, uint32_t flags)
 {
-	uint32_t key3[3] = { name, dso, flags };
-	uint64_t key = kp_hash_bytes(key3, sizeof(key3), 1), *id;
+	struct want_func want = { p, { name, dso, flags } };
+	uint64_t key = kp_hash_bytes(&want.f, sizeof(want.f), 1);
+	uint64_t *id = kp_hash_find(&p->func_ids, &key, same_func, &want);
 
-	while ((id = kp_hash_get(&p->func_ids, key))) {
-		const struct kp_func *f = &p->funcs[*id];
-		if (f->name == name && f->dso == dso && f->flags == flags)
-			return (uint32_t)*id;
-		key++;
-	}
+	if (id)
+		return (uint32_t)*id;
 	KP_GROW(p->funcs, p->cap_funcs, p->nr_funcs + 1);
 	p->funcs[p->nr_funcs] = (struct kp_func){ name, dso, flags };
 	kp_hash_put(&p->func_ids, key, p->nr_funcs);
 	return (uint32_t)p->nr_funcs++;
 }
 
+struct want_loc {
+	const struct kp_profile *p;
+	struct kp_loc l;
+};
+
+static bool same_loc(const void *ctx, uint64_t id)
+{
+	const struct want_loc *w = ctx;
+
+	return !memcmp(&w->p->locs[id], &w->l, sizeof(w->l));
+}
+
 uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
 			uint32_t flags)
 {
-	uint32_t key4[4] = { func, file, line, flags };
-	uint64_t key = kp_hash_bytes(key4, sizeof(key4), 2), *id;
+	struct want_loc want = { p, { func, file, line, flags } };
+	uint64_t key = kp_hash_bytes(&want.l, sizeof(want.l), 2);
+	uint64_t *id = kp_hash_find(&p->loc_ids, &key, same_loc, &want);
 
-	while ((id = kp_hash_get(&p->loc_ids, key))) {
-		const struct kp_loc *l = &p->locs[*id];
-		if (l->func == func && l->file == file && l->line == line && l->flags == flags)
-			return (uint32_t)*id;
-		key++;
-	}
+	if (id)
+		return (uint32_t)*id;
 	KP_GROW(p->locs, p->cap_locs, p->nr_locs + 1);
 	p->locs[p->nr_locs] = (struct kp_loc){ func, file, line, flags };
 	kp_hash_put(&p->loc_ids, key, p->nr_locs);

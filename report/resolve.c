@@ -292,19 +292,30 @@ static size_t stack_key(const struct kp_sample *smp, uint16_t misc, const struct
 	return n + smp->nr_callchain;
 }
 
+struct want_stack {
+	const struct kp_resolver *r;
+	const uint64_t *key;
+	size_t n;
+};
+
+static bool same_stack(const void *ctx, uint64_t id)
+{
+	const struct want_stack *w = ctx;
+	const struct kp_stack_ent *e = &w->r->stack_ents[id];
+
+	return e->key_len == w->n &&
+	       !memcmp(w->r->keys + e->key_off, w->key, w->n * sizeof(*w->key));
+}
+
 static struct kp_stack_ent *stack_find(struct kp_resolver *r, const uint64_t *key, size_t n,
 				       uint64_t *hkey)
 {
+	struct want_stack want = { r, key, n };
 	uint64_t *id;
 
 	*hkey = kp_hash_words(key, n, 4);
-	while ((id = kp_hash_get(&r->stacks, *hkey))) {
-		struct kp_stack_ent *e = &r->stack_ents[*id];
-		if (e->key_len == n && !memcmp(r->keys + e->key_off, key, n * sizeof(*key)))
-			return e;
-		(*hkey)++;
-	}
-	return NULL;
+	id = kp_hash_find(&r->stacks, hkey, same_stack, &want);
+	return id ? &r->stack_ents[*id] : NULL;
 }
 
 static void stack_replay(struct kp_resolver *r, const struct kp_stack_ent *e)

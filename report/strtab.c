@@ -43,18 +43,28 @@ void kp_strtab_release(struct kp_strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+struct want_str {
+	const struct kp_strtab *t;
+	const char *s;
+	size_t len;
+};
+
+static bool same_str(const void *ctx, uint64_t id)
+{
+	const struct want_str *w = ctx;
+	const char *have = w->t->strs[id];
+
+	return !strncmp(have, w->s, w->len) && have[w->len] == '\0';
+}
+
 uint32_t kp_strtab_intern_len(struct kp_strtab *t, const char *s, size_t len)
 {
-	uint64_t key = kp_hash_bytes(s, len, 0), *id;
+	struct want_str want = { t, s, len };
+	uint64_t key = kp_hash_bytes(s, len, 0), *id = kp_hash_find(&t->ids, &key, same_str, &want);
 	char *copy;
 
-	/* a 64-bit collision between two strings is rare; probe the next key when it happens */
-	while ((id = kp_hash_get(&t->ids, key))) {
-		const char *have = t->strs[*id];
-		if (!strncmp(have, s, len) && have[len] == '\0')
-			return (uint32_t)*id;
-		key++;
-	}
+	if (id)
+		return (uint32_t)*id;
 	KP_GROW(t->strs, t->cap, t->nr + 1);
 	copy = kp_xmalloc(len + 1);
 	memcpy(copy, s, len);

@@ -52,20 +52,32 @@ static int parse_sort(const char *sort, unsigned *keys)
 	return rc || !*keys ? -EINVAL : 0;
 }
 
+struct want_row {
+	const struct flat *f;
+	uint32_t k[3];
+};
+
+static bool same_row(const void *ctx, uint64_t id)
+{
+	const struct want_row *w = ctx;
+	const struct row *r = &w->f->rows[id];
+
+	return r->comm == w->k[0] && r->dso == w->k[1] && r->sym == w->k[2];
+}
+
 static uint32_t row_for(struct flat *f, uint32_t node)
 {
 	const struct kp_profile *p = f->p;
 	const struct kp_func *fn = &p->funcs[p->locs[p->nodes[node].loc].func];
-	uint32_t k[3] = { f->keys & KEY_COMM ? f->comm_of[node] : 0,
-			  f->keys & KEY_DSO ? fn->dso : 0, f->keys & KEY_SYM ? fn->name : 0 };
-	uint64_t key = kp_hash_bytes(k, sizeof(k), 3), *id;
+	struct want_row want = { f, { f->keys & KEY_COMM ? f->comm_of[node] : 0,
+				      f->keys & KEY_DSO ? fn->dso : 0,
+				      f->keys & KEY_SYM ? fn->name : 0 } };
+	const uint32_t *k = want.k;
+	uint64_t key = kp_hash_bytes(k, sizeof(want.k), 3);
+	uint64_t *id = kp_hash_find(&f->ids, &key, same_row, &want);
 
-	while ((id = kp_hash_get(&f->ids, key))) {
-		const struct row *r = &f->rows[*id];
-		if (r->comm == k[0] && r->dso == k[1] && r->sym == k[2])
-			return (uint32_t)*id;
-		key++;
-	}
+	if (id)
+		return (uint32_t)*id;
 	KP_GROW(f->rows, f->cap, f->nr + 1);
 	memset(&f->rows[f->nr], 0, sizeof(f->rows[0]));
 	f->rows[f->nr].comm = k[0];

@@ -2,8 +2,8 @@
 /*
  * view-folded.c - FlameGraph's folded stacks: one line per distinct stack, "comm;caller;...;
  * leaf count", sorted, as flamegraph.pl, inferno and speedscope read them. The count is the
- * stack's weight (kp_view_weight(): its period, or with --weight samples its samples). Names have ';' (the separator) and line breaks replaced so that every
- * line stays one stack.
+ * stack's weight (kp_view_weight(): its period, or with --weight samples its samples). Names
+ * have ';' (the separator) and line breaks replaced so that every line stays one stack.
  */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -104,8 +104,8 @@ void kp_view_print_pct(FILE *out, double pct, bool color);
 
 /*
  * kp_view_children - the children of @node with samples of @o's event (or, in a diff, of
- * BASE, event 0: what vanished), sorted by their total
- * weight (kp_view_weight(), largest first, then by name). Returns the count; *@out is owned by the caller (free()).
+ * BASE, event 0: what vanished), sorted by their total weight (kp_view_weight(), largest
+ * first, then by name). Returns the count; *@out is owned by the caller (free()).
  */
 size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o, uint32_t node,
 			uint32_t **out);
