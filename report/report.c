@@ -8,12 +8,12 @@
 #include "report.h"
 #include "view.h"
 
-static bool in_list(const uint64_t *v, size_t nr, uint64_t x)
+static bool in_list(const int *v, size_t nr, uint32_t x)
 {
 	if (!nr)
 		return true;
 	for (size_t i = 0; i < nr; i++)
-		if (v[i] == x)
+		if ((uint32_t)v[i] == x)
 			return true;
 	return false;
 }

@@ -26,7 +26,7 @@
 
 /* Which samples count: an empty list lets every value through. */
 struct kp_report_filter {
-	uint64_t *pids, *tids, *cpus;	/* owned by whoever filled them */
+	int *pids, *tids, *cpus;	/* owned by whoever filled them */
 	size_t nr_pids, nr_tids, nr_cpus;
 	char **comms;
 	size_t nr_comms;

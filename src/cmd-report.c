@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "diag.h"
+#include "idlist.h"
 #include "formats/util.h"
 #include "input.h"
 #include "output.h"
@@ -46,7 +47,7 @@ static const char report_usage[] =
 	"      --no-inline        do not expand inlined functions\n"
 	"      --no-demangle      keep C++ and Rust names mangled\n"
 	"      --event NAME       the event to show, when the recording has several\n"
-	"      --pid LIST, --tid LIST, --cpu LIST, --comm LIST\n"
+	"      --pid LIST, --tid LIST, --cpu LIST (e.g. 0-3,6), --comm LIST\n"
 	"                         only samples of these processes, threads, CPUs or commands\n"
 	"      --no-idle          leave out the idle task (swapper, pid 0) of a system-wide run\n"
 	"      --time START,END   only samples in this time range (seconds, as kprof script\n"
@@ -73,25 +74,6 @@ struct report {
 	int stderr_tty;		/* -1 until asked once */
 	bool progress_shown;
 };
-
-/* Appends the numbers of the comma-separated @s to *@v. */
-static int parse_ids(const char *s, uint64_t **v, size_t *nr, const char *what)
-{
-	char *copy = kp_xstrdup(s), *save = NULL, *tok, *end;
-	int rc = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long x = strtoull(tok, &end, 10);
-		if (end == tok || *end) {
-			rc = kp_usage_error("report", "%s takes numbers, not '%s'", what, tok);
-			break;
-		}
-		*v = kp_xrealloc(*v, (*nr + 1) * sizeof(**v));
-		(*v)[(*nr)++] = x;
-	}
-	free(copy);
-	return rc;
-}
 
 static int parse_time(const char *s, struct kp_report_filter *f)
 {
@@ -362,9 +344,12 @@ static int parse_opt(struct report *r, int c)
 	case OPT_NO_INLINE: r->ro.dso.inline_frames = false; return 0;
 	case OPT_NO_DEMANGLE: r->ro.dso.demangle = false; return 0;
 	case OPT_EVENT: r->ro.event_name = optarg; return 0;
-	case OPT_PID: return parse_ids(optarg, &f->pids, &f->nr_pids, "--pid");
-	case OPT_TID: return parse_ids(optarg, &f->tids, &f->nr_tids, "--tid");
-	case OPT_CPU: return parse_ids(optarg, &f->cpus, &f->nr_cpus, "--cpu");
+	case OPT_PID: return kp_idlist_parse("report", "--pid", optarg, false, 0, KP_MAX_PID,
+					     &f->pids, &f->nr_pids);
+	case OPT_TID: return kp_idlist_parse("report", "--tid", optarg, false, 0, KP_MAX_PID,
+					     &f->tids, &f->nr_tids);
+	case OPT_CPU: return kp_idlist_parse("report", "--cpu", optarg, true, 0, KP_MAX_CPUS - 1,
+					     &f->cpus, &f->nr_cpus);
 	case OPT_COMM: return add_comms(f, optarg);
 	case OPT_TIME: return parse_time(optarg, f);
 	case OPT_STATS: r->stats = true; return 0;

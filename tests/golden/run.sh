@@ -51,6 +51,12 @@ case_ filter-tid --folded --tid 4243
 case_ filter-comm --folded --comm other,worker
 case_ filter-time --folded --time 1.000002,1.000010
 case_ filter-cpu --folded --cpu 1
+# the lists are record's and stat's: ranges for CPUs, each number once, in range
+(cd "$g" && "$KPROF" report -i basic.kprof --symfs root --folded --cpu 1-1,1) >"$WORK/cpu-range" 2>/dev/null
+check "report --cpu 1-1,1 is --cpu 1" cmp -s "$WORK/cpu-range" "$g/expected/filter-cpu"
+(cd "$g" && "$KPROF" report -i basic.kprof --pid 4294967297) >/dev/null 2>"$WORK/pid-range"
+check "report --pid beyond the kernel's largest pid is a usage error" \
+	sh -c "[ $? -eq 2 ] && grep -q 'from 0 to 4194304' '$WORK/pid-range'"
 case_ tree-diff --tree --diff basic2.kprof
 case_ flame.svg --svg --no-js --hash
 case_ icicle-blue.svg --svg --no-js --hash --inverted --colors blue --title "<icicle> & co"
