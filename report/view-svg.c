@@ -105,42 +105,55 @@ static void layout(struct svg *g, uint32_t node, uint32_t depth, uint32_t parent
 	free(kids);
 }
 
-/* A flame chart: stacks in time order, a frame spanning the run of samples that share it. */
+/* A frame of the flame chart that the stacks so far still run through. */
+struct open_frame {
+	uint32_t node, id;
+	double x;
+};
+
+/* A flame chart: stacks in time order, a frame spanning the run of samples that share it.
+ * Stacks are as deep as they come: the open frames and the path grow with them. */
 static void layout_chart(struct svg *g)
 {
-	uint32_t open_node[1024], open_id[1024], path[1024];
-	double open_x[1024], x = 0;
-	size_t depth = 0;
+	struct open_frame *open = NULL;
+	uint32_t *path = NULL;
+	size_t depth, cap_open = 0, cap_path = 0;
+	double x = 0;
 
-	open_node[0] = 0;
-	open_id[0] = add_frame(g, 0, 0, 0, 0, g->total);
-	open_x[0] = 0;
+	KP_GROW(open, cap_open, 1);
+	open[0] = (struct open_frame){ 0, add_frame(g, 0, 0, 0, 0, g->total), 0 };
 	depth = 1;
 	for (size_t i = 0; i < g->so->seq->nr; i++) {
 		const struct kp_seq_ent *e = &g->so->seq->ents[i];
 		size_t n = 0, k = 1;
 		double v = g->so->milli ? e->value / 1000.0 : (double)e->value;
-		for (uint32_t a = e->node; a && n < 1023; a = g->p->nodes[a].parent)
+
+		for (uint32_t a = e->node; a; a = g->p->nodes[a].parent) {
+			KP_GROW(path, cap_path, n + 1);
 			path[n++] = a;
+		}
 		/* path is leaf first: compare it root first with what is open */
-		while (k < depth && k <= n && open_node[k] == path[n - k])
+		while (k < depth && k <= n && open[k].node == path[n - k])
 			k++;
 		while (depth > k) { /* close frames that this stack leaves */
 			depth--;
-			g->frames[open_id[depth] - 1].v = x - open_x[depth];
+			g->frames[open[depth].id - 1].v = x - open[depth].x;
 		}
-		for (; depth <= n && depth < 1024; depth++) {
-			open_node[depth] = path[n - depth];
-			open_x[depth] = x;
-			open_id[depth] = add_frame(g, open_node[depth], (uint32_t)depth,
-						   open_id[depth - 1], x, 0);
-		}
+		KP_GROW(open, cap_open, n + 1);
+		for (; depth <= n; depth++)
+			open[depth] = (struct open_frame){
+				path[n - depth],
+				add_frame(g, path[n - depth], (uint32_t)depth, open[depth - 1].id, x, 0),
+				x
+			};
 		x += v;
 	}
 	while (depth > 1) {
 		depth--;
-		g->frames[open_id[depth] - 1].v = x - open_x[depth];
+		g->frames[open[depth].id - 1].v = x - open[depth].x;
 	}
+	free(open);
+	free(path);
 }
 
 /* --- text ---------------------------------------------------------------------------------- */

@@ -124,6 +124,9 @@ awk 'BEGIN { s = "f0"; for (i = 1; i < 5000; i++) s = s ";f" i; print s, 7 }' >"
 "$KPROF" flamegraph --no-js "$WORK/deep.folded" >"$WORK/deep.svg" 2>"$WORK/deep.err"
 n=$(grep -c '<g class="f"' "$WORK/deep.svg")
 check "a 5000-frame folded stack is drawn whole ($n frames with the root)" [ "$n" -eq 5001 ]
+"$KPROF" flamegraph --no-js --flamechart "$WORK/deep.folded" >"$WORK/deep-chart.svg" 2>&1
+n=$(grep -c '<g class="f"' "$WORK/deep-chart.svg")
+check "...and so is it in a flame chart ($n frames with the root)" [ "$n" -eq 5001 ]
 
 # report --diff: BASE is filtered as the report is, and what vanished from it is shown
 (cd "$g" && "$KPROF" report -i basic.kprof --symfs root --color never --tree --diff basic2.kprof --comm worker) \
