@@ -211,14 +211,24 @@ void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_
 		free(node);
 }
 
-void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value)
+void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e)
 {
-	if (s->nr && s->ents[s->nr - 1].node == node) {
-		s->ents[s->nr - 1].value += value;
+	struct kp_seq_ent *last = s->nr ? &s->ents[s->nr - 1] : NULL;
+
+	if (last && last->node == e->node && last->pid == e->pid && last->tid == e->tid &&
+	    last->cpu == e->cpu && last->event == e->event && last->count < UINT32_MAX) {
+		last->count++;
+		last->value += e->value;
 		return;
 	}
 	KP_GROW(s->ents, s->cap, s->nr + 1);
-	s->ents[s->nr++] = (struct kp_seq_ent){ node, value };
+	s->ents[s->nr] = *e;
+	s->ents[s->nr++].count = 1;
+}
+
+void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value)
+{
+	kp_seq_push_sample(s, &(struct kp_seq_ent){ .node = node, .value = value });
 }
 
 const char *kp_profile_name(const struct kp_profile *p, uint32_t node)

@@ -116,10 +116,18 @@ static inline const struct kp_weight *kp_profile_total(const struct kp_profile *
 	return &p->total[node * p->nr_events + event];
 }
 
-/* Stacks in input or time order, for flame charts: the node each reached and its value. */
+/*
+ * The timeline: stacks in input or time order, for flame charts and for whatever shows time
+ * (exports, a timeline view). Each entry is a run of samples in a row that reached the same
+ * node in the same thread, on the same CPU, of the same event: when the first was taken, how
+ * many there were and their value. Folded input has no time, thread or CPU: those are 0.
+ */
 struct kp_seq_ent {
 	uint32_t node;
-	uint64_t value;
+	uint32_t count;		/* samples in the run */
+	uint64_t value;		/* their weight (the views' weight rule) */
+	uint64_t time;		/* the first one's, ns */
+	uint32_t pid, tid, cpu, event;
 };
 
 struct kp_seq {
@@ -127,8 +135,12 @@ struct kp_seq {
 	size_t nr, cap;
 };
 
-/* kp_seq_push - append; adjacent entries of the same node merge. */
+/* kp_seq_push - append a stack of folded input; adjacent entries of the same node merge. */
 void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value);
+
+/* kp_seq_push_sample - append one sample (@e gives all but count, which is 1 here); it joins
+ * the last run when node, thread, CPU and event are the same. */
+void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e);
 
 /* kp_profile_name - the function name of @node's location (interned). */
 const char *kp_profile_name(const struct kp_profile *p, uint32_t node);

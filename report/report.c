@@ -95,7 +95,9 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
 	uint32_t node = kp_resolve_add(&r->res, smp, rec->misc, t, o->reverse, e, period);
 	if (o->seq) /* in the views' weight */
-		kp_seq_push(&r->seq, node, o->by_samples ? 1 : period);
+		kp_seq_push_sample(&r->seq, &(struct kp_seq_ent){
+			.node = node, .value = o->by_samples ? 1 : period, .time = smp->time,
+			.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu, .event = (uint32_t)e });
 	r->per_event[e]++;
 	r->kept++;
 	return 0;

@@ -45,7 +45,8 @@ struct kp_report_opts {
 	enum kp_unwind_lib unwinder;	/* for stack copies */
 	struct kp_report_filter filter;
 	bool reverse;			/* stacks leaf first: callee trees, icicles */
-	bool seq;			/* also keep the stacks in time order (flame charts) */
+	bool seq;			/* also keep the timeline (r->seq): the stacks in time
+					 * order, with their threads and CPUs (flame charts) */
 	bool by_samples;		/* seq values count samples, not periods (--weight) */
 	/* called every 65,536 samples, if set: how far through the file the replay is */
 	void (*progress)(void *ctx, const struct kp_report *r);
@@ -69,7 +70,7 @@ struct kp_report {
 	long event;		/* the chosen event's index, -1 for every event */
 	uint64_t kept, filtered;
 	uint64_t *per_event;	/* samples kept per event */
-	struct kp_seq seq;	/* with o->seq */
+	struct kp_seq seq;	/* with o->seq: the kept samples in time order */
 };
 
 /*

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-report.c - kp_report_build() on the golden recording (tests/golden/basic.kprof over
+ * the binaries of tests/golden/root): its failures, its timeline against its own filters, and
+ * kp_profile_merge() of two profiles.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "tests/tap.h"
+
+static char input[4096], base[4096], symfs[4096];
+
+static void opts_init(struct kp_report_opts *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->input = path;
+	o->symfs = symfs;
+	o->dso.inline_frames = o->dso.demangle = true;
+	o->filter.t_end = UINT64_MAX;
+}
+
+static void test_failures(void)
+{
+	struct kp_report_opts o;
+	struct kp_report r;
+
+	opts_init(&o, "/nonexistent/kprof.data");
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EOPEN && r.open_err == -ENOENT,
+	   "a missing file: KP_REPORT_EOPEN, with the reader's -ENOENT");
+	kp_report_release(&r);
+	opts_init(&o, input);
+	o.event_name = "no-such-event";
+	ok(kp_report_build(&o, &r) == -KP_REPORT_ENOEVENT && r.s.evl.nr > 0,
+	   "an event the file lacks: KP_REPORT_ENOEVENT, with the events it has");
+	kp_report_release(&r);
+}
+
+/* The samples the timeline gives thread @tid, and CPU @cpu (-1: any). */
+static uint64_t timeline_count(const struct kp_report *r, long tid, long cpu)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->seq.nr; i++)
+		if ((tid < 0 || r->seq.ents[i].tid == (uint32_t)tid) &&
+		    (cpu < 0 || r->seq.ents[i].cpu == (uint32_t)cpu))
+			n += r->seq.ents[i].count;
+	return n;
+}
+
+/* What the report keeps with --tid @tid (or --cpu @cpu) alone. */
+static uint64_t filtered_count(long tid, long cpu)
+{
+	struct kp_report_opts o;
+	struct kp_report r;
+	int id = (int)(tid >= 0 ? tid : cpu);
+	uint64_t n;
+
+	opts_init(&o, input);
+	if (tid >= 0) {
+		o.filter.tids = &id;
+		o.filter.nr_tids = 1;
+	} else {
+		o.filter.cpus = &id;
+		o.filter.nr_cpus = 1;
+	}
+	n = kp_report_build(&o, &r) ? UINT64_MAX : r.kept;
+	kp_report_release(&r);
+	return n;
+}
+
+static void test_timeline(void)
+{
+	struct kp_report_opts o;
+	struct kp_report r;
+	uint64_t count = 0, value = 0, period = 0, last = 0;
+	bool ordered = true, threads_match = true, cpus_match = true;
+
+	opts_init(&o, input);
+	o.seq = true;
+	if (!ok(kp_report_build(&o, &r) == 0, "the golden recording builds"))
+		return;
+	for (size_t i = 0; i < r.seq.nr; i++) {
+		const struct kp_seq_ent *e = &r.seq.ents[i];
+		count += e->count;
+		value += e->value;
+		ordered = ordered && e->time >= last;
+		last = e->time;
+	}
+	for (size_t e = 0; e < r.s.evl.nr; e++)
+		period += kp_profile_total(&r.prof, 0, e)->period;
+	ok(r.seq.nr > 1 && r.seq.nr < r.kept, "the timeline has %zu runs for %llu samples", r.seq.nr,
+	   (unsigned long long)r.kept);
+	is_u64(count, r.kept, "its runs count every sample kept");
+	is_u64(value, period, "their values add up to the profile's periods");
+	ok(ordered, "its runs are in time order");
+	for (size_t i = 0; i < r.seq.nr; i++) {
+		uint32_t tid = r.seq.ents[i].tid, cpu = r.seq.ents[i].cpu;
+		threads_match = threads_match && timeline_count(&r, tid, -1) == filtered_count(tid, -1);
+		cpus_match = cpus_match && timeline_count(&r, -1, cpu) == filtered_count(-1, cpu);
+	}
+	ok(threads_match, "each thread's samples in the timeline are what --tid keeps");
+	ok(cpus_match, "each CPU's samples in the timeline are what --cpu keeps");
+	kp_report_release(&r);
+}
+
+static void test_merge(void)
+{
+	struct kp_report_opts o, ob;
+	struct kp_report a, b;
+	struct kp_strtab strs;
+	struct kp_profile d;
+
+	opts_init(&o, input);
+	opts_init(&ob, base);
+	if (kp_report_build(&o, &a) || kp_report_build(&ob, &b)) {
+		ok(0, "both golden recordings build");
+		return;
+	}
+	kp_strtab_init(&strs);
+	kp_profile_init(&d, &strs, 2);
+	kp_profile_merge(&d, 0, &b.prof, 0, false, 1, NULL);
+	kp_profile_merge(&d, 1, &a.prof, 0, false, 1, NULL);
+	kp_profile_merge(&d, 1, &a.prof, 0, true, 1000, NULL);
+	kp_profile_finish(&d);
+	is_u64(kp_profile_total(&d, 0, 0)->period, kp_profile_total(&b.prof, 0, 0)->period,
+	       "BASE keeps its period in event 0");
+	is_u64(kp_profile_total(&d, 0, 1)->count, 2 * kp_profile_total(&a.prof, 0, 0)->count,
+	       "merged twice, NEW's samples count twice in event 1");
+	is_u64(kp_profile_total(&d, 0, 1)->period,
+	       kp_profile_total(&a.prof, 0, 0)->period + 1000 * kp_profile_total(&a.prof, 0, 0)->count,
+	       "with by_samples and a scale, the period is the samples times the scale");
+	ok(d.nr_funcs >= a.prof.nr_funcs && d.nr_funcs < a.prof.nr_funcs + b.prof.nr_funcs,
+	   "functions the two share are one (%zu of %zu + %zu)", d.nr_funcs, a.prof.nr_funcs,
+	   b.prof.nr_funcs);
+	kp_profile_release(&d);
+	kp_strtab_release(&strs);
+	kp_report_release(&a);
+	kp_report_release(&b);
+}
+
+int main(void)
+{
+	const char *src = getenv("top_srcdir");
+
+	if (!src)
+		src = ".";
+	snprintf(input, sizeof(input), "%s/tests/golden/basic.kprof", src);
+	snprintf(base, sizeof(base), "%s/tests/golden/basic2.kprof", src);
+	snprintf(symfs, sizeof(symfs), "%s/tests/golden/root", src);
+	test_failures();
+	test_timeline();
+	test_merge();
+	return tap_done();
+}
