@@ -83,14 +83,19 @@ else
 	skip "--all-kallsyms"
 fi
 
-# --- sample counts follow the workload's CPU time (cpu-clock is exact here) -----------------
+# --- sample counts follow the workload's CPU time --------------------------------------------
+# cpu-clock's timer sets each expiry from the moment the last one ran, so on a loaded machine a
+# late timer interrupt delays every sample after it: up to 6% fewer were seen beside two CPU
+# burners under ASan, with no sample lost or throttled, and perf gives as few. More samples
+# than the CPU time allows, or a tenth fewer, would be kprof's doing.
 count_case() { # DESCRIPTION EXPECTED_PER_NS... : record with the remaining options
 	desc=$1; per_sec=$2; shift 2
 	"$KPROF" record -o "$WORK/c.kprof" "$@" -- "$SPLIT" 0.5 >"$WORK/c.stdout" 2>"$WORK/c.stderr"
 	cpu_ns=$(sed -n 's/^cpu_ns=//p' "$WORK/c.stdout")
 	got=$("$KPROF" script -i "$WORK/c.kprof" | grep -c " cpu-clock: ")
 	want=$(awk -v c="$cpu_ns" -v r="$per_sec" 'BEGIN { printf "%d", c * r / 1e9 }')
-	if within 5 "$got" "$want"; then pass "$desc: $got samples for $want expected"; else
+	if awk -v g="$got" -v w="$want" 'BEGIN { exit !(w > 0 && g >= 0.9 * w && g <= 1.02 * w) }'; then
+		pass "$desc: $got samples for $want expected (90 to 102%)"; else
 		fail "$desc: $got samples for $want expected" "$(cat "$WORK/c.stderr")"; fi
 }
 count_case "-c 100000" 10000 -c 100000
