@@ -144,8 +144,10 @@ char *kp_demangle(const char *name)
 	/*
 	 * DMGL_AUTO, not DMGL_RUST: with DMGL_RUST libiberty only tries the Rust demanglers and
 	 * returns NULL for plain C++; auto tries Rust (legacy and v0) first, then Itanium.
+	 * DMGL_RET_DROP: a function template's mangled name carries its return type, which perf
+	 * (and c++filt's users) do not show: "ns::apply_n<F&>(F&, unsigned long, int)".
 	 */
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO | DMGL_RET_DROP);
 }
 
 struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts)
