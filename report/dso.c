@@ -144,8 +144,10 @@ char *kp_demangle(const char *name)
 	/*
 	 * DMGL_AUTO, not DMGL_RUST: with DMGL_RUST libiberty only tries the Rust demanglers and
 	 * returns NULL for plain C++; auto tries Rust (legacy and v0) first, then Itanium.
+	 * DMGL_RET_DROP: a function template's mangled name carries its return type, which perf
+	 * (and c++filt's users) do not show: "ns::apply_n<F&>(F&, unsigned long, int)".
 	 */
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO | DMGL_RET_DROP);
 }
 
 struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts)
@@ -566,7 +568,7 @@ static void syms_load(struct kp_dso *d)
  * The symbol covering @addr: the last one starting at or before it, or one of the few before
  * that when symbols nest.
  */
-static const char *sym_find(const struct kp_dso *d, uint64_t addr)
+static const struct sym *sym_find(const struct kp_dso *d, uint64_t addr)
 {
 	size_t lo = 0, hi = d->nr_syms;
 
@@ -580,7 +582,7 @@ static const char *sym_find(const struct kp_dso *d, uint64_t addr)
 	}
 	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
 		if (addr - d->syms[i].addr < d->syms[i].size)
-			return d->syms[i].name;
+			return &d->syms[i];
 	return NULL;
 }
 
@@ -786,7 +788,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 {
 	struct kp_dsos *t = d->t;
 	struct kp_sym_frame chain[MAX_CHAIN];
-	const char *sym;
+	const struct sym *sym;
 	uint64_t vaddr, first = t->nr_frames;
 	int n = 0;
 
@@ -803,7 +805,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 			addr_srcline(d, vaddr + d->bias, &chain[0]);
 	}
 	if (sym)
-		chain[n - 1].func = sym; /* the ELF symbol names the outermost function best */
+		chain[n - 1].func = sym->name; /* the ELF symbol names the outermost function best */
 	if (!t->opts.inline_frames) {
 		chain[0] = chain[n - 1];
 		n = 1;
@@ -816,6 +818,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 		*f = chain[i];
 		f->func = intern_func(t, chain[i].func);
 		f->file = intern(t, chain[i].file);
+		f->off = sym ? vaddr + d->bias - sym->addr : UINT64_MAX;
 	}
 	return first << 8 | (uint64_t)n;
 }

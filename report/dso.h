@@ -48,6 +48,8 @@ const char *kp_dso_status_str(enum kp_dso_status s);
  * @file:    source file (with opts.srcline and DWARF line info), else NULL
  * @line:    source line, 0 if unknown
  * @inlined: this frame was inlined into the next one in the array
+ * @off:     the address's offset in the ELF symbol of the function holding the frames (the
+ *           same in each frame of an address, as perf shows it); UINT64_MAX without one
  *
  * Strings are owned by the kp_dsos table: valid until kp_dsos_free().
  */
@@ -56,6 +58,7 @@ struct kp_sym_frame {
 	const char *file;
 	uint32_t line;
 	bool inlined;
+	uint64_t off;
 };
 
 /* kp_dsos_new - an empty table; @opts is copied. Never fails (aborts on OOM). */

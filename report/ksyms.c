@@ -101,7 +101,7 @@ static void finish(struct kp_ksyms *k)
 	k->sorted = 1;
 }
 
-const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
+const struct kp_ksym_ent *kp_ksyms_find(struct kp_ksyms *k, uint64_t addr)
 {
 	size_t lo = 0, hi;
 
@@ -119,5 +119,12 @@ const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
 	}
 	while (lo && k->syms[lo - 1].addr == k->syms[lo].addr)
 		lo--;
-	return k->syms[lo].end ? NULL : k->syms[lo].name;
+	return k->syms[lo].end ? NULL : &k->syms[lo];
+}
+
+const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
+{
+	const struct kp_ksym_ent *e = kp_ksyms_find(k, addr);
+
+	return e ? e->name : NULL;
 }

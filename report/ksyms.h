@@ -35,4 +35,7 @@ void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len, bool en
  * perf names it by (symrank.h). */
 const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr);
 
+/* kp_ksyms_find - the same lookup, as the entry: its address gives a symbol offset. */
+const struct kp_ksym_ent *kp_ksyms_find(struct kp_ksyms *k, uint64_t addr);
+
 #endif /* KP_KSYMS_H */

@@ -210,42 +210,70 @@ static bool is_kernel_addr(uint64_t addr)
 	return addr >= 0xffff800000000000ull;
 }
 
-size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
-			 struct kp_thread *t, uint32_t *locs, size_t max)
+bool kp_stack_walk(const struct kp_sample *smp, uint16_t misc, kp_stack_fn fn, void *ctx)
 {
-	uint32_t tmp[2];
-	size_t n = 0, room = r->comm_root ? max - 1 : max;
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	bool first = true, cut = false;
+	bool first = true, any = false;
 	uint64_t i = 0;
 
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		n = append(locs, n, room, lookup(r, t, smp->ip, kernel, tmp), &cut);
-	} else {
-		for (; i < smp->nr_callchain && n < room; i++) {
-			uint64_t a = smp->callchain[i];
-			if (a >= PERF_CONTEXT_MAX) {
-				kernel = a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL;
-				/* user space's first address is where it entered the kernel (a
-				 * faulting instruction, or the one after a syscall): not a return
-				 * address, so looked up as it is, as a leaf's */
-				first |= a == PERF_CONTEXT_USER && n;
-				continue;
-			}
-			if (!a)
-				continue; /* the end of a frame-pointer walk */
-			n = append(locs, n, room,
-				   lookup(r, t, first ? a : a - 1, kernel || is_kernel_addr(a), tmp),
-				   &cut);
-			first = false;
-		}
-		/* full: the frames left are the outermost (the leaf side is kept, as perf's
-		 * --max-stack keeps it) */
-		while (i < smp->nr_callchain && (smp->callchain[i] >= PERF_CONTEXT_MAX ||
-						 !smp->callchain[i]))
-			i++;
-		cut |= i < smp->nr_callchain;
+		fn(ctx, smp->ip, kernel, false);
+		return false;
 	}
+	for (; i < smp->nr_callchain; i++) {
+		uint64_t a = smp->callchain[i];
+		if (a >= PERF_CONTEXT_MAX) {
+			kernel = a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL;
+			/* user space's first address is where it entered the kernel (a faulting
+			 * instruction, or the one after a syscall): not a return address, so
+			 * looked up as it is, as a leaf's */
+			first |= a == PERF_CONTEXT_USER && any;
+			continue;
+		}
+		if (!a)
+			continue; /* the end of a frame-pointer walk */
+		any = true;
+		if (fn(ctx, a, kernel || is_kernel_addr(a), !first)) {
+			i++;
+			break;
+		}
+		first = false;
+	}
+	while (i < smp->nr_callchain && (smp->callchain[i] >= PERF_CONTEXT_MAX || !smp->callchain[i]))
+		i++;
+	return i < smp->nr_callchain;
+}
+
+struct sample_walk {
+	struct kp_resolver *r;
+	struct kp_thread *t;
+	uint32_t *locs;
+	size_t n, room;
+	bool cut;
+};
+
+/* Appends an address's locations; stops when the stack is full. */
+static bool walk_add(void *ctx, uint64_t addr, bool kernel, bool ret)
+{
+	struct sample_walk *w = ctx;
+	uint32_t tmp[2];
+
+	w->n = append(w->locs, w->n, w->room, lookup(w->r, w->t, ret ? addr - 1 : addr, kernel, tmp),
+		      &w->cut);
+	return w->n >= w->room;
+}
+
+size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			 struct kp_thread *t, uint32_t *locs, size_t max)
+{
+	struct sample_walk w = { r, t, locs, 0, r->comm_root ? max - 1 : max, false };
+	size_t n;
+	bool cut;
+
+	/* full: the frames left are the outermost (the leaf side is kept, as perf's --max-stack
+	 * keeps it) */
+	cut = kp_stack_walk(smp, misc, walk_add, &w) | w.cut;
+	n = w.n;
 	r->st.cut += cut;
 	/* leaf first -> root first, then the comm on top */
 	for (size_t j = 0; j < n / 2; j++) {
@@ -259,6 +287,68 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 		n++;
 	}
 	return n;
+}
+
+/* --- one address, as perf script prints it ------------------------------------------------- */
+
+/* A kernel symbol: "name" in the kernel, "name [module]" in a module (its DSO, "[module]"). */
+static void addr_kernel(struct kp_resolver *r, uint64_t addr, struct kp_addr_info *ai)
+{
+	const struct kp_ksym_ent *e = kp_ksyms_find(&r->s->ksyms, addr);
+	const char *mod = e ? strstr(e->name, " [") : NULL;
+	size_t len = mod ? (size_t)(mod - e->name) : 0;
+
+	ai->rel = addr;
+	ai->dso = KERNEL_DSO_NAME;
+	if (!e)
+		return;
+	if (mod) {
+		ai->dso = kp_strtab_get(&r->s->strs, kp_strtab_intern(&r->s->strs, mod + 1));
+		ai->fr[0].func = kp_strtab_get(&r->s->strs, kp_strtab_intern_len(&r->s->strs, e->name, len));
+	} else {
+		ai->fr[0].func = e->name;
+	}
+	ai->fr[0].off = addr - e->addr;
+	ai->nr = 1;
+}
+
+static void addr_user(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
+		      struct kp_addr_info *ai)
+{
+	struct kp_proc *proc = &r->s->procs[t->proc];
+	const struct kp_map *m = kp_session_map(proc, addr);
+	struct kp_session_dso *sd;
+
+	ai->rel = addr;
+	if (!m)
+		return;
+	ai->rel = addr - m->start + m->pgoff;
+	ai->dso = kp_strtab_get(&r->s->strs, m->name);
+	if (m->flags & KP_MAP_ANON) {
+		ai->fr[0].func = kp_session_jit(r->s, proc, addr);
+		ai->nr = ai->fr[0].func != NULL;
+		return;
+	}
+	sd = &r->s->dso_list[m->dso];
+	ai->dso = kp_strtab_get(&r->s->strs, sd->path);
+	ai->nr = kp_dso_symbolize(sd->dso, ai->rel, ai->fr, KP_DSO_MAX_FRAMES);
+}
+
+void kp_resolve_addr(struct kp_resolver *r, struct kp_thread *t, uint64_t addr, bool kernel,
+		     bool ret, struct kp_addr_info *ai)
+{
+	uint64_t at = ret ? addr - 1 : addr;
+
+	memset(ai, 0, sizeof(*ai));
+	ai->fr[0].off = UINT64_MAX;
+	if (kernel)
+		addr_kernel(r, at, ai);
+	else
+		addr_user(r, t, at, ai);
+	/* the call was looked up; the return address is what is shown */
+	ai->rel += at != addr;
+	for (int i = 0; ret && i < ai->nr; i++)
+		ai->fr[i].off += ai->fr[i].off != UINT64_MAX;
 }
 
 /* --- the whole-stack cache ------------------------------------------------------------------ */

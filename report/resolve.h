@@ -83,6 +83,35 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 			 struct kp_thread *t, uint32_t *locs, size_t max);
 
 /*
+ * kp_stack_walk - call @fn for each address of @smp's stack, leaf first, as resolving reads
+ * it: whether it is a kernel address, and whether it is a return address (to be looked up at
+ * address - 1). A non-zero return of @fn stops the walk; the result says whether addresses
+ * were left then.
+ */
+typedef bool (*kp_stack_fn)(void *ctx, uint64_t addr, bool kernel, bool ret);
+bool kp_stack_walk(const struct kp_sample *smp, uint16_t misc, kp_stack_fn fn, void *ctx);
+
+/**
+ * struct kp_addr_info - one address of a stack, as perf script names it
+ * @rel:  the address in its DSO (a user address: address - map start + pgoff), or as it is
+ *        (kernel, or outside every map)
+ * @dso:  the mapped path, "[kernel.kallsyms]", "[module]", or NULL outside every map
+ * @nr:   frames in @fr, innermost first (inlined ones, then the function): 0 when no symbol
+ *        names the address
+ * Strings are borrowed from the session and its DSOs.
+ */
+struct kp_addr_info {
+	uint64_t rel;
+	const char *dso;
+	int nr;
+	struct kp_sym_frame fr[KP_DSO_MAX_FRAMES];
+};
+
+/* kp_resolve_addr - @addr of @t's stack, from kp_stack_walk(), into *@ai. */
+void kp_resolve_addr(struct kp_resolver *r, struct kp_thread *t, uint64_t addr, bool kernel,
+		     bool ret, struct kp_addr_info *ai);
+
+/*
  * kp_resolve_add - resolve @smp and add it to the profile for @event with @period; with
  * @inverted the stack goes in leaf first (the comm last). A stack already seen, in the same
  * command, process and maps, is not resolved again: it adds to the node it reached before

@@ -44,20 +44,18 @@ int kp_tp_add_format(struct kp_tp *t, const char *sys, const char *fmt, size_t l
 	return tep_parse_format(t->tep, &ev, fmt, len, sys) ? -KP_ERECORD : 0;
 }
 
-int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap)
+/* The event of a RAW payload, when it has a format and its fields are all inside it. */
+static struct tep_event *payload_event(struct kp_tp *t, const void *raw, uint32_t size)
 {
-	struct tep_record rec;
 	struct tep_event *ev;
-	struct trace_seq s;
 	uint16_t type;
 
-	buf[0] = '\0';
 	if (size < sizeof(type))
-		return -KP_ESAMPLE;
+		return NULL;
 	memcpy(&type, raw, sizeof(type)); /* common_type, the first field of every event */
 	ev = tep_find_event(t->tep, type);
 	if (!ev)
-		return -KP_ESAMPLE;
+		return NULL;
 	/* libtraceevent reads fields at their format offsets: refuse a payload that is too short */
 	for (int pass = 0; pass < 2; pass++)
 		for (const struct tep_format_field *f = pass ? ev->format.fields
@@ -65,21 +63,47 @@ int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, siz
 		     f; f = f->next) {
 			uint32_t loc;
 			if ((uint64_t)f->offset + f->size > size)
-				return -KP_ESAMPLE;
+				return NULL;
 			if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4)
 				continue;
 			/* __data_loc: u16 offset and u16 length of data elsewhere in the payload */
 			memcpy(&loc, (const char *)raw + f->offset, sizeof(loc));
 			if ((loc & 0xffff) + (loc >> 16) > size)
-				return -KP_ESAMPLE;
+				return NULL;
 		}
+	return ev;
+}
+
+static int format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap,
+		  bool info)
+{
+	struct tep_event *ev = payload_event(t, raw, size);
+	struct tep_record rec;
+	struct trace_seq s;
+
+	buf[0] = '\0';
+	if (!ev)
+		return -KP_ESAMPLE;
 	memset(&rec, 0, sizeof(rec));
 	rec.data = (void *)raw;
 	rec.size = (int)size;
 	trace_seq_init(&s);
-	tep_print_fields(&s, rec.data, rec.size, ev);
+	if (info)
+		tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	else
+		tep_print_fields(&s, rec.data, rec.size, ev);
 	trace_seq_terminate(&s);
-	snprintf(buf, cap, "%s", s.buffer + strspn(s.buffer, " "));
+	snprintf(buf, cap, "%s", s.buffer + (info ? 0 : strspn(s.buffer, " ")));
 	trace_seq_destroy(&s);
 	return 0;
+}
+
+int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap)
+{
+	return format(t, raw, size, buf, cap, false);
+}
+
+int kp_tp_print(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap)
+{
+	return format(t, raw, size, buf, cap, true);
 }

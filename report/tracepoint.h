@@ -28,4 +28,10 @@ int kp_tp_add_format(struct kp_tp *t, const char *sys, const char *fmt, size_t l
  */
 int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap);
 
+/*
+ * kp_tp_print - the same payload through the event's own print format, as perf script and
+ * trace-cmd show it: "prev_comm=bash prev_pid=1 prev_prio=120 prev_state=S ==> ...".
+ */
+int kp_tp_print(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap);
+
 #endif /* KP_TRACEPOINT_H */

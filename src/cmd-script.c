@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-script.c - `kprof script`: every record of a recording, in time order, one line each.
+ * cmd-script.c - `kprof script`: the samples of a recording as perf script prints them, or
+ * (--raw) every record, in time order, one line each.
  */
 #include "config.h"
 
@@ -20,24 +21,34 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "input.h"
-#include "report/unwind.h"
+#include "report/script.h"
 #include "report/session.h"
+#include "report/unwind.h"
 #include "report/tracepoint.h"
 
 static const char script_usage[] =
-	"usage: kprof script [-i FILE] [--header] [--stats] [--kallsyms] [--unwinder LIB]\n"
+	"usage: kprof script [-i FILE] [-F FIELDS] [--raw] [--header] [--stats] [--kallsyms]\n"
+	"                    [--unwinder LIB] [--no-inline] [--no-demangle]\n"
 	"\n"
-	"Prints every record of a recording in time order, one line each: comm, tid, cpu,\n"
-	"time (seconds of CLOCK_MONOTONIC), then the record. Samples show period, event, ip and\n"
-	"their call chain, whose kernel and user parts start with [kernel] and [user]; a\n"
-	"sample with a user stack copy (--call-graph dwarf --keep-stacks) shows its user part\n"
-	"unwound.\n"
+	"Prints the samples of a recording in time order as perf script does, for the tools that\n"
+	"read its text (stackcollapse-perf.pl, the Firefox Profiler, speedscope): a line of\n"
+	"comm, tid, time, period and event, then a line per frame of its call chain, leaf first\n"
+	"(address, symbol+offset, DSO), and a blank line. Stack copies (--call-graph dwarf) are\n"
+	"unwound; tracepoints show their fields through the event's print format.\n"
 	"\n"
 	"  -i, --input FILE   recording to read (default kprof.data)\n"
+	"  -F, --fields LIST  the fields to show, as perf's: comm,tid,pid,time,cpu,event,ip,sym,\n"
+	"                     symoff,dso,period,trace; \"trace:LIST\" for tracepoints only,\n"
+	"                     \"+F,-F\" to add to or take from the defaults\n"
+	"  -D, --raw          every record, one line each, as recorded: comm, tid, cpu, time\n"
+	"                     (seconds of CLOCK_MONOTONIC), then the record; a sample's call chain\n"
+	"                     has its kernel and user parts after [kernel] and [user]\n"
 	"      --header       print the recording's events and metadata instead of the records\n"
 	"      --stats        print the recording's final statistics instead of the records\n"
 	"      --kallsyms     print the kernel symbols stored in the recording, by address\n"
 	"      --unwinder LIB unwind stack copies with libdw (the default) or libunwind\n"
+	"      --no-inline    do not show inlined functions as frames of their own\n"
+	"      --no-demangle  show C++ and Rust names as they are in the binary\n"
 	"  -h, --help         this text\n";
 
 struct script {
@@ -50,6 +61,11 @@ struct script {
 	char *kallsyms;		/* --kallsyms: the stored lines, concatenated */
 	size_t kallsyms_cap;
 	FILE *out;
+	bool raw;		/* --raw: the record dump */
+	struct kp_script_fields fields;	/* -F */
+	struct kp_script text;	/* perf's text, set up at the first sample */
+	bool text_started;
+	struct kp_dso_opts dso;	/* --no-inline, --no-demangle */
 	enum kp_unwind_lib unwinder_lib;	/* --unwinder */
 	struct kp_unwinder *unwinder;	/* made for the first sample with a stack copy */
 	uint64_t *chain;		/* its call chain, KP_UNWIND_CHAIN_MAX entries */
@@ -91,6 +107,42 @@ static void print_callchain(struct script *s, const struct kp_sample *smp)
 		else
 			fprintf(s->out, " %" PRIx64, ip);
 	}
+}
+
+static const char *const text_errors[] = {
+	[KP_SE_MISSING] = "its samples do not have it",
+	[KP_SE_SYM_NO_IP] = "it needs the ip field, to look symbols up",
+	[KP_SE_SYMOFF_NO_SYM] = "it needs the sym field",
+};
+
+/* What on_text_sample() stops the replay with: the error is said. */
+#define TEXT_FAILED 2
+
+/* The event list is final at the first sample: -F is checked against it then. */
+static int text_start(struct script *s, struct kp_session *ss)
+{
+	const char *field = NULL;
+	size_t ev = 0;
+	int rc = kp_script_start(&s->text, ss, s->tp, s->unwinder_lib, &s->fields, s->out, &ev,
+				 &field);
+
+	s->text_started = true;
+	if (rc)
+		kp_error("script: cannot print field '%s' of event '%s': %s", field,
+			 ss->evl.ev[ev].name, text_errors[-rc]);
+	return rc;
+}
+
+static int on_text_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev,
+			  const struct kp_sample *smp, const struct kp_rec_header *rec,
+			  struct kp_thread *t)
+{
+	struct script *s = ctx;
+
+	if (!s->text_started && text_start(s, ss))
+		return TEXT_FAILED;
+	kp_script_sample(&s->text, (size_t)(ev - ss->evl.ev), smp, rec->misc, t);
+	return 0;
 }
 
 static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev,
@@ -352,22 +404,27 @@ static int run(struct script *s, const char *path)
 	static const struct kp_session_ops all = {
 		.own = on_own, .sample = on_sample, .side = on_side,
 	};
+	static const struct kp_session_ops text = { .own = on_own, .sample = on_text_sample };
 	static const struct kp_session_ops own_only = { .own = on_own };
 	struct kp_session ss;
-	struct kp_dso_opts dso = { 0 };
-	int rc = kp_input_session(&ss, path, &dso);
+	int rc = kp_input_session(&ss, path, &s->dso);
 
 	if (rc) {
 		kp_session_release(&ss);
 		return rc;
 	}
 	s->s = &ss;
-	kp_session_run(&ss, records_wanted(s) ? &all : &own_only, s);
-	if (s->show_stats)
-		print_stats(s, &ss.r);
-	if (s->show_kallsyms)
-		print_kallsyms(s);
-	rc = kp_input_replayed(&ss, path);
+	rc = kp_session_run(&ss, !records_wanted(s) ? &own_only : s->raw ? &all : &text, s);
+	if (rc == TEXT_FAILED) {
+		rc = 1;
+	} else {
+		if (s->show_stats)
+			print_stats(s, &ss.r);
+		if (s->show_kallsyms)
+			print_kallsyms(s);
+		rc = kp_input_replayed(&ss, path);
+	}
+	kp_script_release(&s->text);
 	kp_unwinder_free(s->unwinder);
 	free(s->chain);
 	kp_session_release(&ss);
@@ -377,29 +434,52 @@ static int run(struct script *s, const char *path)
 	return rc;
 }
 
+#define FIELD_NAMES "comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,trace"
+
 static const struct option long_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "header", no_argument, NULL, 'H' },
 	{ "stats", no_argument, NULL, 'S' },
 	{ "kallsyms", no_argument, NULL, 'K' },
 	{ "unwinder", required_argument, NULL, 'U' },
+	{ "fields", required_argument, NULL, 'F' },
+	{ "raw", no_argument, NULL, 'D' },
+	{ "no-inline", no_argument, NULL, 'N' },
+	{ "no-demangle", no_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 int cmd_script(int argc, char **argv)
 {
-	const char *path = "kprof.data";
+	const char *path = "kprof.data", *bad;
 	struct script s;
 	int c;
 
 	memset(&s, 0, sizeof(s));
 	s.out = stdout;
+	s.dso.inline_frames = true;
+	s.dso.demangle = true;
+	kp_script_fields_init(&s.fields);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:F:Dh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
+			break;
+		case 'F':
+			if (kp_script_fields_parse(&s.fields, optarg, &bad))
+				return kp_usage_error("script", "-F: no field '%.*s' (fields: %s)",
+						      (int)strcspn(bad, ","), bad, FIELD_NAMES);
+			break;
+		case 'D':
+			s.raw = true;
+			break;
+		case 'N':
+			s.dso.inline_frames = false;
+			break;
+		case 'M':
+			s.dso.demangle = false;
 			break;
 		case 'H':
 			s.header = true;

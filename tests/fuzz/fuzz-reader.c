@@ -203,6 +203,7 @@ static void visit(struct kp_evlist *l, struct kp_tp *tp, struct unwind_seen *u,
 			if (s.raw) {
 				char buf[1024];
 				kp_tp_format(tp, s.raw, s.raw_size, buf, sizeof(buf));
+				kp_tp_print(tp, s.raw, s.raw_size, buf, sizeof(buf));
 			}
 			for (uint64_t i = 0; i < s.stack_size; i++)
 				sum += ((const uint8_t *)s.stack_data)[i];

@@ -37,7 +37,7 @@ for mode in compact keep; do
 	fi
 	"$KPROF" report -i "$WORK/$mode.kprof" --flat --stats >"$WORK/$mode.stats"
 done
-n=$("$KPROF" script -i "$WORK/compact.kprof" | grep -c " cpu-clock: ")
+n=$("$KPROF" script -i "$WORK/compact.kprof" --raw | grep -c " cpu-clock: ")
 read -r copies unwound kept failed <<EOF2
 $(sed -n 's/^# DWARF unwinding while recording: \([0-9]*\) samples with a stack copy, \([0-9]*\) unwound .*, \([0-9]*\) kept as copies .*, \([0-9]*\) no further than.*/\1 \2 \3 \4/p' "$WORK/compact.stats")
 EOF2
@@ -52,7 +52,7 @@ failed=$(sed -n 's/^# DWARF unwinding: [0-9]* samples with a stack copy, \([0-9]
 check "keep: --stats counts the stacks that did not unwind (${failed:-none}, under 1%)" \
 	[ -n "$failed" -a "${failed:-40}" -lt 40 ]
 bc=$(($(wc -c <"$WORK/compact.kprof") / n))
-nk=$("$KPROF" script -i "$WORK/keep.kprof" | grep -c " cpu-clock: ")
+nk=$("$KPROF" script -i "$WORK/keep.kprof" --raw | grep -c " cpu-clock: ")
 bk=$(($(wc -c <"$WORK/keep.kprof") / nk))
 # a sample unwound while recording takes under a quarter of a copy's bytes; a kept one, a copy's
 check "compact files hold only the copies kept: $bc bytes per sample against $bk with --keep-stacks (${kept:-?} of $n kept)" \
@@ -62,8 +62,8 @@ check "compact files hold only the copies kept: $bc bytes per sample against $bk
 # the recorder's stage (kprof unwind), against the same copies unwound by kprof script
 "$KPROF" unwind -i "$WORK/keep.kprof" -o "$WORK/unwound.kprof" 2>"$WORK/unwound.err"
 check "kprof unwind turns the copies into call chains" grep -q "^kprof: unwound [1-9][0-9]* of " "$WORK/unwound.err"
-"$KPROF" script -i "$WORK/keep.kprof" | grep " cpu-clock: " >"$WORK/keep.script"
-"$KPROF" script -i "$WORK/unwound.kprof" | grep " cpu-clock: " >"$WORK/unwound.script"
+"$KPROF" script -i "$WORK/keep.kprof" --raw | grep " cpu-clock: " >"$WORK/keep.script"
+"$KPROF" script -i "$WORK/unwound.kprof" --raw | grep " cpu-clock: " >"$WORK/unwound.script"
 a=$(awk 'NR == FNR { l[FNR] = $0; n++; next } l[FNR] == $0 { s++ }
 	END { printf "%.2f", n ? 100 * s / n : 0 }' "$WORK/keep.script" "$WORK/unwound.script")
 check "...giving the same stack as report-time unwinding for ${a}% of $(wc -l <"$WORK/keep.script") samples (at least 99)" \
@@ -72,12 +72,12 @@ check "...in a file no larger than a fifth of the original ($(wc -c <"$WORK/unwo
 	[ $(($(wc -c <"$WORK/unwound.kprof") * 5)) -lt "$(wc -c <"$WORK/keep.kprof")" ]
 "$KPROF" unwind -i "$WORK/keep.kprof" -o "$WORK/keep.kprof" 2>"$WORK/same.err"
 check "kprof unwind will not write over its input" \
-	sh -c "[ $? -eq 1 ] && grep -q 'is the input' '$WORK/same.err' && '$KPROF' script -i '$WORK/keep.kprof' >/dev/null"
+	sh -c "[ $? -eq 1 ] && grep -q 'is the input' '$WORK/same.err' && '$KPROF' script -i '$WORK/keep.kprof' --raw >/dev/null"
 
 # unwinding that falls behind keeps the copies (a backlog of 0: always), loses no sample,
 # and the report unwinds them
 "$KPROF" record --call-graph dwarf --unwind-backlog 0 -o "$WORK/b0.kprof" -- "$NOFP" 0.5 >/dev/null 2>"$WORK/b0.err"
-n=$("$KPROF" script -i "$WORK/b0.kprof" | grep -c " cpu-clock: ")
+n=$("$KPROF" script -i "$WORK/b0.kprof" --raw | grep -c " cpu-clock: ")
 k=$(sed -n 's/.*unwinding fell behind: \([0-9]*\) samples kept.*/\1/p' "$WORK/b0.err")
 check "--unwind-backlog 0: the recorder says ${k:-no} samples kept their copies (of $n)" \
 	[ -n "$k" -a "${k:-0}" -ge $((n * 99 / 100)) ]
@@ -99,7 +99,7 @@ if command -v prlimit >/dev/null; then
 	rc=$?
 	check "compact, full disk: kprof ends with status 1 ($rc), saying what failed" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'File too large' '$WORK/full.err' && grep -q 'keeps the [1-9][0-9]* complete chunks' '$WORK/full.err'"
-	n=$("$KPROF" script -i "$WORK/full.kprof" 2>/dev/null | grep -c " cpu-clock: ")
+	n=$("$KPROF" script -i "$WORK/full.kprof" --raw 2>/dev/null | grep -c " cpu-clock: ")
 	check "compact, full disk: the complete chunks read back ($n samples)" [ "$n" -gt 1000 ]
 else
 	for i in 1 2; do skip "disk full: prlimit (util-linux) is not installed"; done
@@ -151,7 +151,7 @@ check "forked children unwind through their parent's image to children() in ${c}
 "$KPROF" record -F 1000 --call-graph dwarf -o "$WORK/ch80.kprof" -- "$WORK_NOFP" children 80 25 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/ch80.kprof" --folded >"$WORK/ch80.folded"
 c=$(awk '{ t += $NF; if ($0 ~ /;children;/) m += $NF } END { printf "%.2f", t ? 100 * m / t : 0 }' "$WORK/ch80.folded")
-p=$("$KPROF" script -i "$WORK/ch80.kprof" | awk '/ cpu-clock: / { p[$2] = 1 } END { print length(p) }')
+p=$("$KPROF" script -i "$WORK/ch80.kprof" --raw | awk '/ cpu-clock: / { p[$2] = 1 } END { print length(p) }')
 # as promised for a fork storm: at least 94% of the stored stacks reach the children's function
 check "80 children at once ($p processes sampled) unwind to children() in ${c}% of samples" \
 	awk -v m="$c" -v p="$p" 'BEGIN { exit !(m >= 94 && p > 64) }'
@@ -159,7 +159,7 @@ check "80 children at once ($p processes sampled) unwind to children() in ${c}% 
 # a copy too small for the recursion: the stacks end early, and --stats says why
 "$KPROF" record --call-graph dwarf,512 --keep-stacks -o "$WORK/small.kprof" -- "$WORK_NOFP" deep 500 200 >/dev/null 2>&1
 "$KPROF" report -i "$WORK/small.kprof" --flat --stats >"$WORK/small.stats"
-n=$("$KPROF" script -i "$WORK/small.kprof" | grep -c " cpu-clock: ")
+n=$("$KPROF" script -i "$WORK/small.kprof" --raw | grep -c " cpu-clock: ")
 c=$(sed -n "s/^#   stacks that stopped before their thread's entry: [0-9]*: \([0-9]*\) stack copy too small.*/\1/p" "$WORK/small.stats")
 check "with a 512-byte copy, --stats says the copy ran out (${c:-none} of $n stacks)" \
 	[ "${c:-0}" -gt $((n * 9 / 10)) ]

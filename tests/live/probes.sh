@@ -77,7 +77,7 @@ fi
 if [ -z "$up_why" ]; then
 	"$KPROF" record -c 1 -o "$WORK/u.kprof" -e "$UP" -- "$CALLS" 1234 >"$WORK/rec.out" 2>"$WORK/rec.err"
 	check "record -c 1 -e uprobe exits 0" [ $? -eq 0 ]
-	"$KPROF" script -i "$WORK/u.kprof" >"$WORK/u.script" 2>&1
+	"$KPROF" script -i "$WORK/u.kprof" --raw >"$WORK/u.script" 2>&1
 	grep -F " $UP: " "$WORK/u.script" >"$WORK/u.samples"
 	n=$(wc -l <"$WORK/u.samples")
 	check "record gives one sample per call ($n for 1234)" [ "$n" -eq 1234 ]

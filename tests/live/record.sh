@@ -9,7 +9,7 @@ out="$WORK/g.kprof"
 check "record -g exits with the command's status 0" [ $? -eq 0 ]
 check "the file is private (mode 600)" [ "$(stat -c %a "$out")" = 600 ]
 check "the summary goes to stderr" grep -q "recorded [0-9]* samples, 0 lost" "$WORK/g.stderr"
-"$KPROF" script -i "$out" >"$WORK/g.txt"
+"$KPROF" script -i "$out" --raw >"$WORK/g.txt"
 check "script reads the whole file" [ $? -eq 0 ]
 nsamples=$(grep -c " cpu-clock: " "$WORK/g.txt")
 check "samples were recorded ($nsamples)" [ "$nsamples" -gt 1000 ]
@@ -58,7 +58,7 @@ if [ -r /proc/kallsyms ] && ! head -1 /proc/kallsyms | grep -q '^000000000000000
 		'i=0; while [ $i -lt 300 ]; do cat /proc/self/maps >/dev/null; i=$((i+1)); done' \
 		>/dev/null 2>&1
 	"$KPROF" script -i "$WORK/k.kprof" --kallsyms >"$WORK/k.stored"
-	"$KPROF" script -i "$WORK/k.kprof" | tr ' ' '\n' | grep -E '^ffff[0-9a-f]{12}$' | sort -u >"$WORK/k.addrs"
+	"$KPROF" script -i "$WORK/k.kprof" --raw | tr ' ' '\n' | grep -E '^ffff[0-9a-f]{12}$' | sort -u >"$WORK/k.addrs"
 	cut -d' ' -f1 /proc/kallsyms | grep -v '^0*$' | sort -u >"$WORK/k.all"
 	# all addresses have 16 hex digits, so string order is address order
 	awk -v all="$WORK/k.all" -v stored="$WORK/k.stored" '
@@ -92,7 +92,7 @@ count_case() { # DESCRIPTION EXPECTED_PER_NS... : record with the remaining opti
 	desc=$1; per_sec=$2; shift 2
 	"$KPROF" record -o "$WORK/c.kprof" "$@" -- "$SPLIT" 0.5 >"$WORK/c.stdout" 2>"$WORK/c.stderr"
 	cpu_ns=$(sed -n 's/^cpu_ns=//p' "$WORK/c.stdout")
-	got=$("$KPROF" script -i "$WORK/c.kprof" | grep -c " cpu-clock: ")
+	got=$("$KPROF" script -i "$WORK/c.kprof" --raw | grep -c " cpu-clock: ")
 	want=$(awk -v c="$cpu_ns" -v r="$per_sec" 'BEGIN { printf "%d", c * r / 1e9 }')
 	if awk -v g="$got" -v w="$want" 'BEGIN { exit !(w > 0 && g >= 0.9 * w && g <= 1.02 * w) }'; then
 		pass "$desc: $got samples for $want expected (90 to 102%)"; else
@@ -119,7 +119,7 @@ done
 if [ "$lost" -gt 0 ]; then
 	check "a 1-page ring at 50 kHz loses samples ($lost), and the summary says so" \
 		grep -q "warning: $lost samples were lost" "$WORK/l.err"
-	in_file=$("$KPROF" script -i "$WORK/l.kprof" | awk '/ LOST [0-9]+ samples/ { s += $(NF - 1) } END { print s + 0 }')
+	in_file=$("$KPROF" script -i "$WORK/l.kprof" --raw | awk '/ LOST [0-9]+ samples/ { s += $(NF - 1) } END { print s + 0 }')
 	set -- $(sed -n 's/^# lost: [0-9]* (LOST records \([0-9]*\), read() at the end \([0-9]*\))/\1 \2/p' "$WORK/l.stats")
 	check "the LOST records in the file ($in_file) are the statistics' count ($1)" [ "$in_file" -eq "$1" ]
 	# per ring, lost is the larger of the two; summed over rings it lies between these bounds
@@ -133,11 +133,11 @@ fi
 
 # --- options and events ----------------------------------------------------------------------
 "$KPROF" record -o "$WORK/m.kprof" -e cpu-clock,page-faults -- "$SPLIT" 0.2 >/dev/null 2>&1
-"$KPROF" script -i "$WORK/m.kprof" >"$WORK/m.txt"
+"$KPROF" script -i "$WORK/m.kprof" --raw >"$WORK/m.txt"
 check "two events: cpu-clock samples" grep -q " cpu-clock: " "$WORK/m.txt"
 check "two events: page-faults samples, told apart by their id" grep -q " page-faults: " "$WORK/m.txt"
 "$KPROF" record -o "$WORK/s.kprof" --sample ip,tid -- "$SPLIT" 0.1 >/dev/null 2>&1
-"$KPROF" script -i "$WORK/s.kprof" | grep " cpu-clock: " | head -1 >"$WORK/s.txt"
+"$KPROF" script -i "$WORK/s.kprof" --raw | grep " cpu-clock: " | head -1 >"$WORK/s.txt"
 # without times records cannot be put in order, so the first sample may precede its COMM
 check "--sample ip,tid records no cpu or time" grep -Eq "^ +(split|-) +[0-9]+ cpu-clock: [0-9a-f]+\$" "$WORK/s.txt"
 "$KPROF" record -o "$WORK/u.kprof" -e cpu-clock:u -- "$SPLIT" 0.1 >/dev/null 2>&1
@@ -239,7 +239,7 @@ if command -v prlimit >/dev/null; then
 	check "a failed write ends kprof with status 1 ($rc)" [ $rc -eq 1 ]
 	check "...saying what failed" grep -q "cannot write '$WORK/f.kprof': File too large" "$WORK/f.err"
 	check "...and what the file keeps" grep -q "keeps the [1-9][0-9]* complete chunks" "$WORK/f.err"
-	"$KPROF" script -i "$WORK/f.kprof" >"$WORK/f.txt" 2>"$WORK/f.rerr"
+	"$KPROF" script -i "$WORK/f.kprof" --raw >"$WORK/f.txt" 2>"$WORK/f.rerr"
 	rc=$?
 	n=$(grep -c " cpu-clock: " "$WORK/f.txt")
 	check "...which read back cleanly ($n samples, status $rc)" [ $rc -eq 0 -a "$n" -gt 1000 ]
@@ -309,12 +309,12 @@ fi
 # --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
 for rate in 4000 99; do
 	record_killed "$WORK/killed.kprof" -F $rate -g -- "$SPLIT" 30
-	n=$("$KPROF" script -i "$WORK/killed.kprof" 2>/dev/null | grep -c " cpu-clock: ")
+	n=$("$KPROF" script -i "$WORK/killed.kprof" --raw 2>/dev/null | grep -c " cpu-clock: ")
 	check "-F $rate, SIGKILL $rk_delay s in: $n samples cover all but about a second of the command's $rk_cpu_ms ms" \
 		covers_all_but "$n" $rate "$rk_cpu_ms"
 done
 record_killed "$WORK/killed.kprof" -F 4000 -g -- "$SPLIT" 30
-"$KPROF" script -i "$WORK/killed.kprof" >"$WORK/killed.txt" 2>"$WORK/killed.err"
+"$KPROF" script -i "$WORK/killed.kprof" --raw >"$WORK/killed.txt" 2>"$WORK/killed.err"
 rc=$?
 check "...and script exits 0 (cut between chunks) or names the truncation" \
 	sh -c "[ $rc -eq 0 ] || grep -q 'truncated at offset [0-9]* after [0-9]* records' '$WORK/killed.err'"

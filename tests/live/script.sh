@@ -5,14 +5,14 @@ require_perf_events
 
 # 3 s at 10 kHz with call chains: about 3 MiB of records, so several chunks
 "$KPROF" record -F 10000 -g -o "$WORK/a.kprof" -- "$SPLIT" 3 >/dev/null 2>&1
-"$KPROF" script -i "$WORK/a.kprof" >"$WORK/all.txt"
+"$KPROF" script -i "$WORK/a.kprof" --raw >"$WORK/all.txt"
 full=$(wc -l <"$WORK/all.txt")
 tail -1 "$WORK/all.txt" >"$WORK/last.txt"
 size=$(stat -c %s "$WORK/a.kprof")
 check "a 3 s recording at 10 kHz prints records ($full)" [ "$full" -gt 20000 ]
 
 head -c $((size - 100)) "$WORK/a.kprof" >"$WORK/cut.kprof"
-"$KPROF" script -i "$WORK/cut.kprof" >"$WORK/cut.txt" 2>"$WORK/cut.err"
+"$KPROF" script -i "$WORK/cut.kprof" --raw >"$WORK/cut.txt" 2>"$WORK/cut.err"
 check "a cut file fails with status 1" [ $? -eq 1 ]
 check "a cut file names the offset and records read" \
 	grep -q "'$WORK/cut.kprof': truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
@@ -25,7 +25,7 @@ check "a cut file still prints what comes before the cut ($cut of $full lines)" 
 mid=$(( $(stat -c %s "$WORK/a.kprof") / 2 ))
 cp "$WORK/a.kprof" "$WORK/bad.kprof"
 printf 'X' | dd of="$WORK/bad.kprof" bs=1 seek=$mid conv=notrunc 2>/dev/null
-"$KPROF" script -i "$WORK/bad.kprof" >"$WORK/bad.txt" 2>"$WORK/bad.err"
+"$KPROF" script -i "$WORK/bad.kprof" --raw >"$WORK/bad.txt" 2>"$WORK/bad.err"
 check "a corrupted byte is a checksum error with its offset, status 1 ($?)" \
 	grep -q "chunk checksum mismatch in the chunk at offset [0-9]*: skipped it, [0-9]* records" "$WORK/bad.err"
 bad=$(wc -l <"$WORK/bad.txt")

@@ -42,7 +42,7 @@ check "record -p PID --duration 1 exits 0" [ $? -eq 0 ]
 "$KPROF" report -i "$WORK/p.kprof" --folded >"$WORK/p.folded"
 check "the attached process's frames are named" grep -q "^split;.*;main;via_right;work_a [0-9]*\$" "$WORK/p.folded"
 check "nothing else was recorded" sh -c "! grep -qv '^split;' '$WORK/p.folded'"
-n=$("$KPROF" script -i "$WORK/p.kprof" | grep -c " cpu-clock: ")
+n=$("$KPROF" script -i "$WORK/p.kprof" --raw | grep -c " cpu-clock: ")
 # a second of samples at 4 kHz at most; fewer when other tests share the CPUs
 check "up to a second of samples at 4 kHz ($n)" [ "$n" -gt 300 -a "$n" -lt 6000 ]
 tid=$(ls /proc/$p2/task | head -1)
@@ -71,7 +71,7 @@ check "record -a stops on SIGINT with status 0" [ $? -eq 0 ]
 check "...and its file is complete" grep -q "^# samples: [1-9]" "$WORK/c.stats"
 # idle time (pid 0) is the swapper task's, which --no-idle hides; other tests running in
 # parallel may keep CPU 0 busy, so this holds only if it was idle at all
-idle=$("$KPROF" script -i "$WORK/c.kprof" | awk '/ cpu-clock: / && $2 == 0 { n++ } END { print n + 0 }')
+idle=$("$KPROF" script -i "$WORK/c.kprof" --raw | awk '/ cpu-clock: / && $2 == 0 { n++ } END { print n + 0 }')
 if [ "$idle" -gt 0 ]; then
 	"$KPROF" report -i "$WORK/c.kprof" --folded --weight samples >"$WORK/c.folded"
 	check "idle time ($idle samples) is the swapper task" \
@@ -82,7 +82,7 @@ else
 	skip "CPU 0 was never idle during the recording: no idle samples to name"
 	skip "--no-idle"
 fi
-check "-C 0 samples CPU 0 only" sh -c "! '$KPROF' script -i '$WORK/c.kprof' | grep -q ' cpu-clock: ' || ! '$KPROF' script -i '$WORK/c.kprof' | grep ' cpu-clock: ' | grep -vq '\\[000\\]'"
+check "-C 0 samples CPU 0 only" sh -c "! '$KPROF' script -i '$WORK/c.kprof' --raw | grep -q ' cpu-clock: ' || ! '$KPROF' script -i '$WORK/c.kprof' --raw | grep ' cpu-clock: ' | grep -vq '\\[000\\]'"
 
 "$KPROF" record -p 4194304 -o "$WORK/x.kprof" >/dev/null 2>"$WORK/x.err"
 check "attaching to a process that does not exist is an error" grep -q "cannot attach to process 4194304" "$WORK/x.err"

@@ -9,23 +9,26 @@ GETUID="$top_builddir/tests/workloads/getuid"
 
 "$KPROF" record -e syscalls:sys_enter_getuid -o "$WORK/g.kprof" -- "$GETUID" 1234 >/dev/null 2>"$WORK/g.err" ||
 	skip_all "tracepoints cannot be recorded here: $(grep -m1 kprof "$WORK/g.err")"
-n=$("$KPROF" script -i "$WORK/g.kprof" | grep -c " syscalls:sys_enter_getuid: ")
+n=$("$KPROF" script -i "$WORK/g.kprof" --raw | grep -c " syscalls:sys_enter_getuid: ")
 check "a tracepoint sample per getuid call: $n of 1234" [ "$n" -eq 1234 ]
 check "...decoded from the stored format" \
-	sh -c "'$KPROF' script -i '$WORK/g.kprof' | grep ' syscalls:sys_enter_getuid: ' | head -1 | grep -q '__syscall_nr=102'"
+	sh -c "'$KPROF' script -i '$WORK/g.kprof' --raw | grep ' syscalls:sys_enter_getuid: ' | head -1 | grep -q '__syscall_nr=102'"
 
 "$KPROF" record -e 'syscalls:sys_enter_getu*' -o "$WORK/glob.kprof" -- "$GETUID" 10 >/dev/null 2>&1
 check "a glob picks the matching tracepoints" \
 	sh -c "'$KPROF' script -i '$WORK/glob.kprof' --header | grep -q 'syscalls:sys_enter_getuid'"
 
 "$KPROF" record -e syscalls:sys_enter_getuid --filter 'common_pid == 1' -o "$WORK/f.kprof" -- "$GETUID" 100 >/dev/null 2>&1
-n=$("$KPROF" script -i "$WORK/f.kprof" | grep -c " syscalls:sys_enter_getuid: ")
+n=$("$KPROF" script -i "$WORK/f.kprof" --raw | grep -c " syscalls:sys_enter_getuid: ")
 check "--filter 'common_pid == 1' keeps none of the workload's calls ($n)" [ "$n" -eq 0 ]
 
 "$KPROF" record -e sched:sched_switch -o "$WORK/s.kprof" -- sleep 0.2 >/dev/null 2>&1
-"$KPROF" script -i "$WORK/s.kprof" | grep " sched:sched_switch: " | head -1 >"$WORK/s.line"
+"$KPROF" script -i "$WORK/s.kprof" --raw | grep " sched:sched_switch: " | head -1 >"$WORK/s.line"
 check "sched_switch decodes prev_comm, prev_pid and next_pid" \
 	grep -Eq "prev_comm=sleep prev_pid=[0-9]+ .*next_pid=[0-9]+" "$WORK/s.line"
+"$KPROF" script -i "$WORK/s.kprof" | grep " sched:sched_switch: " | head -1 >"$WORK/s.text"
+check "script shows sched_switch through its print format, as perf script: $(cut -c1-60 "$WORK/s.text")..." \
+	grep -Eq "^ *sleep +[0-9]+ \[[0-9]{3}\] +[0-9]+\.[0-9]{6}: sched:sched_switch: prev_comm=sleep prev_pid=[0-9]+ prev_prio=[0-9]+ prev_state=[A-Z+|]+ ==> next_comm=" "$WORK/s.text"
 
 # a tracepoint first, cpu-clock second: their samples differ in layout (RAW), and the recorder
 # stores the kernel symbols of each sample read with its own event's layout. Misread, the

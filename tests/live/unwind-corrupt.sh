@@ -45,7 +45,7 @@ for mode in stack regs dyn zero mix; do
 	check "$mode: report --flat --stats exits 0" ran "$(cat "$f.rc")" "$f.err"
 	"$KPROF" report -i "$f" --folded --weight samples >"$f.folded" 2>"$f.ferr"
 	check "$mode: report --folded exits 0" ran $? "$f.ferr"
-	"$KPROF" script -i "$f" >"$f.script" 2>"$f.serr"
+	"$KPROF" script -i "$f" --raw >"$f.script" 2>"$f.serr"
 	check "$mode: script exits 0" ran $? "$f.serr"
 	# a sample the reader refuses (today: a dyn_size beyond the copy) is skipped and said to be;
 	# one it clamps instead is shown
@@ -68,7 +68,7 @@ for mode in stack regs dyn zero mix; do
 			ran "$(cat "$f.rc")" "$f.err"
 		check "$mode, $lib: the same samples are shown and skipped" \
 			[ "$1" -eq "$shown" -a "$2" -eq "$skipped" -a "$3" -eq "$copies" ]
-		"$KPROF" script -i "$f" --unwinder=$lib >/dev/null 2>"$f.serr"
+		"$KPROF" script -i "$f" --raw --unwinder=$lib >/dev/null 2>"$f.serr"
 		check "$mode, $lib: script exits 0" ran $? "$f.serr"
 	done
 	# kprof unwind puts the copies through the stage that unwinds while recording

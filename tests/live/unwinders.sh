@@ -25,7 +25,7 @@ for lib in $LIBS; do
 	check "$lib: --stats counts the samples it unwound (${n:-none})" [ "${n:-0}" -gt 1000 ]
 	check "$lib: --stats says why stacks ended early" \
 		grep -q "^#   stacks that stopped before their thread.s entry: " "$WORK/$lib.stats"
-	"$KPROF" script -i "$WORK/d.kprof" --unwinder "$lib" >"$WORK/$lib.all"
+	"$KPROF" script -i "$WORK/d.kprof" --raw --unwinder "$lib" >"$WORK/$lib.all"
 	check "$lib: script succeeds" [ $? -eq 0 ]
 	grep " cpu-clock: " "$WORK/$lib.all" >"$WORK/$lib.script"
 done

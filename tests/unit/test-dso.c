@@ -340,7 +340,7 @@ static void test_cxx(struct fixture *fx)
 	ok(n >= 1 && streq(f[n - 1].func, "ns::Worker::run(int)"), "C++ method demangled: %s",
 	   show(f, n, n - 1));
 	n = kp_dso_symbolize(d, sym_off(fx, "_ZN2ns6helperIiEET_S1_", 4), f, MAXF);
-	ok(n >= 1 && f[n - 1].func && strstr(f[n - 1].func, "ns::helper<int>(int)"),
+	ok(n >= 1 && streq(f[n - 1].func, "ns::helper<int>(int)"),
 	   "template instance demangled: %s", show(f, n, n - 1));
 	if (ok(line_in(fx, "fixture-cxx.cc", "twiddle-mul", "_ZN2ns6Worker3runEi", &in),
 	       "line table has twiddle's marked line inside ns::Worker::run")) {
@@ -369,7 +369,10 @@ static void test_demangle(void)
 		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
 		{ "_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example" },
 		{ "_ZN2ns6Worker3runEi", "ns::Worker::run(int)" },
-		{ "_ZN2ns6helperIiEET_S1_", "int ns::helper<int>(int)" },
+		/* a function template's return type is left out, as perf shows it */
+		{ "_ZN2ns6helperIiEET_S1_", "ns::helper<int>(int)" },
+		{ "_ZN2ns7apply_nIR2SqEEmRT_mi.isra.0",
+		  "ns::apply_n<Sq&>(Sq&, unsigned long, int) [clone .isra.0]" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

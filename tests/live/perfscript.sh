@@ -1,0 +1,119 @@
+#!/bin/sh
+# Live: `kprof script` prints perf script's text. The same workload recorded by perf and by
+# kprof prints sample lines of the same layout, field by field, and the same frames (symbol
+# and DSO) on the hot stacks; kprof's text collapsed to folded stacks, by stackcollapse-perf.pl
+# when it is installed ($STACKCOLLAPSE or on PATH) or else by its rules in awk, gives the
+# stacks `kprof report --folded` gives.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+
+"$KPROF" record -g -e cpu-clock -c 1000000 -o "$WORK/k.kprof" -- "$SPLIT" 1 >/dev/null 2>&1
+"$KPROF" script -i "$WORK/k.kprof" >"$WORK/k.txt"
+check "kprof script prints samples" grep -q ' cpu-clock: $' "$WORK/k.txt"
+
+# The layout of a sample line, with its values blanked: digits are 9, the comm is C.
+shape() {
+	awk '/^$/ || /^\t/ { next }
+	{ line = $0; sub(/^ *[^ ]+ /, "C ", line); gsub(/[0-9]/, "9", line); print line }' "$1"
+}
+
+nk=$(grep -c ' cpu-clock: $' "$WORK/k.txt")
+if [ -z "$PERF" ]; then
+	skips 3 "perf is not installed (the Debian package linux-perf)"
+elif ! "$PERF" record -B -N --sample-cpu -g -e cpu-clock -c 1000000 -o "$WORK/p.data" \
+	-- "$SPLIT" 1 >/dev/null 2>&1; then
+	skips 3 "perf record cannot record here"
+else
+	"$PERF" script -i "$WORK/p.data" >"$WORK/p.txt" 2>/dev/null
+	shape "$WORK/p.txt" | sort -u >"$WORK/p.shapes"
+	# each kprof sample line has a layout perf printed too (tids of another width aside)
+	same=$(shape "$WORK/k.txt" | grep -cxFf "$WORK/p.shapes")
+	check "sample lines in perf's layout: $same of $nk" \
+		awk -v s="$same" -v n="$nk" 'BEGIN { exit !(n > 0 && s * 100 >= 99 * n) }'
+	# a frame line: a tab, the address in 16 columns, the symbol, the DSO in parentheses
+	frame_re='^	[ 0-9a-f]{16} ([^ ]+\+0x[0-9a-f]+|\[unknown\]) \(([^()]+|inlined)\)$'
+	badp=$(grep '^	' "$WORK/p.txt" | grep -cvE "$frame_re")
+	badk=$(grep '^	' "$WORK/k.txt" | grep -vE "$frame_re" | head -3)
+	check "frame lines in perf's layout (perf's own: $badp outside it)" \
+		[ -z "$badk" -a "$badp" -eq 0 ]
+	[ -z "$badk" ] || echo "# not in perf's layout: $badk"
+
+	# frames by (DSO, address): the names agree but where kprof names what perf leaves
+	# [unknown], and at a return address that ends its function, which perf names by the next
+	# symbol (offset 0) where kprof looks the call up. Inlined frames perf 6.1 does not show.
+	names() {
+		awk '/^\t/ && !/ \(inlined\)$/ { print $NF "@" $1, $2 }' "$1" | sort -u
+	}
+	names "$WORK/k.txt" >"$WORK/k.names"
+	names "$WORK/p.txt" >"$WORK/p.names"
+	join "$WORK/k.names" "$WORK/p.names" | awk '
+		{ k = $2; p = $3; sub(/\+0x[0-9a-f]+$/, "", k); o = p; sub(/\+0x[0-9a-f]+$/, "", p) }
+		k == p { same++; next }
+		p == "[unknown]" { unknown++; next }
+		o ~ /\+0x0$/ { boundary++; next }
+		{ other++; if (other <= 3) print "# differs: " $0 > "/dev/stderr" }
+		END { printf "%d %d %d %d\n", same, unknown, boundary, other }' >"$WORK/cmp" \
+		2>"$WORK/cmp.diag"
+	read -r same unknown boundary other <"$WORK/cmp"
+	cat "$WORK/cmp.diag"
+	check "frames at the same addresses named alike: $same, $unknown perf leaves [unknown], $boundary at a function's end, $other otherwise" \
+		[ "$same" -gt 0 -a "$other" -eq 0 ]
+fi
+
+# folded stacks, as flame graph tools collapse perf script text
+collapse() {
+	sc=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl)}
+	if [ -n "$sc" ]; then
+		perl "$sc" "$1"
+		return
+	fi
+	# stackcollapse-perf.pl's rules: comm, then frames root first; "+0x..." and what follows
+	# a "(" dropped; an [unknown] symbol is "[DSO's base name]", or "[unknown]"; the
+	# sample's period is its count
+	awk '
+	function flush() { if (comm != "") { s = comm; for (i = n; i >= 1; i--) s = s ";" fr[i]; c[s] += per } comm = "" }
+	/^$/ { flush(); next }
+	/^\t/ {
+		sym = $0; sub(/^\t *[0-9a-f]+ /, "", sym); sub(/ \([^()]*\)$/, "", sym)
+		sub(/\+0x[0-9a-f]+$/, "", sym); dso = $NF; gsub(/^\(|\)$/, "", dso)
+		if (sym == "[unknown]" && dso != "[unknown]") { sub(/.*\//, "", dso); sym = "[" dso "]" }
+		gsub(/;/, ":", sym); if (sym !~ /\(anonymous namespace\)/) sub(/\(.*/, "", sym)
+		fr[++n] = sym; next
+	}
+	{ flush(); comm = $1; n = 0; per = $(NF - 1) }
+	END { flush(); for (s in c) print s, c[s] }' "$1"
+}
+collapse "$WORK/k.txt" | awk '{ $NF = $NF / 1000000; print }' | sort >"$WORK/k.script.folded"
+# the report's names for what has no symbol ("libc.so.6+0x12") as collapsed ("[libc.so.6]"),
+# and C++ names without their parameters
+"$KPROF" report -i "$WORK/k.kprof" --folded --weight samples |
+	awk '{ n = split($1, f, ";"); s = f[1]
+		for (i = 2; i <= n; i++) {
+			x = f[i]; if (sub(/\+0x[0-9a-f]+$/, "", x)) { sub(/.*\//, "", x); x = "[" x "]" }
+			if (x !~ /\(anonymous namespace\)/) sub(/\(.*/, "", x); s = s ";" x
+		}
+		c[s] += $2 } END { for (s in c) print s, c[s] }' | sort >"$WORK/k.report.folded"
+check "script | collapse gives the stacks of report --folded ($(wc -l <"$WORK/k.report.folded") stacks, $nk samples)" \
+	cmp -s "$WORK/k.script.folded" "$WORK/k.report.folded"
+diff "$WORK/k.script.folded" "$WORK/k.report.folded" | head -5 | sed 's/^/# /'
+
+# -F: perf's rules for what a list selects and how the layout follows
+"$KPROF" script -i "$WORK/k.kprof" -F comm,tid,period,event | head -1 >"$WORK/f1"
+check "-F without ip: one line a sample, the comm padded to 16" \
+	grep -qE '^ {0,15}split +[0-9]+ +[0-9]+ cpu-clock: $' "$WORK/f1"
+"$KPROF" script -i "$WORK/k.kprof" -F comm,ip,sym | grep '^	' >"$WORK/f2"
+check "-F comm,ip,sym: frames without offsets or DSOs" \
+	sh -c "[ -s '$WORK/f2' ] && ! grep -vqE '^	 *[0-9a-f]+ [^ +]+( \(inlined\))?\$' '$WORK/f2'"
+"$KPROF" script -i "$WORK/k.kprof" -F -period,+pid | head -1 >"$WORK/f3"
+check "-F -period,+pid: the defaults changed" \
+	grep -qE '^split +[0-9]+/[0-9]+ +\[[0-9]{3}\] [0-9]+\.[0-9]{6}: cpu-clock: $' "$WORK/f3"
+"$KPROF" script -i "$WORK/k.kprof" -F comm,sym >/dev/null 2>"$WORK/f4"
+check "-F sym without ip is refused" sh -c "[ $? -eq 1 ] && grep -q 'needs the ip field' '$WORK/f4'"
+"$KPROF" script -i "$WORK/k.kprof" -F comm,bogus >/dev/null 2>&1
+check "-F with no such field is a usage error" [ $? -eq 2 ]
+"$KPROF" script -i "$WORK/k.kprof" --raw >"$WORK/raw"
+"$KPROF" script -i "$WORK/k.kprof" -D >"$WORK/dump"
+check "--raw (-D) dumps the records" \
+	sh -c "grep -q ' callchain: \\[' '$WORK/raw' && grep -q ' MMAP2 ' '$WORK/raw' && cmp -s '$WORK/raw' '$WORK/dump'"
+
+done_testing
