@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "perfdata.h"
 #include "rec.h"
 #include "util.h"
 
@@ -56,6 +57,8 @@ int kp_reader_open_fd(struct kp_reader *r, int fd)
 	if (fstat(fd, &st) < 0)
 		return r->err = -errno;
 	r->file_size = st.st_size;
+	if (r->file_size >= 8 && read_at(fd, &r->hdr, 8, 0) == 0 && kp_perfdata_magic(&r->hdr))
+		return kp_perfdata_open(r);
 	if (r->file_size < sizeof(r->hdr)) {
 		r->err = r->file_size >= sizeof(r->hdr.magic) &&
 				 read_at(fd, &r->hdr, sizeof(r->hdr.magic), 0) == 0 &&
@@ -278,7 +281,7 @@ int kp_reader_prefetch(struct kp_reader *r)
 {
 	int err;
 
-	if (r->threaded || r->err)
+	if (r->threaded || r->err || r->perf)
 		return 0;
 	r->ahead_dc = ZSTD_createDCtx();
 	if (!r->ahead_dc)
@@ -332,6 +335,8 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 {
 	int err;
 
+	if (r->perf)
+		return kp_perfdata_next(r, rec);
 	for (;;) {
 		if (r->err)
 			return r->err;
@@ -395,6 +400,7 @@ void kp_reader_release(struct kp_reader *r)
 	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
+	kp_perfdata_release(r);
 	ZSTD_freeDCtx(r->dc);
 	chunk_release(&r->cur);
 	memset(r, 0, sizeof(*r));

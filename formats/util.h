@@ -28,7 +28,11 @@
 	_E(COMPRESS, "compression failed")                                              \
 	_E(SAMPLE, "sample is shorter than its fields")                                 \
 	_E(SAMPLE_TYPE, "sample has a field kprof cannot parse")                        \
-	_E(ENCODE, "fields do not fit their record's layout")
+	_E(ENCODE, "fields do not fit their record's layout")                           \
+	_E(PERFHEADER, "corrupt perf.data header")                                      \
+	_E(PERFRECORD, "corrupt perf.data record")                                      \
+	_E(PERFZSTD, "perf.data compressed records do not decompress")                  \
+	_E(PERFFILE1, "perf.data in perf's first format (PERFFILE), which kprof does not read")
 
 enum {
 	KP_ERROR_BASE = 4096,
