@@ -77,7 +77,7 @@ struct kp_perfdata {
 	uint64_t claimed_end;
 	uint8_t *win;			/* the data section from win_off, win_len bytes */
 	uint64_t win_off;
-	size_t win_len;
+	size_t win_len, win_cap;
 	void *zd;			/* ZSTD_DCtx of the compressed records */
 	uint8_t *zin;			/* the payload of the compressed record being read */
 	size_t zin_len, zin_pos;
@@ -597,7 +597,6 @@ int kp_perfdata_open(struct kp_reader *r)
 		return fail(r, -KP_EENDIAN, 0, NULL);
 	r->perf = p = kp_xcalloc(1, sizeof(*p));
 	kp_writer_init_sink(&p->own, NULL, NULL, 4096);
-	p->win = kp_xmalloc(WINDOW);
 	if (r->file_size < 16)
 		return fail(r, -KP_ETRUNCATED, 0, "the file ends inside the perf.data header");
 	if (h.size == 16) { /* pipe mode: the records follow */
@@ -734,8 +733,13 @@ static int start_zstd(struct kp_reader *r, const uint8_t *b, size_t n)
 {
 	struct kp_perfdata *p = r->perf;
 
-	if (!p->zd && !(p->zd = ZSTD_createDCtx()))
-		return -ENOMEM;
+	if (!p->zd) {
+		p->zd = ZSTD_createDCtx();
+		if (!p->zd)
+			return -ENOMEM;
+		/* perf compresses one ring read per frame: a window beyond 16 MiB is hostile */
+		ZSTD_DCtx_setParameter(p->zd, ZSTD_d_windowLogMax, 24);
+	}
 	if (!p->zin)
 		p->zin = kp_xmalloc(KP_REC_MAX_SIZE + 8);
 	if (!p->dbuf)
@@ -815,9 +819,15 @@ static int fetch(struct kp_reader *r, uint64_t off, size_t len, const uint8_t **
 	struct kp_perfdata *p = r->perf;
 	int err;
 
-	if (off < p->win_off || off + len > p->win_off + p->win_len) {
+	if (!p->win_len || off < p->win_off || off + len > p->win_off + p->win_len) {
 		uint64_t left = p->data_end - off;
 		size_t n = left < WINDOW ? (size_t)left : WINDOW;
+
+		if (n > p->win_cap) { /* sized to the data: a small file needs a small window */
+			free(p->win);
+			p->win = kp_xmalloc(n);
+			p->win_cap = n;
+		}
 
 		err = read_at(r->fd, p->win, n, off);
 		if (err)
