@@ -112,25 +112,6 @@ static int fail(struct kp_reader *r, int err, uint64_t off, const char *why)
 	return err;
 }
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -KP_ETRUNCATED;
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
 /* @sec lies within a file of @size bytes */
 static bool within(const struct section *sec, uint64_t size)
 {
@@ -222,7 +203,7 @@ static int read_attrs(struct kp_reader *r, const struct file_header *h)
 		struct section ids;
 		uint64_t *idv;
 
-		err = read_at(r->fd, buf, h->attr_size, off);
+		err = kp_read_at(r->fd, buf, h->attr_size, off);
 		if (!err && take_attr_bytes(buf, h->attr_size - sizeof(ids), &a))
 			err = -KP_EPERFHEADER;
 		memcpy(&ids, buf + h->attr_size - sizeof(ids), sizeof(ids));
@@ -234,7 +215,7 @@ static int read_attrs(struct kp_reader *r, const struct file_header *h)
 			return fail(r, err, off, "an attr or its ids section is out of bounds");
 		}
 		idv = kp_xmalloc(ids.size ? ids.size : 8);
-		err = ids.size ? read_at(r->fd, idv, ids.size, ids.offset) : 0;
+		err = ids.size ? kp_read_at(r->fd, idv, ids.size, ids.offset) : 0;
 		if (!err)
 			add_attr(p, &a, idv, (uint32_t)(ids.size / 8));
 		free(idv);
@@ -529,7 +510,7 @@ static void read_features(struct kp_reader *r, const struct file_header *h)
 		if (!has_feature(h, id))
 			continue;
 		if (at > r->file_size || r->file_size - at < sizeof(sec) ||
-		    read_at(r->fd, &sec, sizeof(sec), at) || !within(&sec, r->file_size)) {
+		    kp_read_at(r->fd, &sec, sizeof(sec), at) || !within(&sec, r->file_size)) {
 			if (!p->st.bad_features++)
 				p->st.bad_feature_off = at;
 			return; /* the rest of the array is as unreadable */
@@ -538,7 +519,7 @@ static void read_features(struct kp_reader *r, const struct file_header *h)
 		if (!feature_read(id) || sec.size > KP_CHUNK_MAX_USIZE)
 			continue;
 		buf = kp_xmalloc(sec.size ? sec.size : 1);
-		if (!read_at(r->fd, buf, sec.size, sec.offset))
+		if (!kp_read_at(r->fd, buf, sec.size, sec.offset))
 			take_feature(p, id, buf, sec.size, sec.offset);
 		free(buf);
 	}
@@ -588,7 +569,7 @@ int kp_perfdata_open(struct kp_reader *r)
 	int err;
 
 	memset(&h, 0, sizeof(h));
-	err = read_at(r->fd, &h, r->file_size < sizeof(h) ? r->file_size : sizeof(h), 0);
+	err = kp_read_at(r->fd, &h, r->file_size < sizeof(h) ? r->file_size : sizeof(h), 0);
 	if (err)
 		return fail(r, err, 0, NULL);
 	if (!memcmp(&h.magic, MAGIC1, 8))
@@ -829,7 +810,7 @@ static int fetch(struct kp_reader *r, uint64_t off, size_t len, const uint8_t **
 			p->win_cap = n;
 		}
 
-		err = read_at(r->fd, p->win, n, off);
+		err = kp_read_at(r->fd, p->win, n, off);
 		if (err)
 			return err;
 		p->win_off = off;

@@ -71,6 +71,10 @@ char *kp_xstrdup(const char *s);
  */
 int kp_read_fd(int fd, char **buf, size_t *len);
 
+/* kp_read_at - read exactly @len bytes of @fd at @off: 0, -errno, or -KP_ETRUNCATED when the
+ * file ends first. */
+int kp_read_at(int fd, void *buf, size_t len, uint64_t off);
+
 /* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);
 
