@@ -97,18 +97,40 @@ static const struct kp_evsel *find_id(const struct kp_evlist *l, uint64_t id)
 	return hit ? &l->ev[hit->ev] : NULL;
 }
 
+/*
+ * Where PERF_SAMPLE_ID is in a record of @words u64s, without IDENTIFIER (perf's files with
+ * several events of one sample_type): in a sample after IP, TID, TIME and ADDR; in the
+ * sample_id_all trailer before STREAM_ID and CPU, counted from the end. SIZE_MAX: not there.
+ */
+static size_t id_pos(uint64_t st, bool sample, size_t words)
+{
+	size_t after = !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+
+	if (sample)
+		return !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+		       !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+	return words > after ? words - 1 - after : SIZE_MAX;
+}
+
 const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp_rec_header *rec)
 {
 	const uint64_t *w = (const uint64_t *)(rec + 1);
 	size_t words = (rec->size - sizeof(*rec)) / 8;
 
+	uint64_t st;
+	size_t at;
+
 	if (!l->nr)
 		return NULL;
-	if (!(l->ev[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER) || !words)
-		return l->nr == 1 ? &l->ev[0] : NULL; /* one event: every record is its */
-	if (rec->type == PERF_RECORD_SAMPLE)
-		return find_id(l, w[0]);
-	if (!l->ev[0].attr.sample_id_all)
+	st = l->ev[0].attr.sample_type;
+	if (l->nr == 1 && (!(st & PERF_SAMPLE_IDENTIFIER) || !words))
+		return &l->ev[0]; /* one event: every record is its */
+	if (!(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID)) || !words)
 		return NULL;
-	return find_id(l, w[words - 1]);
+	if (rec->type != PERF_RECORD_SAMPLE && !l->ev[0].attr.sample_id_all)
+		return NULL;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return find_id(l, rec->type == PERF_RECORD_SAMPLE ? w[0] : w[words - 1]);
+	at = id_pos(st, rec->type == PERF_RECORD_SAMPLE, words);
+	return at < words ? find_id(l, w[at]) : NULL;
 }

@@ -55,8 +55,9 @@ void kp_evlist_add_event(struct kp_evlist *l, const struct perf_event_attr *attr
 /*
  * kp_evlist_find - the event a kernel record was written for (borrowed from @l), or NULL when
  * it cannot be told: no events, several events and no id, or an id no event has. The id is
- * PERF_SAMPLE_IDENTIFIER, which kprof record sets whenever it opens more than one event; a
- * single event without it owns every record.
+ * PERF_SAMPLE_IDENTIFIER, which kprof record sets whenever it opens more than one event, or
+ * else PERF_SAMPLE_ID at the place the first event's sample_type gives it (perf's files); a
+ * single event without IDENTIFIER owns every record.
  */
 const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp_rec_header *rec);
 

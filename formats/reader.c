@@ -9,28 +9,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "perfdata.h"
 #include "rec.h"
 #include "util.h"
-
-/* Read exactly @len bytes at @off; -KP_ETRUNCATED if the file ends first. */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -KP_ETRUNCATED;
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
 
 static int check_header(const struct kp_file_header *h)
 {
@@ -56,15 +37,17 @@ int kp_reader_open_fd(struct kp_reader *r, int fd)
 	if (fstat(fd, &st) < 0)
 		return r->err = -errno;
 	r->file_size = st.st_size;
+	if (r->file_size >= 8 && kp_read_at(fd, &r->hdr, 8, 0) == 0 && kp_perfdata_magic(&r->hdr))
+		return kp_perfdata_open(r);
 	if (r->file_size < sizeof(r->hdr)) {
 		r->err = r->file_size >= sizeof(r->hdr.magic) &&
-				 read_at(fd, &r->hdr, sizeof(r->hdr.magic), 0) == 0 &&
+				 kp_read_at(fd, &r->hdr, sizeof(r->hdr.magic), 0) == 0 &&
 				 !memcmp(r->hdr.magic, KP_FILE_MAGIC, sizeof(r->hdr.magic))
 			 ? -KP_ETRUNCATED
 			 : -KP_EBADMAGIC;
 		return r->err;
 	}
-	r->err = read_at(fd, &r->hdr, sizeof(r->hdr), 0);
+	r->err = kp_read_at(fd, &r->hdr, sizeof(r->hdr), 0);
 	if (!r->err)
 		r->err = check_header(&r->hdr);
 	if (r->err)
@@ -146,7 +129,7 @@ static void salvage(int fd, void *dc, const struct kp_chunk_header *h, uint64_t 
 	c->torn = true;
 	c->end = c->off + sizeof(*h) + avail;
 	ensure(&c->cbuf, &c->ccap, avail ? avail : 1);
-	if (!avail || read_at(fd, c->cbuf, avail, c->off + sizeof(*h)))
+	if (!avail || kp_read_at(fd, c->cbuf, avail, c->off + sizeof(*h)))
 		return;
 	ensure(&c->ubuf, &c->ucap, cap ? cap : 8);
 	in = (ZSTD_inBuffer){ c->cbuf, avail, 0 };
@@ -195,7 +178,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	c->torn = false;
 	if (off + sizeof(h) > file_size)
 		return -KP_ETRUNCATED;
-	err = read_at(fd, &h, sizeof(h), off);
+	err = kp_read_at(fd, &h, sizeof(h), off);
 	if (err)
 		return err;
 	if (h.magic != KP_CHUNK_MAGIC || h.codec != KP_CODEC_ZSTD || h.usize % 8 ||
@@ -209,7 +192,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	}
 	c->end = off + sizeof(h) + h.csize;
 	ensure(&c->cbuf, &c->ccap, h.csize);
-	err = read_at(fd, c->cbuf, h.csize, off + sizeof(h));
+	err = kp_read_at(fd, c->cbuf, h.csize, off + sizeof(h));
 	if (err)
 		return err;
 	crc = h.crc;
@@ -278,7 +261,7 @@ int kp_reader_prefetch(struct kp_reader *r)
 {
 	int err;
 
-	if (r->threaded || r->err)
+	if (r->threaded || r->err || r->perf)
 		return 0;
 	r->ahead_dc = ZSTD_createDCtx();
 	if (!r->ahead_dc)
@@ -332,6 +315,8 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 {
 	int err;
 
+	if (r->perf)
+		return kp_perfdata_next(r, rec);
 	for (;;) {
 		if (r->err)
 			return r->err;
@@ -395,6 +380,7 @@ void kp_reader_release(struct kp_reader *r)
 	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
+	kp_perfdata_release(r);
 	ZSTD_freeDCtx(r->dc);
 	chunk_release(&r->cur);
 	memset(r, 0, sizeof(*r));

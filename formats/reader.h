@@ -14,6 +14,9 @@
  * blocks (the writer flushes one every KP_WRITER_BLOCK bytes of records), and every whole,
  * valid record of them is handed out before the truncation is reported. Only a damaged chunk
  * header stops the reading, since nothing then says where the next chunk is.
+ *
+ * A perf.data file (perf's magic) is read by perfdata.h behind the same calls: its records
+ * come out as those of a .kprof file would, and its errors fill the same fields.
  */
 #ifndef KP_READER_H
 #define KP_READER_H
@@ -52,6 +55,8 @@ struct kp_reader {
 	uint64_t raw_bytes;	/* uncompressed bytes of the chunks read */
 	uint64_t err_off;	/* where the error was found (file offset of the chunk) */
 	int err;		/* sticky */
+	const char *why;	/* what was wrong there, a static sentence, or NULL */
+	struct kp_perfdata *perf;	/* reading a perf.data (perfdata.h), or NULL */
 	uint64_t salvaged;	/* records handed out from a torn last chunk */
 	uint64_t skipped;	/* damaged chunks skipped, and the records their headers claim */
 	uint64_t skipped_records;
@@ -69,8 +74,8 @@ struct kp_reader {
 
 /*
  * kp_reader_open - open @path and check its header. Returns 0, -errno, -KP_EBADMAGIC,
- * -KP_EVERSION (see @r->hdr.version), -KP_EENDIAN, -KP_EFEATURE or -KP_ETRUNCATED.
- * Call kp_reader_release() in every case.
+ * -KP_EVERSION (see @r->hdr.version), -KP_EENDIAN, -KP_EFEATURE or -KP_ETRUNCATED; for a
+ * perf.data, kp_perfdata_open()'s errors. Call kp_reader_release() in every case.
  */
 int kp_reader_open(struct kp_reader *r, const char *path);
 

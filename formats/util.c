@@ -124,3 +124,24 @@ uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len)
 #endif
 	return ~crc_bytes(crc, buf, len);
 }
+
+/* Read exactly @len bytes at @off; -KP_ETRUNCATED if the file ends first. */
+int kp_read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -KP_ETRUNCATED;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+

@@ -28,7 +28,11 @@
 	_E(COMPRESS, "compression failed")                                              \
 	_E(SAMPLE, "sample is shorter than its fields")                                 \
 	_E(SAMPLE_TYPE, "sample has a field kprof cannot parse")                        \
-	_E(ENCODE, "fields do not fit their record's layout")
+	_E(ENCODE, "fields do not fit their record's layout")                           \
+	_E(PERFHEADER, "corrupt perf.data header")                                      \
+	_E(PERFRECORD, "corrupt perf.data record")                                      \
+	_E(PERFZSTD, "perf.data compressed records do not decompress")                  \
+	_E(PERFFILE1, "perf.data in perf's first format (PERFFILE), which kprof does not read")
 
 enum {
 	KP_ERROR_BASE = 4096,
@@ -66,6 +70,10 @@ char *kp_xstrdup(const char *s);
  * was read) of *@len bytes. Returns 0 or -errno; on error *@buf holds what was read.
  */
 int kp_read_fd(int fd, char **buf, size_t *len);
+
+/* kp_read_at - read exactly @len bytes of @fd at @off: 0, -errno, or -KP_ETRUNCATED when the
+ * file ends first. */
+int kp_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 /* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ksyms.h - kernel symbols from the recording's KP_REC_KALLSYMS lines (never the live
- * /proc/kallsyms: the report may run on another machine or after a reboot).
+ * /proc/kallsyms: the report may run on another machine or after a reboot), or, for a
+ * recording that stores none (perf.data), the live table when this machine runs the kernel
+ * the recording names (session.c).
  */
 #ifndef KP_KSYMS_H
 #define KP_KSYMS_H

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "session.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
+#include "formats/perfdata.h"
 #include "formats/util.h"
 
 void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
@@ -52,6 +56,7 @@ void kp_session_release(struct kp_session *s)
 	free(s->threads);
 	free(s->dso_list);
 	free(s->kernel_release);
+	free(s->live_release);
 	free(s->jit_dir);
 	if (s->dsos)
 		kp_dsos_free(s->dsos);
@@ -357,6 +362,34 @@ static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
 	return s->last_time;
 }
 
+/*
+ * A recording that stores no kernel symbols (perf.data): this machine's table serves when it
+ * runs the kernel the recording was made on; otherwise kernel frames stay addresses and
+ * @s->live_release says what runs here.
+ */
+static void live_ksyms(struct kp_session *s)
+{
+	struct utsname u;
+	char *text = NULL;
+	size_t len = 0;
+	int fd;
+
+	if (uname(&u) < 0)
+		return;
+	if (!s->kernel_release || strcmp(s->kernel_release, u.release)) {
+		free(s->live_release);
+		s->live_release = kp_xstrdup(u.release);
+		return;
+	}
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	kp_read_fd(fd, &text, &len);
+	close(fd);
+	kp_ksyms_add_text(&s->ksyms, text ? text : "", len, false);
+	free(text);
+}
+
 static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 {
 	const char *key, *value;
@@ -374,6 +407,8 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		kp_rec_meta_view(rec, &key, &value);
 		if (!strcmp(key, "kernel") && !s->kernel_release)
 			s->kernel_release = kp_xstrdup(value);
+		if (!strcmp(key, "kallsyms") && !strcmp(value, KP_PERFDATA_KALLSYMS))
+			live_ksyms(s);
 		break;
 	case KP_REC_KALLSYMS:
 		kp_ksyms_add_text(&s->ksyms, (const char *)((const struct kp_rec_kallsyms *)rec + 1),

@@ -93,6 +93,9 @@ struct kp_session {
 	struct kp_dsos *dsos;		/* created when the first map arrives */
 	struct kp_dso_opts dso_opts;
 	char *kernel_release;		/* META "kernel" */
+	char *live_release;		/* set when the recording stores no kernel symbols and
+					 * this machine runs another kernel (this one): its
+					 * kernel frames stay addresses */
 	const char *symfs;		/* prefix for every binary's path ("" for none) */
 	char *jit_dir;			/* where perf-PID.map files are looked for: symfs/tmp */
 	struct kp_session_dso *dso_list;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "formats/perfdata.h"
 #include "formats/util.h"
 
 int kp_input_open(struct kp_reader *r, const char *path)
@@ -20,6 +21,9 @@ int kp_input_explain(const struct kp_reader *r, const char *path, int err)
 		kp_error("'%s' is format version %u, newer than this kprof reads (%u)", path,
 			 r->hdr.version, KP_FORMAT_VERSION);
 		kp_hint("upgrade kprof to read it");
+	} else if (r->why) {
+		kp_error("cannot read '%s': %s at offset %llu: %s", path, kp_strerror(err),
+			 (unsigned long long)r->err_off, r->why);
 	} else {
 		kp_error("cannot read '%s': %s", path, kp_strerror(err));
 	}
@@ -40,16 +44,39 @@ int kp_input_error(const struct kp_reader *r, const char *path)
 			 "from the torn last chunk", path, (unsigned long long)r->err_off,
 			 (unsigned long long)r->nrec, (unsigned long long)r->salvaged);
 	else if (r->err == -KP_ETRUNCATED)
-		kp_error("'%s': truncated at offset %llu after %llu records", path,
-			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
+		kp_error("'%s': truncated at offset %llu after %llu records%s%s", path,
+			 (unsigned long long)r->err_off, (unsigned long long)r->nrec,
+			 r->why ? ": " : "", r->why ? r->why : "");
 	else if (!r->skipped || r->err != r->skip_err || r->err_off != r->skip_off)
-		kp_error("'%s': %s at offset %llu after %llu records", path, kp_strerror(r->err),
-			 (unsigned long long)r->err_off, (unsigned long long)r->nrec);
+		kp_error("'%s': %s at offset %llu after %llu records%s%s", path,
+			 kp_strerror(r->err), (unsigned long long)r->err_off,
+			 (unsigned long long)r->nrec, r->why ? ": " : "", r->why ? r->why : "");
 	return 1;
+}
+
+/* What reading a perf.data left out, and why its kernel frames may stay addresses. */
+static void perfdata_replayed(const struct kp_session *s, const char *path)
+{
+	const struct kp_perfdata_stats *st = kp_perfdata_stats(&s->r);
+
+	if (!st)
+		return;
+	if (st->bad_records)
+		kp_warn("'%s': %llu malformed kernel records were skipped, the first at offset %llu",
+			path, (unsigned long long)st->bad_records, (unsigned long long)st->bad_off);
+	if (st->bad_features)
+		kp_warn("'%s': %llu perf.data header features were unreadable and ignored, the "
+			"first at offset %llu", path, (unsigned long long)st->bad_features,
+			(unsigned long long)st->bad_feature_off);
+	if (s->live_release)
+		kp_warn("'%s' was recorded on kernel %s and this machine runs %s: perf.data stores "
+			"no kernel symbols, so kernel frames stay addresses", path,
+			s->kernel_release ? s->kernel_release : "(unknown)", s->live_release);
 }
 
 int kp_input_replayed(const struct kp_session *s, const char *path)
 {
+	perfdata_replayed(s, path);
 	if (s->r.nr_unknown)
 		kp_warn("'%s': skipped %llu records of types this kprof does not know", path,
 			(unsigned long long)s->r.nr_unknown);
@@ -92,7 +119,7 @@ int kp_is_recording(const char *path)
 	FILE *f = fopen(path, "rb");
 	char magic[8];
 	int yes = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
-		  !memcmp(magic, KP_FILE_MAGIC, sizeof(magic));
+		  (!memcmp(magic, KP_FILE_MAGIC, sizeof(magic)) || kp_perfdata_magic(magic));
 
 	if (f)
 		fclose(f);

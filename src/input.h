@@ -26,7 +26,8 @@ int kp_input_error(const struct kp_reader *r, const char *path);
 /*
  * kp_input_replayed - after @s replayed @path: warn of what it skipped (records of unknown
  * types, samples shorter than their fields, records of no recorded event, ATTR records after
- * the first sample), then kp_input_error() on its reader.
+ * the first sample; of a perf.data, malformed records and features, and kernel symbols it
+ * could not have), then kp_input_error() on its reader.
  */
 int kp_input_replayed(const struct kp_session *s, const char *path);
 
@@ -42,7 +43,7 @@ int kp_input_session(struct kp_session *s, const char *path, const struct kp_dso
  */
 int kp_input_build(const struct kp_report_opts *o, struct kp_report *r);
 
-/* kp_is_recording - whether @path starts like a .kprof file. */
+/* kp_is_recording - whether @path starts like a .kprof file or a perf.data. */
 int kp_is_recording(const char *path);
 
 #endif /* KP_INPUT_H */

@@ -1,0 +1,100 @@
+#!/bin/sh
+# perf's own perf.data, read by kprof: the same self shares as `perf report` on the same file
+# (plain -g, -z, --call-graph dwarf, -a), split's own truth, a cut file, and pipe mode.
+. "$top_srcdir/tests/live/lib.sh"
+
+PERF=${PERF:-perf}
+command -v "$PERF" >/dev/null 2>&1 || skip_all "perf is not installed"
+# -B -N: perf 6.1 can crash collecting build-ids, which these checks do not need
+perf_record() { out=$1; shift; "$PERF" record -q -B -N -o "$out" "$@" -- "$SPLIT" 1; }
+if ! perf_record "$WORK/probe.data" -g >"$WORK/probe.out" 2>&1; then
+	skip_all "perf record cannot record here: $(grep -v '^$' "$WORK/probe.out" | head -1)"
+fi
+
+# self_perf FUNC FILE: FUNC's self share in `perf report --no-children` of FILE, summed over
+# the binaries that have one (with -a, the suite's other workloads run a work_a too)
+self_perf() {
+	"$PERF" report --no-children --stdio -g none --sort sym -i "$2" 2>/dev/null |
+		awk -v f="$1" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
+			END { if (n) printf "%.2f", s }'
+}
+# self_kprof FUNC FILE: the same in `kprof report --flat` (its first event's listing)
+self_kprof() {
+	"$KPROF" report -i "$2" --flat --color never 2>/dev/null |
+		awk -v f="$1" '/^# kprof report/ && n++ { exit } $NF == f { sub("%", "", $1); s += $1; k++ }
+			END { if (k) printf "%.2f", s }'
+}
+# points A B N: A and B (shares in %) are at most N points apart
+points() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= n) }'; }
+
+for mode in g z dwarf a; do
+	case $mode in
+	g) set -- -g ;;
+	z) set -- -g -z ;;
+	dwarf) set -- --call-graph dwarf,8192 ;;
+	a) set -- -a -g ;;
+	esac
+	file="$WORK/$mode.data"
+	perf_record "$file" "$@" >"$WORK/$mode.out" 2>"$WORK/$mode.err"
+	check "perf record $* wrote a perf.data" [ -s "$file" ]
+	"$KPROF" report -i "$file" --flat >"$WORK/$mode.flat" 2>"$WORK/$mode.kerr"
+	check "kprof report -i FILE reads perf record $*" [ $? -eq 0 ]
+	for fn in work_a work_b work_c; do
+		k=$(self_kprof $fn "$file") p=$(self_perf $fn "$file")
+		check "$mode: $fn self $k% is within 0.5 points of perf report's $p%" points "$k" "$p" 0.5
+	done
+	[ $mode = a ] && filter="--comm split" || filter=
+	"$KPROF" report -i "$file" --flat --color never $filter >"$WORK/$mode.split" 2>/dev/null
+	for fn in work_a work_b work_c; do
+		got=$(total_of $fn "$WORK/$mode.split") want=$(truth_of $fn "$WORK/$mode.out")
+		check "$mode: $fn total $got% is within $SHARE_POINTS points of split's own $want%" \
+			points "$got" "$want" $SHARE_POINTS
+	done
+done
+
+# the stack copies of --call-graph dwarf reach main
+"$KPROF" report -i "$WORK/dwarf.data" --folded >"$WORK/dwarf.folded" 2>/dev/null
+reach=$(reach_main_from "$WORK/dwarf.folded" '^work_')
+check "dwarf: $reach% of the work's stacks reach main" points "$reach" 100 5
+
+# the kernel frames of -a are named from this machine's kallsyms (its kernel made the file)
+# (a call chain's stale words may be no kernel address: the sampled ips all are)
+unnamed=$(awk '$NF ~ /kernel.kallsyms\]\+0x/ { sub("%", "", $1); s += $1 } END { printf "%.2f", s }' "$WORK/a.flat")
+check "a: sampled kernel ips are named ($unnamed% are not)" points "$unnamed" 0 0.1
+check "a: no warning about the kernel release" sh -c "! grep -q 'recorded on kernel' '$WORK/a.kerr'"
+
+# a perf.data cut short: its whole records, then the cut, with its offset
+size=$(stat -c %s "$WORK/g.data")
+head -c $((size * 2 / 3)) "$WORK/g.data" >"$WORK/cut.data"
+"$KPROF" report -i "$WORK/cut.data" --flat >"$WORK/cut.flat" 2>"$WORK/cut.err"
+check "a cut perf.data fails with status 1" [ $? -eq 1 ]
+check "...naming the offset and the records read" \
+	grep -q "'$WORK/cut.data': truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
+n=$(awk '/samples of/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "$WORK/cut.flat")
+all=$(awk '/samples of/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "$WORK/g.flat")
+check "...after reporting the samples before the cut ($n of $all)" \
+	sh -c "[ '${n:-0}' -gt $((all / 2)) ] && [ '${n:-0}' -lt $all ]"
+check "...and work_a still leads" sh -c "sed -n 4p '$WORK/cut.flat' | grep -q work_a"
+
+# pipe mode: perf record -o - > FILE
+"$PERF" record -q -B -N -g -o - -- "$SPLIT" 1 >"$WORK/pipe.data" 2>/dev/null
+"$KPROF" report -i "$WORK/pipe.data" --flat --color never >"$WORK/pipe.flat" 2>"$WORK/pipe.err"
+check "pipe mode: kprof report reads perf record -o -" [ $? -eq 0 ]
+k=$(self_kprof work_a "$WORK/pipe.data") p=$(self_perf work_a "$WORK/pipe.data")
+check "pipe mode: work_a self $k% is within 0.5 points of perf's $p%" points "$k" "$p" 0.5
+check "pipe mode: the event is named as perf named it" grep -q "cpu-clock\|cycles" "$WORK/pipe.flat"
+
+# every command that reads a recording takes perf.data
+n=$("$KPROF" script -i "$WORK/g.data" 2>/dev/null | grep -c ' cpu-clock: ')
+check "kprof script -i perf.data prints its samples ($n of $all)" [ "$n" -eq "$all" ]
+check "kprof flamegraph perf.data draws it" \
+	sh -c "'$KPROF' flamegraph '$WORK/g.data' 2>/dev/null | grep -q work_a"
+check "kprof diff takes two perf.data files" \
+	sh -c "'$KPROF' diff '$WORK/g.data' '$WORK/z.data' >/dev/null 2>&1"
+"$KPROF" unwind -i "$WORK/dwarf.data" -o "$WORK/unwound.kprof" >/dev/null 2>&1
+check "kprof unwind makes a compact .kprof of perf's stack copies" \
+	sh -c "[ \$(stat -c %s '$WORK/unwound.kprof') -lt \$(stat -c %s '$WORK/dwarf.data') ]"
+k=$(self_kprof work_a "$WORK/unwound.kprof") p=$(self_kprof work_a "$WORK/dwarf.data")
+check "...which reports as the perf.data did ($k% and $p%)" points "$k" "$p" 0.5
+
+done_testing
