@@ -129,6 +129,8 @@ static int event_fields(const struct kp_script_fields *f, const struct kp_evsel 
 		if (!(want & fields[i].bit) || !fields[i].sample_type ||
 		    (st & fields[i].sample_type))
 			continue;
+		if (fields[i].bit == KP_SF_PERIOD && !ev->attr.freq)
+			continue; /* a fixed period: the attr's, as perf prints it */
 		*field = fields[i].name;
 		if (f->user_set[k])
 			return -KP_SE_MISSING;
@@ -281,7 +283,9 @@ void kp_script_sample(struct kp_script *sc, size_t ev, const struct kp_sample *s
 	chain = (f & KP_SF_IP) && (smp->sample_type & PERF_SAMPLE_CALLCHAIN);
 	print_start(sc, f, smp, t, chain);
 	if (f & KP_SF_PERIOD)
-		fprintf(sc->out, "%10" PRIu64 " ", smp->period);
+		fprintf(sc->out, "%10" PRIu64 " ", smp->sample_type & PERF_SAMPLE_PERIOD
+							   ? smp->period
+							   : (uint64_t)e->attr.sample_period);
 	if (f & KP_SF_EVENT)
 		fprintf(sc->out, "%*s: ", sc->name_width, e->name);
 	if ((f & KP_SF_TRACE) && smp->raw_size)

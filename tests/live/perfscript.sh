@@ -116,4 +116,38 @@ check "-F with no such field is a usage error" [ $? -eq 2 ]
 check "--raw (-D) dumps the records" \
 	sh -c "grep -q ' callchain: \\[' '$WORK/raw' && grep -q ' MMAP2 ' '$WORK/raw' && cmp -s '$WORK/raw' '$WORK/dump'"
 
+# The same perf.data printed by perf script and by kprof script (inline frames left out: this
+# perf shows none): the sample lines equal, the event named without perf's :modifiers, and the
+# frames equal but where kprof names what perf leaves [unknown] (counted)
+if [ -n "$PERF" ] && [ -s "$WORK/p.data" ]; then
+	"$KPROF" script --no-inline -i "$WORK/p.data" >"$WORK/kp.txt" 2>"$WORK/kp.err"
+	read -r same total framesok named <<EOF2
+$(awk '
+	function flush() { if (line != "") { n[f]++; s[f, n[f]] = line; fr[f, n[f]] = frames } line = frames = "" }
+	FNR == 1 { if (NR != 1) flush(); f = NR == FNR ? 0 : 1 }
+	/^$/ { flush(); next }
+	/^\t/ { frames = frames "\n" $0; next }
+	{ l = $0; sub(/:[a-zA-Z]+: *$/, ":", l); sub(/: *$/, ":", l); line = l }
+	END {
+		flush()
+		for (i = 1; i <= n[1] && i <= n[0]; i++) {
+			if (s[0, i] != s[1, i]) continue
+			same++
+			a = split(fr[0, i], ka, "\n"); b = split(fr[1, i], pa, "\n"); bad = a != b
+			for (j = 2; j <= a && !bad; j++)
+				if (ka[j] != pa[j] && pa[j] !~ /\[unknown\]/) bad = 1
+				else if (ka[j] != pa[j]) named++
+			ok += !bad
+		}
+		print same + 0, n[1] + 0, ok + 0, named + 0
+	}' "$WORK/kp.txt" "$WORK/p.txt")
+EOF2
+	check "script of perf's own perf.data: $same of $total sample lines as perf script prints them (at least 99%)" \
+		[ "$total" -gt 100 -a $((same * 100)) -ge $((total * 99)) ]
+	check "...and $framesok with perf's frames ($named frames named that perf leaves [unknown])" \
+		[ $((framesok * 100)) -ge $((total * 99)) ]
+else
+	skips 2 "no perf.data of perf's to compare with"
+fi
+
 done_testing

@@ -47,7 +47,11 @@ awk -v syms="$WORK/syms" '
 	END { printf "%d %d %d %d %d\n", total, hot, left, right, main_ }
 ' "$WORK/g.txt" >"$WORK/g.res"
 read total hot left right reach_main <"$WORK/g.res"
-check "most samples are in work_a/b/c ($hot of $total)" [ "$hot" -gt $((total * 9 / 10)) ]
+# the work's share of split's CPU time, by its own clocks (the rest is start-up and the clocks)
+work=$(awk -F= '{ v[$1] = $2 } END { if (v["cpu_ns"] > 0) printf("%.2f", 100 * (v["work_a_ns"] + v["work_b_ns"] + v["work_c_ns"]) / v["cpu_ns"]) }' "$WORK/g.stdout")
+check "samples in work_a/b/c: $hot of $total, for split's ${work:-?}% (within $SHARE_POINTS points)" \
+	awk -v h="$hot" -v t="$total" -v w="${work:--100}" -v m=$SHARE_POINTS \
+	'BEGIN { d = (t > 0 ? 100 * h / t : 0) - w; exit !(t > 0 && d * d <= m * m) }'
 check "work_a is reached through via_left ($left) and via_right ($right)" \
 	[ "$left" -gt $((total / 10)) -a "$right" -gt $((total / 10)) ]
 check "call chains reach main ($reach_main of $total)" [ "$reach_main" -gt $((total * 9 / 10)) ]
