@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "diag.h"
+#include "output.h"
 #include "idlist.h"
 #include "evspec.h"
 #include "formats/util.h"
@@ -362,8 +363,10 @@ int cmd_record(int argc, char **argv)
 	o.argc_all = argc;
 	o.argv_all = argv;
 	rc = parse_options(argc, argv, &o);
+	/* the recording is written in place, so that a killed one is at its path: never through
+	 * a link */
 	if (rc == 0)
-		rc = kp_recorder_run(&rec, &o);
+		rc = kp_output_check_path(o.output) ? 1 : kp_recorder_run(&rec, &o);
 	else if (rc < 0)
 		rc = 0;
 	kp_evspec_free(o.evs, o.nr_evs);

@@ -26,7 +26,6 @@
 #include "formats/util.h"
 #include "child.h"
 #include "online.h"
-#include "output.h"
 #include "perf.h"
 #include "synth.h"
 #include "tracefs.h"
@@ -187,9 +186,8 @@ static int open_output(struct kp_recorder *rec)
 	const char *path = rec->o->output;
 	struct stat st;
 
-	/* written in place, so that a killed recording is at its path: never through a link */
-	if (kp_output_check_path(path))
-		return 1;
+	/* written in place, so that a killed recording is at its path: the command has refused
+	 * a symbolic link there (kp_output_check_path()) */
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		size_t n = strlen(path) + 5;
 		rec->old_path = kp_xmalloc(n);
