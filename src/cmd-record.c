@@ -292,12 +292,12 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		o->system_wide = true;
 		return 0;
 	case 'C':
-		return kp_idlist_cpus("record", optarg, &o->cpus, &o->nr_cpus);
+		return kp_cmd_cpus("record", optarg, &o->cpus, &o->nr_cpus);
 	case 'p':
-		return kp_idlist_parse("record", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
+		return kp_cmd_idlist("record", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
 				       &o->nr_pids);
 	case 't':
-		return kp_idlist_parse("record", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
+		return kp_cmd_idlist("record", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
 				       &o->nr_tids);
 	case 'u':
 		return user_pids(optarg, o);

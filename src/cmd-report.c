@@ -344,11 +344,11 @@ static int parse_opt(struct report *r, int c)
 	case OPT_NO_INLINE: r->ro.dso.inline_frames = false; return 0;
 	case OPT_NO_DEMANGLE: r->ro.dso.demangle = false; return 0;
 	case OPT_EVENT: r->ro.event_name = optarg; return 0;
-	case OPT_PID: return kp_idlist_parse("report", "--pid", optarg, false, 0, KP_MAX_PID,
+	case OPT_PID: return kp_cmd_idlist("report", "--pid", optarg, false, 0, KP_MAX_PID,
 					     &f->pids, &f->nr_pids);
-	case OPT_TID: return kp_idlist_parse("report", "--tid", optarg, false, 0, KP_MAX_PID,
+	case OPT_TID: return kp_cmd_idlist("report", "--tid", optarg, false, 0, KP_MAX_PID,
 					     &f->tids, &f->nr_tids);
-	case OPT_CPU: return kp_idlist_parse("report", "--cpu", optarg, true, 0, KP_MAX_CPUS - 1,
+	case OPT_CPU: return kp_cmd_idlist("report", "--cpu", optarg, true, 0, KP_MAX_CPUS - 1,
 					     &f->cpus, &f->nr_cpus);
 	case OPT_COMM: return add_comms(f, optarg);
 	case OPT_TIME: return parse_time(optarg, f);

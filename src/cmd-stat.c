@@ -468,7 +468,7 @@ static int parse_pids(const char *arg, struct stat_opts *o)
 
 	forget(&o->c.pids, &o->c.nr_pids);
 	o->pid_arg = arg;
-	rc = kp_idlist_parse("stat", "-p", arg, false, 1, KP_MAX_PID, &o->c.pids, &o->c.nr_pids);
+	rc = kp_cmd_idlist("stat", "-p", arg, false, 1, KP_MAX_PID, &o->c.pids, &o->c.nr_pids);
 	if (!rc && o->c.nr_pids > KP_COUNTER_MAX_PIDS)
 		rc = kp_usage_error("stat", "-p takes at most %d processes", KP_COUNTER_MAX_PIDS);
 	return rc;
@@ -479,7 +479,7 @@ static int parse_cpus(const char *arg, struct stat_opts *o)
 {
 	forget(&o->c.cpus, &o->c.nr_cpus);
 	o->cpu_arg = arg;
-	return kp_idlist_cpus("stat", arg, &o->c.cpus, &o->c.nr_cpus);
+	return kp_cmd_cpus("stat", arg, &o->c.cpus, &o->c.nr_cpus);
 }
 
 static int parse_interval(const char *arg, struct stat_opts *o)

@@ -6,6 +6,9 @@
 #ifndef KP_CMD_H
 #define KP_CMD_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct kp_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -23,5 +26,14 @@ int cmd_unwind(int argc, char **argv);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);
+
+/* kp_usage_error - "kprof <cmd>: <msg>" plus a pointer to 'kprof <cmd> --help'; returns 2. */
+int kp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* kp_cmd_idlist, kp_cmd_cpus - kp_idlist_parse() and kp_idlist_cpus() for @cmd's option:
+ * 0, or the exit code after saying what is wrong (2 for a usage error). */
+int kp_cmd_idlist(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
+		  long max, int **ids, size_t *nr);
+int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr);
 
 #endif /* KP_CMD_H */

@@ -6,12 +6,14 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "diag.h"
 #include "formats/util.h"
+#include "idlist.h"
 
 static const struct kp_cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its samples into kprof.data" },
@@ -36,6 +38,42 @@ int kp_cmd_help(const char *text)
 {
 	fputs(text, stdout);
 	return 0;
+}
+
+int kp_usage_error(const char *cmd, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fprintf(stderr, "kprof %s: %s\nsee 'kprof %s --help'\n", cmd, msg, cmd);
+	return 2;
+}
+
+static int idlist_said(const char *cmd, int rc, const char *why)
+{
+	if (!rc)
+		return 0;
+	return rc == -EINVAL ? kp_usage_error(cmd, "%s", why) : kp_error("%s", why);
+}
+
+int kp_cmd_idlist(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
+		  long max, int **ids, size_t *nr)
+{
+	char why[512];
+
+	return idlist_said(cmd, kp_idlist_parse(opt, arg, ranges, min, max, ids, nr, why,
+						sizeof(why)), why);
+}
+
+int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)
+{
+	char why[512];
+
+	return idlist_said(cmd, kp_idlist_cpus(arg, ids, nr, why, sizeof(why)), why);
 }
 
 /* Like git and perf: a failed write to stdout (a full disk, a closed pipe) is a failure. */

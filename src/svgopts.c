@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "diag.h"
 
 const char kp_svg_usage[] =

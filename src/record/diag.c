@@ -5,53 +5,64 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void vsay(const char *prefix, const char *fmt, va_list ap)
+static const char *const prefixes[] = {
+	[KP_DIAG_ERROR] = "kprof: ",
+	[KP_DIAG_WARNING] = "kprof: warning: ",
+	[KP_DIAG_NOTICE] = "kprof: ",
+	[KP_DIAG_HINT] = "hint: ",
+};
+
+static kp_diag_sink *sink;
+
+void kp_diag_set_sink(kp_diag_sink *fn)
 {
-	fflush(stdout);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	sink = fn;
 }
 
-#define SAY(prefix)                        \
+static void vsay(enum kp_diag_kind kind, const char *fmt, va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (sink) {
+		sink(kind, msg);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%s%s\n", prefixes[kind], msg);
+}
+
+#define SAY(kind)                          \
 	do {                               \
 		va_list ap;                \
 		va_start(ap, fmt);         \
-		vsay(prefix, fmt, ap);     \
+		vsay(kind, fmt, ap);       \
 		va_end(ap);                \
 	} while (0)
 
 int kp_error(const char *fmt, ...)
 {
-	SAY("kprof: ");
+	SAY(KP_DIAG_ERROR);
 	return 1;
 }
 
 void kp_warn(const char *fmt, ...)
 {
-	SAY("kprof: warning: ");
+	SAY(KP_DIAG_WARNING);
 }
 
 void kp_notice(const char *fmt, ...)
 {
-	SAY("kprof: ");
+	SAY(KP_DIAG_NOTICE);
 }
 
 void kp_hint(const char *fmt, ...)
 {
-	SAY("hint: ");
-}
-
-int kp_usage_error(const char *cmd, const char *fmt, ...)
-{
-	fprintf(stderr, "kprof %s: ", cmd);
-	SAY("");
-	fprintf(stderr, "see 'kprof %s --help'\n", cmd);
-	return 2;
+	SAY(KP_DIAG_HINT);
 }
 
 noreturn void kp_die(const char *fmt, ...)
 {
-	SAY("kprof: ");
+	SAY(KP_DIAG_ERROR);
 	exit(1);
 }

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "formats/util.h"
-#include "diag.h"
 #include "perf.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -31,8 +32,8 @@ static bool number(const char **p, long min, long max, long *v)
 	return true;
 }
 
-int kp_idlist_parse(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
-		    long max, int **ids, size_t *nr)
+int kp_idlist_parse(const char *opt, const char *arg, bool ranges, long min, long max,
+		    int **ids, size_t *nr, char *why, size_t size)
 {
 	const char *p = arg;
 	size_t n = *nr, k = 0;
@@ -62,7 +63,8 @@ int kp_idlist_parse(const char *cmd, const char *opt, const char *arg, bool rang
 	}
 	if (n == *nr) {
 		free(v);
-		return kp_usage_error(cmd, "%s needs a value", opt);
+		snprintf(why, size, "%s needs a value", opt);
+		return -EINVAL;
 	}
 	qsort(v, n, sizeof(*v), cmp_int);
 	for (size_t i = 0; i < n; i++)
@@ -74,8 +76,9 @@ int kp_idlist_parse(const char *cmd, const char *opt, const char *arg, bool rang
 	return 0;
 bad:
 	free(v);
-	return kp_usage_error(cmd, "%s takes %s from %ld to %ld, not '%s'", opt,
-			      ranges ? "numbers and ranges (0-3,6)" : "numbers", min, max, arg);
+	snprintf(why, size, "%s takes %s from %ld to %ld, not '%s'", opt,
+		 ranges ? "numbers and ranges (0-3,6)" : "numbers", min, max, arg);
+	return -EINVAL;
 }
 
 /* The first of @ids (of @nr) that is not among the @nr_online CPUs of @online, or -1. */
@@ -91,7 +94,7 @@ static int offline(const int *ids, size_t nr, const int *online, int nr_online)
 	return -1;
 }
 
-int kp_idlist_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)
+int kp_idlist_cpus(const char *arg, int **ids, size_t *nr, char *why, size_t size)
 {
 	int online[KP_MAX_CPUS], n = kp_cpus_online(online, KP_MAX_CPUS), cpu;
 	int *v = kp_xmalloc((*nr + 1) * sizeof(*v));
@@ -99,11 +102,15 @@ int kp_idlist_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)
 	int rc;
 
 	memcpy(v, *ids ? *ids : v, *nr * sizeof(*v));
-	rc = kp_idlist_parse(cmd, "-C", arg, true, 0, KP_MAX_CPUS - 1, &v, &k);
-	if (!rc && n <= 0)
-		rc = kp_error("cannot read the online CPUs: %s", strerror(n ? -n : EINVAL));
-	if (!rc && (cpu = offline(v, k, online, n)) >= 0)
-		rc = kp_usage_error(cmd, "CPU %d is not online", cpu);
+	rc = kp_idlist_parse("-C", arg, true, 0, KP_MAX_CPUS - 1, &v, &k, why, size);
+	if (!rc && n <= 0) {
+		rc = n ? n : -EIO;
+		snprintf(why, size, "cannot read the online CPUs: %s", strerror(-rc));
+	}
+	if (!rc && (cpu = offline(v, k, online, n)) >= 0) {
+		rc = -EINVAL;
+		snprintf(why, size, "CPU %d is not online", cpu);
+	}
 	if (rc) {
 		free(v);
 		return rc;
