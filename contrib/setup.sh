@@ -15,11 +15,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages="build-essential autoconf automake pkg-config
 	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev libiberty-dev
-	libtraceevent-dev
+	libtraceevent-dev zlib1g-dev
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
-check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3"
+check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3 golang-go"
 optional_packages="chromium"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop

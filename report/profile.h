@@ -96,6 +96,8 @@ struct kp_profile {
 	struct kp_hash map_ids;		/* path << 32 | build-id (strtab ids) -> map */
 	bool addrs;			/* locations keep their addresses and maps */
 	uint64_t t_first, t_last;	/* ns: the first and last sample's time, 0 unknown */
+	uint64_t wall_first;		/* t_first as wall-clock ns since the epoch (to the
+					 * second the recording knows), 0 unknown */
 	struct kp_weight *self;	/* [node * nr_events + event] */
 	size_t cap_self;
 	/* filled by kp_profile_finish() */

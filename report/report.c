@@ -139,6 +139,8 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 		return rc;
 	if (!r->ready)
 		start_profile(r);
+	if (r->s.wall_at_mono && r->prof.t_first)
+		r->prof.wall_first = (uint64_t)((int64_t)r->prof.t_first + r->s.wall_at_mono);
 	kp_profile_finish(&r->prof);
 	return 0;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "session.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "formats/perfdata.h"
@@ -22,6 +24,7 @@ void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
 	kp_hash_init(&s->thread_ids);
 	kp_order_init(&s->order);
 	s->dso_opts = *dso_opts;
+	s->meta_wall_ns = s->meta_mono_ns = -1;
 	kp_session_set_symfs(s, "");
 }
 
@@ -213,6 +216,28 @@ const char *kp_session_jit(struct kp_session *s, struct kp_proc *proc, uint64_t 
 	if (!proc->jit.loaded)
 		kp_perfmap_load(&proc->jit, s->jit_dir, proc->pid);
 	return kp_perfmap_lookup(&proc->jit, addr);
+}
+
+/* META start-time ("2026-12-02T06:00:00Z") and start-monotonic-ns: the record clock's place
+ * in wall-clock time. A value that does not parse leaves it unknown. */
+static void meta_clock(struct kp_session *s, const char *key, const char *value)
+{
+	struct tm tm;
+	char *end;
+
+	if (!strcmp(key, "start-time")) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(value, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (end && !*end)
+			s->meta_wall_ns = (int64_t)timegm(&tm) * 1000000000;
+	} else if (!strcmp(key, "start-monotonic-ns")) {
+		errno = 0;
+		unsigned long long v = strtoull(value, &end, 10);
+		if (!errno && end != value && !*end && v < INT64_MAX)
+			s->meta_mono_ns = (int64_t)v;
+	}
+	if (s->meta_wall_ns > 0 && s->meta_mono_ns >= 0)
+		s->wall_at_mono = s->meta_wall_ns - s->meta_mono_ns;
 }
 
 /* The map of an MMAP or MMAP2 record (only MMAP2 has a build-id), in its process. */
@@ -407,6 +432,7 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		kp_rec_meta_view(rec, &key, &value);
 		if (!strcmp(key, "kernel") && !s->kernel_release)
 			s->kernel_release = kp_xstrdup(value);
+		meta_clock(s, key, value);
 		if (!strcmp(key, "kallsyms") && !strcmp(value, KP_PERFDATA_KALLSYMS))
 			live_ksyms(s);
 		break;

@@ -93,6 +93,9 @@ struct kp_session {
 	struct kp_dsos *dsos;		/* created when the first map arrives */
 	struct kp_dso_opts dso_opts;
 	char *kernel_release;		/* META "kernel" */
+	int64_t wall_at_mono;		/* wall-clock minus record time, ns (META start-time and
+					 * start-monotonic-ns); 0 when unknown */
+	int64_t meta_wall_ns, meta_mono_ns;	/* those two, -1 until read */
 	char *live_release;		/* set when the recording stores no kernel symbols and
 					 * this machine runs another kernel (this one): its
 					 * kernel frames stay addresses */

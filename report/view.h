@@ -52,8 +52,16 @@ struct kp_view_opts {
 	bool inverted;		/* the profile was built leaf first (callee-based) */
 	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
 	const char *sort;	/* flat: comma-separated keys among comm, dso, sym */
+	unsigned labels;	/* pprof: KP_LABEL_* to give each sample */
+	const struct kp_seq *seq; /* the timeline, for a view with the timeline trait */
 	struct kp_svg_opts svg;
 };
+
+/* What a pprof sample may be labelled with (--pprof-labels). */
+#define KP_LABEL_PID	0x1
+#define KP_LABEL_TID	0x2
+#define KP_LABEL_COMM	0x4
+#define KP_LABEL_CPU	0x8
 
 /* An emitter writes the view to @out; it returns 0 or -EINVAL for bad options (after no output). */
 struct kp_view {
@@ -70,6 +78,10 @@ struct kp_view {
 	} inverted;		/* what --inverted does to it */
 	bool diff;		/* takes --diff BASE: event 0 BASE, event 1 the recording */
 	bool seq;		/* --flamechart: the stacks in time order (kp_svg_opts.seq) */
+	bool timeline;		/* reads the samples in time order, with their threads and
+				 * CPUs (kp_view_opts.seq) */
+	bool addrs;		/* reads locations with addresses and the mappings */
+	bool binary;		/* not text: never written to a terminal */
 };
 
 extern const struct kp_view kp_views[];
@@ -82,6 +94,7 @@ int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_pprof(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 

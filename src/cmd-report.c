@@ -43,6 +43,8 @@ static const char report_usage[] =
 	"      --percent-limit P  tree: hide entries below P percent\n"
 	"      --sort KEYS        flat: group by comm, dso and/or sym (default sym)\n"
 	"      --annotate         folded: suffix kernel frames _[k], inlined _[i], JIT _[j]\n"
+	"      --pprof-labels L   pprof: label each sample with some of pid,tid,comm,cpu (the\n"
+	"                         default is all four), or none\n"
 	"      --srcline          show file:line of each frame\n"
 	"      --no-inline        do not expand inlined functions\n"
 	"      --no-demangle      keep C++ and Rust names mangled\n"
@@ -195,6 +197,10 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 				kp_report_warnings(rep, true, false, say_in, out);
 		}
 		r->vo.event = e;
+		if (!text && !kp_profile_total(&rep->prof, 0, e)->count)
+			kp_notice("'%s' has no samples of %s%s: the %s output is an empty profile",
+				  r->ro.input, s->evl.ev[e].name,
+				  rep->filtered ? " that pass the filters" : "", r->view->name);
 		rc = r->view->emit(&rep->prof, &r->vo, out);
 	}
 	r->vo.svg.countname = countname;
@@ -242,7 +248,7 @@ static int run(struct report *r)
 	if (r->progress_shown)
 		fputc('\n', stderr);
 	if (!rc) {
-		r->vo.svg.seq = r->ro.seq ? &rep.seq : NULL;
+		r->vo.svg.seq = r->vo.seq = r->ro.seq ? &rep.seq : NULL;
 		rc = output(r, &rep);
 	}
 	kp_report_release(&rep);
@@ -255,7 +261,7 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT,
+	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_PPROF_LABELS,
 };
 
 static const struct option long_opts[] = {
@@ -286,6 +292,7 @@ static const struct option long_opts[] = {
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "pprof-labels", required_argument, NULL, OPT_PPROF_LABELS },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -312,6 +319,31 @@ static int add_comms(struct kp_report_filter *f, const char *list)
 	}
 	free(copy);
 	return 0;
+}
+
+static int parse_labels(struct report *r, const char *list)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "pid", KP_LABEL_PID }, { "tid", KP_LABEL_TID }, { "comm", KP_LABEL_COMM },
+		{ "cpu", KP_LABEL_CPU },
+	};
+	char *copy = kp_xstrdup(list), *save = NULL, *tok;
+	int rc = 0;
+
+	r->vo.labels = 0;
+	if (strcmp(list, "none"))
+		for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+			size_t i = 0;
+			while (i < ARRAY_SIZE(names) && strcmp(names[i].name, tok))
+				i++;
+			if (i < ARRAY_SIZE(names))
+				r->vo.labels |= names[i].bit;
+			else
+				rc = kp_usage_error("report", "--pprof-labels takes pid, tid, comm "
+						    "and cpu, or none, not '%s'", tok);
+		}
+	free(copy);
+	return rc;
 }
 
 static int parse_limit(struct report *r, const char *s)
@@ -358,6 +390,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
+	case OPT_PPROF_LABELS: return parse_labels(r, optarg);
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "period") && strcmp(optarg, "samples"))
@@ -384,7 +417,7 @@ static int check_color(struct report *r)
 	return 0;
 }
 
-/* What the view's traits make of --inverted, --diff and --flamechart. */
+/* What the view's traits make of --inverted, --diff, --flamechart and the output. */
 static int apply_traits(struct report *r)
 {
 	const struct kp_view *v = r->view;
@@ -398,7 +431,11 @@ static int apply_traits(struct report *r)
 	r->ro.reverse = r->ro.reverse || r->vo.inverted;
 	if (r->diff_base && (!v->diff || r->vo.inverted))
 		return kp_usage_error("report", "--diff applies to the caller --tree");
-	r->ro.seq = v->seq && r->vo.svg.flamechart;
+	r->ro.seq = (v->seq && r->vo.svg.flamechart) || (v->timeline && r->vo.labels);
+	r->ro.addrs = v->addrs;
+	if (v->binary && !r->output && isatty(STDOUT_FILENO))
+		return kp_usage_error("report", "--format %s writes binary data: give -o FILE",
+				      v->name);
 	return 0;
 }
 
@@ -412,6 +449,7 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->ro.filter.t_end = UINT64_MAX;
 	r->color = "auto";
 	r->stderr_tty = -1;
+	r->vo.labels = KP_LABEL_PID | KP_LABEL_TID | KP_LABEL_COMM | KP_LABEL_CPU;
 	kp_svg_opts_init(&r->vo.svg);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", long_opts, NULL)) != -1) {

@@ -58,6 +58,10 @@ check "report --cpu 1-1,1 is --cpu 1" cmp -s "$WORK/cpu-range" "$g/expected/filt
 check "report --pid beyond the kernel's largest pid is a usage error" \
 	sh -c "[ $? -eq 2 ] && grep -q 'from 0 to 4194304' '$WORK/pid-range'"
 case_ tree-diff --tree --diff basic2.kprof
+# pprof: the protobuf inside the gzip (whose bytes are zlib's business), against its golden
+(cd "$g" && "$KPROF" report -i basic.kprof --symfs root --format pprof | gzip -dc) >"$WORK/pprof.pb"
+[ -n "${KPROF_BLESS:-}" ] && cp "$WORK/pprof.pb" "$g/expected/pprof.pb"
+check "golden pprof.pb: kprof report --format pprof, decompressed" cmp "$g/expected/pprof.pb" "$WORK/pprof.pb"
 case_ flame.svg --svg --no-js --hash
 case_ icicle-blue.svg --svg --no-js --hash --inverted --colors blue --title "<icicle> & co"
 case_ reverse.svg --svg --no-js --hash --reverse --minwidth 50
