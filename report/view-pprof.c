@@ -13,6 +13,7 @@
  * root of kprof's stacks is not a frame here: it is the comm label.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -47,6 +48,45 @@ struct pprof {
 	uint64_t nr_locs, nr_funcs;
 	uint64_t *stack;
 	size_t cap_stack;
+};
+
+static unsigned labels(const struct kp_view_opts *o)
+{
+	return KP_LABEL_ALL & ~o->no_labels;
+}
+
+static const struct { const char *name; unsigned bit; } label_names[] = {
+	{ "pid", KP_LABEL_PID }, { "tid", KP_LABEL_TID }, { "comm", KP_LABEL_COMM },
+	{ "cpu", KP_LABEL_CPU },
+};
+
+/* --pprof-labels: some of pid,tid,comm,cpu, or none */
+static int parse_labels(struct kp_view_opts *o, const char *arg, char *why, size_t size)
+{
+	unsigned want = 0;
+	const char *p = arg;
+
+	while (strcmp(arg, "none") && *p) {
+		size_t n = strcspn(p, ","), i = 0;
+		while (i < ARRAY_SIZE(label_names) &&
+		       (strlen(label_names[i].name) != n || strncmp(label_names[i].name, p, n)))
+			i++;
+		if (i == ARRAY_SIZE(label_names)) {
+			snprintf(why, size, "--pprof-labels takes pid, tid, comm and cpu, or none, "
+					    "not '%.*s'", (int)n, p);
+			return -EINVAL;
+		}
+		want |= label_names[i].bit;
+		p += n + (p[n] == ',');
+	}
+	o->no_labels = KP_LABEL_ALL & ~want;
+	return 0;
+}
+
+const struct kp_view_option kp_pprof_options[] = {
+	{ "pprof-labels", "L", "labels: some of pid,tid,comm,cpu (default all), or none",
+	  parse_labels },
+	{ NULL, NULL, NULL, NULL },
 };
 
 /* A string's index in the string table, added on first use. */
@@ -177,19 +217,19 @@ static void sample(struct pprof *pp, uint32_t node, uint64_t count, uint64_t wei
 {
 	size_t n = stack(pp, node), at;
 	uint64_t values[2] = { count, weight };
-	uint64_t comm = e && (pp->o->labels & KP_LABEL_COMM) ? str_id(pp, e->comm) : 0;
+	uint64_t comm = e && (labels(pp->o) & KP_LABEL_COMM) ? str_id(pp, e->comm) : 0;
 
 	at = kp_pb_begin(&pp->b, P_SAMPLE);
 	kp_pb_packed(&pp->b, S_LOCATION_ID, pp->stack, n);
 	kp_pb_packed(&pp->b, S_VALUE, values, 2);
 	if (e) {
-		if (pp->o->labels & KP_LABEL_PID)
+		if (labels(pp->o) & KP_LABEL_PID)
 			label(pp, "pid", 0, e->pid, false);
-		if (pp->o->labels & KP_LABEL_TID)
+		if (labels(pp->o) & KP_LABEL_TID)
 			label(pp, "tid", 0, e->tid, false);
-		if (pp->o->labels & KP_LABEL_COMM)
+		if (labels(pp->o) & KP_LABEL_COMM)
 			label(pp, "comm", comm, 0, true);
-		if (pp->o->labels & KP_LABEL_CPU)
+		if (labels(pp->o) & KP_LABEL_CPU)
 			label(pp, "cpu", 0, e->cpu, false);
 	}
 	kp_pb_end(&pp->b, at);
@@ -199,7 +239,7 @@ static void sample(struct pprof *pp, uint32_t node, uint64_t count, uint64_t wei
 static void samples_labelled(struct pprof *pp)
 {
 	const struct kp_seq *seq = pp->o->seq;
-	unsigned lb = pp->o->labels;
+	unsigned lb = labels(pp->o);
 	struct kp_hash ids;
 	struct kp_seq_ent *agg = NULL;
 	size_t nr = 0, cap = 0;
@@ -243,7 +283,7 @@ static void samples(struct pprof *pp)
 {
 	const struct kp_profile *p = pp->p;
 
-	if (pp->o->labels && pp->o->seq) {
+	if (labels(pp->o) && pp->o->seq) {
 		samples_labelled(pp);
 		return;
 	}

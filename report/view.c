@@ -15,7 +15,8 @@ const struct kp_view kp_views[] = {
 	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
 	  .inverted = KP_INVERTED_ICICLE, .seq = true },
 	{ "pprof", kp_view_pprof, "pprof's profile.proto, gzipped: go tool pprof, Pyroscope, Parca",
-	  .one_event = true, .timeline = true, .addrs = true, .binary = true },
+	  .one_event = true, .timeline = true, .addrs = true, .binary = true,
+	  .options = kp_pprof_options },
 };
 const size_t kp_nr_views = ARRAY_SIZE(kp_views);
 

@@ -52,7 +52,7 @@ struct kp_view_opts {
 	bool inverted;		/* the profile was built leaf first (callee-based) */
 	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
 	const char *sort;	/* flat: comma-separated keys among comm, dso, sym */
-	unsigned labels;	/* pprof: KP_LABEL_* to give each sample */
+	unsigned no_labels;	/* pprof: KP_LABEL_* left out of each sample (0: all) */
 	const struct kp_seq *seq; /* the timeline, for a view with the timeline trait */
 	struct kp_svg_opts svg;
 };
@@ -62,6 +62,17 @@ struct kp_view_opts {
 #define KP_LABEL_TID	0x2
 #define KP_LABEL_COMM	0x4
 #define KP_LABEL_CPU	0x8
+#define KP_LABEL_ALL	0xf
+
+/*
+ * An option of one view, which `kprof report` offers as --NAME ARG and lists in its usage:
+ * @parse sets it in the view's options from @arg, and returns 0 or -EINVAL with @why (of
+ * @size bytes) saying what is wrong.
+ */
+struct kp_view_option {
+	const char *name, *arg, *help;
+	int (*parse)(struct kp_view_opts *o, const char *arg, char *why, size_t size);
+};
 
 /* An emitter writes the view to @out; it returns 0 or -EINVAL for bad options (after no output). */
 struct kp_view {
@@ -82,6 +93,7 @@ struct kp_view {
 				 * CPUs (kp_view_opts.seq) */
 	bool addrs;		/* reads locations with addresses and the mappings */
 	bool binary;		/* not text: never written to a terminal */
+	const struct kp_view_option *options; /* its own, NULL-name terminated (or NULL) */
 };
 
 extern const struct kp_view kp_views[];
@@ -95,6 +107,7 @@ int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_pprof(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+extern const struct kp_view_option kp_pprof_options[];
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 

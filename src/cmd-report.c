@@ -43,8 +43,7 @@ static const char report_usage[] =
 	"      --percent-limit P  tree: hide entries below P percent\n"
 	"      --sort KEYS        flat: group by comm, dso and/or sym (default sym)\n"
 	"      --annotate         folded: suffix kernel frames _[k], inlined _[i], JIT _[j]\n"
-	"      --pprof-labels L   pprof: label each sample with some of pid,tid,comm,cpu (the\n"
-	"                         default is all four), or none\n"
+
 	"      --srcline          show file:line of each frame\n"
 	"      --no-inline        do not expand inlined functions\n"
 	"      --no-demangle      keep C++ and Rust names mangled\n"
@@ -62,14 +61,15 @@ static const char report_usage[] =
 	"      --symfs DIR        look for binaries (and /tmp/perf-PID.map files) under DIR\n"
 	"      --unwinder LIB     unwind --call-graph dwarf stack copies with libdw (the\n"
 	"                         default) or libunwind\n"
-	"  -h, --help             this text\n"
-	"\n";
+	"  -h, --help             this text\n";
 
 struct report {
 	const char *output, *diff_base, *color;
 	const struct kp_view *view;
 	struct kp_view_opts vo;
 	struct kp_report_opts ro;
+	const struct kp_view_option *view_opt;	/* the last view option given, */
+	const struct kp_view *view_opt_of;	/* which is this view's */
 	bool stats;
 	/* progress on a terminal */
 	struct timespec t0;
@@ -261,7 +261,8 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_PPROF_LABELS,
+	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT,
+	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
 static const struct option long_opts[] = {
@@ -292,7 +293,6 @@ static const struct option long_opts[] = {
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
-	{ "pprof-labels", required_argument, NULL, OPT_PPROF_LABELS },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -319,31 +319,6 @@ static int add_comms(struct kp_report_filter *f, const char *list)
 	}
 	free(copy);
 	return 0;
-}
-
-static int parse_labels(struct report *r, const char *list)
-{
-	static const struct { const char *name; unsigned bit; } names[] = {
-		{ "pid", KP_LABEL_PID }, { "tid", KP_LABEL_TID }, { "comm", KP_LABEL_COMM },
-		{ "cpu", KP_LABEL_CPU },
-	};
-	char *copy = kp_xstrdup(list), *save = NULL, *tok;
-	int rc = 0;
-
-	r->vo.labels = 0;
-	if (strcmp(list, "none"))
-		for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-			size_t i = 0;
-			while (i < ARRAY_SIZE(names) && strcmp(names[i].name, tok))
-				i++;
-			if (i < ARRAY_SIZE(names))
-				r->vo.labels |= names[i].bit;
-			else
-				rc = kp_usage_error("report", "--pprof-labels takes pid, tid, comm "
-						    "and cpu, or none, not '%s'", tok);
-		}
-	free(copy);
-	return rc;
 }
 
 static int parse_limit(struct report *r, const char *s)
@@ -390,7 +365,6 @@ static int parse_opt(struct report *r, int c)
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
-	case OPT_PPROF_LABELS: return parse_labels(r, optarg);
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "period") && strcmp(optarg, "samples"))
@@ -431,11 +405,70 @@ static int apply_traits(struct report *r)
 	r->ro.reverse = r->ro.reverse || r->vo.inverted;
 	if (r->diff_base && (!v->diff || r->vo.inverted))
 		return kp_usage_error("report", "--diff applies to the caller --tree");
-	r->ro.seq = (v->seq && r->vo.svg.flamechart) || (v->timeline && r->vo.labels);
+	r->ro.seq = (v->seq && r->vo.svg.flamechart) || v->timeline;
+	if (r->view_opt && r->view_opt_of != v)
+		return kp_usage_error("report", "--%s applies to --format %s", r->view_opt->name,
+				      r->view_opt_of->name);
 	r->ro.addrs = v->addrs;
 	if (v->binary && !r->output && isatty(STDOUT_FILENO))
 		return kp_usage_error("report", "--format %s writes binary data: give -o FILE",
 				      v->name);
+	return 0;
+}
+
+/* The views' own options (kp_view.options), numbered from OPT_VIEW_FIRST in table order. */
+static const struct kp_view_option *view_opt(size_t k, const struct kp_view **of)
+{
+	for (size_t v = 0; v < kp_nr_views; v++)
+		for (const struct kp_view_option *o = kp_views[v].options; o && o->name; o++)
+			if (!k--) {
+				*of = &kp_views[v];
+				return o;
+			}
+	return NULL;
+}
+
+/* long_opts followed by every view's options; built once. */
+static const struct option *all_opts(void)
+{
+	static struct option *all;
+	const struct kp_view *of;
+	size_t n = ARRAY_SIZE(long_opts) - 1, k = 0;
+
+	if (all)
+		return all;
+	while (view_opt(k, &of))
+		k++;
+	all = kp_xcalloc(n + k + 1, sizeof(*all));
+	memcpy(all, long_opts, n * sizeof(*all));
+	for (size_t i = 0; i < k; i++)
+		all[n + i] = (struct option){ view_opt(i, &of)->name, required_argument, NULL,
+					      OPT_VIEW_FIRST + (int)i };
+	return all;
+}
+
+static int parse_view_opt(struct report *r, size_t k)
+{
+	const struct kp_view_option *o = view_opt(k, &r->view_opt_of);
+	char why[512];
+
+	r->view_opt = o;
+	return o->parse(&r->vo, optarg, why, sizeof(why)) ? kp_usage_error("report", "%s", why) : 0;
+}
+
+/* The views' options in the usage, after the common ones; returns 0. */
+static int view_usage(void)
+{
+	const struct kp_view *of;
+	const struct kp_view_option *o;
+	char left[64];
+
+	printf("\noptions of one format:\n");
+	for (size_t k = 0; (o = view_opt(k, &of)); k++) {
+		snprintf(left, sizeof(left), "--%s %s", o->name, o->arg);
+		printf("      %-18s %s: %s\n", left, of->name, o->help);
+	}
+	putchar('\n');
 	return 0;
 }
 
@@ -449,13 +482,12 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->ro.filter.t_end = UINT64_MAX;
 	r->color = "auto";
 	r->stderr_tty = -1;
-	r->vo.labels = KP_LABEL_PID | KP_LABEL_TID | KP_LABEL_COMM | KP_LABEL_CPU;
 	kp_svg_opts_init(&r->vo.svg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:h", all_opts(), NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(report_usage) + kp_cmd_help(kp_svg_usage) - 1;
-		if ((rc = parse_opt(r, c)))
+			return kp_cmd_help(report_usage) + view_usage() + kp_cmd_help(kp_svg_usage) - 1;
+		if ((rc = c >= OPT_VIEW_FIRST ? parse_view_opt(r, c - OPT_VIEW_FIRST) : parse_opt(r, c)))
 			return rc;
 	}
 	if (optind < argc)

@@ -40,7 +40,7 @@ static void views(struct kp_report *r, FILE *out)
 			vo.svg.no_js = true;
 			vo.svg.flamechart = kp_views[v].seq && (e & 1);
 			vo.svg.seq = vo.seq = &r->seq;
-			vo.labels = e & 1 ? KP_LABEL_PID | KP_LABEL_TID | KP_LABEL_COMM | KP_LABEL_CPU : 0;
+			vo.no_labels = e & 1 ? 0 : KP_LABEL_ALL;
 			vo.by_samples = v & 1;
 			kp_report_print_header(r, e, out);
 			kp_views[v].emit(&r->prof, &vo, out);

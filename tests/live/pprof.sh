@@ -98,6 +98,12 @@ pprof -tags "$WORK/nolab.pb.gz" >"$WORK/tags.none"
 pprof -tags "$WORK/two.pb.gz" >"$WORK/tags"
 check "--pprof-labels none: no tags; by default pid, tid, comm and cpu" \
 	[ "$(grep -c ': Total' "$WORK/tags.none")" -eq 0 -a "$(grep -c ': Total' "$WORK/tags")" -eq 4 ]
+"$KPROF" report -i "$WORK/two.kprof" --tree --pprof-labels pid >/dev/null 2>"$WORK/lab.err"
+check "--pprof-labels with another format is a usage error" \
+	[ $? -eq 2 -a "$(grep -c 'applies to --format pprof' "$WORK/lab.err")" -eq 1 ]
+"$KPROF" report -i "$WORK/two.kprof" --format pprof --pprof-labels pid,pod -o "$WORK/x" 2>"$WORK/lab.err"
+check "an unknown label is a usage error that names it" \
+	[ $? -eq 2 -a "$(grep -c "not 'pod'" "$WORK/lab.err")" -eq 1 -a ! -e "$WORK/x" ]
 pprof_top "$WORK/nolab.pb.gz" >"$WORK/top.nolab"
 check "and the same -top listing" cmp -s "$WORK/top" "$WORK/top.nolab"
 
