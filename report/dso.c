@@ -839,6 +839,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 
 		*f = chain[i];
 		f->func = intern_func(t, chain[i].func);
+		f->sys = intern(t, chain[i].func ? chain[i].func : "??");
 		f->file = intern(t, chain[i].file);
 		f->off = sym ? vaddr + d->bias - sym->addr : UINT64_MAX;
 	}

@@ -45,6 +45,7 @@ const char *kp_dso_status_str(enum kp_dso_status s);
 /**
  * struct kp_sym_frame - one frame at an address
  * @func:    function name, demangled if asked; NULL when no symbol covers the address
+ * @sys:     the same as the binary spells it (mangled, pprof's system name)
  * @file:    source file (with opts.srcline and DWARF line info), else NULL
  * @line:    source line, 0 if unknown
  * @inlined: this frame was inlined into the next one in the array
@@ -55,6 +56,7 @@ const char *kp_dso_status_str(enum kp_dso_status s);
  */
 struct kp_sym_frame {
 	const char *func;
+	const char *sys;
 	const char *file;
 	uint32_t line;
 	bool inlined;

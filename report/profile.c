@@ -83,14 +83,15 @@ static bool same_loc(const void *ctx, uint64_t id)
 	const struct kp_loc *b = &((const struct want_loc *)ctx)->p->locs[id];
 
 	return a->func == b->func && a->file == b->file && a->line == b->line &&
-	       a->flags == b->flags && a->map == b->map && a->addr == b->addr;
+	       a->flags == b->flags && a->map == b->map && a->addr == b->addr && a->sys == b->sys;
 }
 
 uint32_t kp_profile_loc_at(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
-			   uint32_t flags, uint32_t map, uint64_t addr)
+			   uint32_t flags, uint32_t map, uint64_t addr, uint32_t sys)
 {
-	struct want_loc want = { p, { func, file, line, flags, map, addr } };
-	uint64_t words[] = { (uint64_t)func << 32 | file, (uint64_t)line << 32 | flags, map, addr };
+	struct want_loc want = { p, { func, file, line, flags, map, sys, addr } };
+	uint64_t words[] = { (uint64_t)func << 32 | file, (uint64_t)line << 32 | flags,
+			     (uint64_t)map << 32 | sys, addr };
 	uint64_t key = kp_hash_words(words, ARRAY_SIZE(words), 2);
 	uint64_t *id = kp_hash_find(&p->loc_ids, &key, same_loc, &want);
 
@@ -105,7 +106,7 @@ uint32_t kp_profile_loc_at(struct kp_profile *p, uint32_t func, uint32_t file, u
 uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
 			uint32_t flags)
 {
-	return kp_profile_loc_at(p, func, file, line, flags, 0, 0);
+	return kp_profile_loc_at(p, func, file, line, flags, 0, 0, 0);
 }
 
 uint32_t kp_profile_map(struct kp_profile *p, uint32_t path, uint32_t build_id, uint64_t start,
@@ -231,7 +232,7 @@ static uint32_t loc_from(struct kp_profile *dst, const struct kp_profile *src, u
 	uint32_t map = map_from(dst, src, l->map);
 
 	return kp_profile_loc_at(dst, func, intern_from(dst, src, l->file), l->line, l->flags,
-				 map, map ? l->addr : 0);
+				 map, map ? l->addr : 0, map ? intern_from(dst, src, l->sys) : 0);
 }
 
 void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_profile *src,

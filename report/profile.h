@@ -40,6 +40,8 @@ struct kp_loc {
 	uint32_t line;
 	uint32_t flags;		/* KP_LOC_* */
 	uint32_t map;		/* index into kp_profile.maps, 0 for none (or no addresses) */
+	uint32_t sys;		/* with addresses: the function's name as its binary spells it
+				 * (mangled), 0 when that is its name */
 	uint64_t addr;		/* in the map's address space (see kp_mapping), the call's address
 				 * for a return address; 0 without addresses */
 };
@@ -112,9 +114,10 @@ void kp_profile_release(struct kp_profile *p);
 uint32_t kp_profile_func(struct kp_profile *p, uint32_t name, uint32_t dso, uint32_t flags);
 uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
 			uint32_t flags);
-/* kp_profile_loc_at - the same at @addr of @map (both 0 for kp_profile_loc()). */
+/* kp_profile_loc_at - the same at @addr of @map, its function called @sys in the binary
+ * (all 0 for kp_profile_loc()). */
 uint32_t kp_profile_loc_at(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
-			   uint32_t flags, uint32_t map, uint64_t addr);
+			   uint32_t flags, uint32_t map, uint64_t addr, uint32_t sys);
 
 /*
  * kp_profile_map - the mapping of @path with @build_id (strtab ids), created with @start,

@@ -73,7 +73,7 @@ static uint32_t single(struct kp_resolver *r, const char *name, uint32_t dso, ui
 	struct kp_profile *p = r->p;
 	uint32_t f = kp_profile_func(p, kp_strtab_intern(&r->s->strs, name), dso, flags);
 
-	return kp_profile_loc_at(p, f, 0, 0, flags, at.map, at.addr);
+	return kp_profile_loc_at(p, f, 0, 0, flags, at.map, at.addr, 0);
 }
 
 /* An address as it is, in the map called @name, which grows to cover it. */
@@ -151,7 +151,9 @@ static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint6
 		uint32_t f = kp_profile_func(r->p, kp_strtab_intern(&r->s->strs, fr[i].func),
 					     sd->short_name, 0);
 		uint32_t file = fr[i].file ? kp_strtab_intern(&r->s->strs, fr[i].file) : 0;
-		locs[i] = kp_profile_loc_at(r->p, f, file, fr[i].line, flags, at.map, at.addr);
+		uint32_t sys = at.map && strcmp(fr[i].sys, fr[i].func)
+				       ? kp_strtab_intern(&r->s->strs, fr[i].sys) : 0;
+		locs[i] = kp_profile_loc_at(r->p, f, file, fr[i].line, flags, at.map, at.addr, sys);
 	}
 	return add_run(r, locs, (uint32_t)n);
 }
@@ -169,7 +171,7 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 		r->st.unnamed++;
 		tmp[0] = 1;
 		tmp[1] = r->p->addrs ? kp_profile_loc_at(r->p, r->p->locs[r->unknown_loc].func, 0, 0,
-							 KP_LOC_UNNAMED, 0, addr)
+							 KP_LOC_UNNAMED, 0, addr, 0)
 				     : r->unknown_loc;
 		return tmp;
 	}

@@ -44,7 +44,7 @@ struct pprof {
 	struct kp_hash str_ids;	/* strtab id + 1, or a literal's address -> string index */
 	uint64_t nr_strs;
 	struct kp_hash loc_ids;	/* a location's outermost node's loc -> Location id */
-	struct kp_hash func_ids;	/* kp func -> Function id */
+	struct kp_hash func_ids;	/* kp func << 32 | system name -> Function id */
 	uint64_t nr_locs, nr_funcs;
 	uint64_t *stack;
 	size_t cap_stack;
@@ -114,18 +114,18 @@ static uint64_t str_lit(struct pprof *pp, const char *s)
 
 static uint64_t function(struct pprof *pp, const struct kp_loc *l)
 {
-	uint64_t *id = kp_hash_get(&pp->func_ids, l->func);
+	uint64_t key = (uint64_t)l->func << 32 | l->sys, *id = kp_hash_get(&pp->func_ids, key);
 	const struct kp_func *f = &pp->p->funcs[l->func];
 	uint64_t name = str_id(pp, f->name), file = str_id(pp, l->file);
 	size_t at;
 
 	if (id)
 		return *id;
-	kp_hash_put(&pp->func_ids, l->func, ++pp->nr_funcs);
+	kp_hash_put(&pp->func_ids, key, ++pp->nr_funcs);
 	at = kp_pb_begin(&pp->b, P_FUNCTION);
 	kp_pb_u64(&pp->b, F_ID, pp->nr_funcs);
 	kp_pb_u64(&pp->b, F_NAME, name);
-	kp_pb_u64(&pp->b, F_SYSTEM_NAME, name);
+	kp_pb_u64(&pp->b, F_SYSTEM_NAME, l->sys ? str_id(pp, l->sys) : name);
 	kp_pb_u64(&pp->b, F_FILENAME, file);
 	kp_pb_end(&pp->b, at);
 	return pp->nr_funcs;
