@@ -15,6 +15,7 @@
  *   work_a_ns=A   (via_left and via_right)
  *   work_b_ns=B
  *   work_c_ns=C
+ *   pid=P         (its process, to pick its samples out of a system-wide recording)
  *
  * A busy machine (a hyperthread sibling's load, a host's) changes how long an iteration takes,
  * and not always alike for the three, so the tests compare with these times, not with 60/30/10.
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "split.h"
 
@@ -86,8 +88,8 @@ int main(int argc, char **argv)
 
 		SPLIT_ROUND_THEN(lap(&t, &a, cost), lap(&t, &b, cost), lap(&t, &c, cost));
 	}
-	printf("cpu_ns=%llu\nwork_a_ns=%llu\nwork_b_ns=%llu\nwork_c_ns=%llu\n",
+	printf("cpu_ns=%llu\nwork_a_ns=%llu\nwork_b_ns=%llu\nwork_c_ns=%llu\npid=%d\n",
 	       (unsigned long long)cpu_ns(), (unsigned long long)a, (unsigned long long)b,
-	       (unsigned long long)c);
+	       (unsigned long long)c, (int)getpid());
 	return 0;
 }
