@@ -14,7 +14,7 @@ cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 packages="build-essential autoconf automake pkg-config
-	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev libiberty-dev
+	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev zlib1g-dev libiberty-dev
 	libtraceevent-dev
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,

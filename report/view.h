@@ -99,6 +99,11 @@ static inline uint64_t kp_view_weight(const struct kp_view_opts *o, const struct
 double kp_view_pct(uint64_t part, uint64_t whole);
 double kp_view_pct_d(double part, double whole);
 
+/* kp_utf8_len - the length of the valid UTF-8 sequence at @s (at most @n bytes: shortest form,
+ * no surrogate, at most U+10FFFF), or 0 when the byte there starts none: the views replace it
+ * with U+FFFD. */
+size_t kp_utf8_len(const unsigned char *s, size_t n);
+
 /* kp_view_print_pct - "%6.2f%%" coloured as perf does: red from 5%, green from 0.5%. */
 void kp_view_print_pct(FILE *out, double pct, bool color);
 
