@@ -123,8 +123,8 @@ static void layout_chart(struct svg *g)
 	KP_GROW(open, cap_open, 1);
 	open[0] = (struct open_frame){ 0, add_frame(g, 0, 0, 0, 0, g->total), 0 };
 	depth = 1;
-	for (size_t i = 0; i < g->so->seq->nr; i++) {
-		const struct kp_seq_ent *e = &g->so->seq->ents[i];
+	for (size_t i = 0; i < g->o->seq->nr; i++) {
+		const struct kp_seq_ent *e = &g->o->seq->ents[i];
 		size_t n = 0, k = 1;
 		double v = g->so->milli ? e->value / 1000.0 : (double)e->value;
 
@@ -457,7 +457,7 @@ int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *
 		diff_setup(&g);
 	g.total = width_v(&g, 0);
 	g.scale = g.total > 0 ? (w - 2 * XPAD) / g.total : 0;
-	if (so->flamechart && so->seq)
+	if (so->flamechart && o->seq)
 		layout_chart(&g);
 	else
 		layout(&g, 0, 0, 0, 0);

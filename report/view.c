@@ -13,7 +13,7 @@ const struct kp_view kp_views[] = {
 	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count",
 	  .one_event = true },
 	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
-	  .inverted = KP_INVERTED_ICICLE, .seq = true },
+	  .inverted = KP_INVERTED_ICICLE, .seq = KP_SEQ_FLAMECHART },
 };
 const size_t kp_nr_views = ARRAY_SIZE(kp_views);
 

@@ -32,7 +32,6 @@ struct kp_svg_opts {
 	bool normalize;		/* diff: scale BASE to NEW's total */
 	bool negate;		/* diff: swap red and blue */
 	bool milli;		/* values are in kp_weight.period, in thousandths (folded input) */
-	const struct kp_seq *seq; /* flamechart: stacks in order */
 };
 
 /* The palette names --colors accepts, NULL-terminated. */
@@ -52,6 +51,7 @@ struct kp_view_opts {
 	bool inverted;		/* the profile was built leaf first (callee-based) */
 	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
 	const char *sort;	/* flat: comma-separated keys among comm, dso, sym */
+	const struct kp_seq *seq; /* the samples in time order, for a view whose seq trait asks */
 	struct kp_svg_opts svg;
 };
 
@@ -69,7 +69,11 @@ struct kp_view {
 		KP_INVERTED_ICICLE,	/* the picture is turned over: the root at the top */
 	} inverted;		/* what --inverted does to it */
 	bool diff;		/* takes --diff BASE: event 0 BASE, event 1 the recording */
-	bool seq;		/* --flamechart: the stacks in time order (kp_svg_opts.seq) */
+	enum kp_view_seq {
+		KP_SEQ_NO,		/* reads the call tree only */
+		KP_SEQ_FLAMECHART,	/* with --flamechart, the stacks in time order */
+		KP_SEQ_ALWAYS,		/* always reads the samples in time order */
+	} seq;			/* when it reads kp_view_opts.seq (the report's timeline) */
 };
 
 extern const struct kp_view kp_views[];

@@ -242,7 +242,7 @@ static int run(struct report *r)
 	if (r->progress_shown)
 		fputc('\n', stderr);
 	if (!rc) {
-		r->vo.svg.seq = r->ro.seq ? &rep.seq : NULL;
+		r->vo.seq = r->ro.seq ? &rep.seq : NULL;
 		rc = output(r, &rep);
 	}
 	kp_report_release(&rep);
@@ -398,7 +398,8 @@ static int apply_traits(struct report *r)
 	r->ro.reverse = r->ro.reverse || r->vo.inverted;
 	if (r->diff_base && (!v->diff || r->vo.inverted))
 		return kp_usage_error("report", "--diff applies to the caller --tree");
-	r->ro.seq = v->seq && r->vo.svg.flamechart;
+	r->ro.seq = v->seq == KP_SEQ_ALWAYS ||
+		    (v->seq == KP_SEQ_FLAMECHART && r->vo.svg.flamechart);
 	return 0;
 }
 

@@ -37,8 +37,8 @@ static void views(struct kp_report *r, FILE *out)
 
 			kp_svg_opts_init(&vo.svg);
 			vo.svg.no_js = true;
-			vo.svg.flamechart = kp_views[v].seq && (e & 1);
-			vo.svg.seq = &r->seq;
+			vo.svg.flamechart = kp_views[v].seq == KP_SEQ_FLAMECHART && (e & 1);
+			vo.seq = &r->seq;
 			vo.by_samples = v & 1;
 			kp_report_print_header(r, e, out);
 			kp_views[v].emit(&r->prof, &vo, out);
