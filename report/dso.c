@@ -61,6 +61,8 @@ struct kp_dso {
 	struct sym *syms; /* sorted by addr: libdwfl's own lookup scans every symbol */
 	size_t nr_syms, cap_syms;
 	struct kp_hash cache; /* file_off -> packed frame range */
+	uint8_t file_build_id[20]; /* the file's, read when it is checked */
+	size_t file_build_id_len;
 	size_t build_id_len;
 	uint8_t build_id[]; /* as recorded */
 };
@@ -313,14 +315,19 @@ static int file_open(struct kp_dso *d)
 }
 
 /*
- * The recorded build-id matches the file's NT_GNU_BUILD_ID note; perf-style records pad ids
- * shorter than 20 bytes with zeros, so trailing zero bytes of the recorded id are ignored.
+ * The recorded build-id matches the file's NT_GNU_BUILD_ID note, which is kept; perf-style
+ * records pad ids shorter than 20 bytes with zeros, so trailing zero bytes of the recorded id
+ * are ignored.
  */
-static bool build_id_matches(const struct kp_dso *d, Elf *elf)
+static bool build_id_matches(struct kp_dso *d, Elf *elf)
 {
 	const void *bits;
 	ssize_t len = dwelf_elf_gnu_build_id(elf, &bits);
 
+	if (len > 0 && (size_t)len <= sizeof(d->file_build_id)) { /* for kp_dso_build_id() */
+		memcpy(d->file_build_id, bits, (size_t)len);
+		d->file_build_id_len = (size_t)len;
+	}
 	if (!d->build_id_len)
 		return true;
 	if (len <= 0 || (size_t)len > d->build_id_len || memcmp(bits, d->build_id, (size_t)len))
@@ -329,6 +336,21 @@ static bool build_id_matches(const struct kp_dso *d, Elf *elf)
 		if (d->build_id[i])
 			return false;
 	return true;
+}
+
+size_t kp_dso_build_id(struct kp_dso *d, const uint8_t **bits)
+{
+	size_t len = d->build_id_len;
+
+	while (len && !d->build_id[len - 1]) /* perf-style padding */
+		len--;
+	if (len) {
+		*bits = d->build_id;
+		return len;
+	}
+	kp_dso_status(d);
+	*bits = d->file_build_id;
+	return d->file_build_id_len;
 }
 
 static bool read_loads(struct kp_dso *d, Elf *elf)

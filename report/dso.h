@@ -85,6 +85,12 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
  */
 int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *frames, int max);
 
+/*
+ * kp_dso_build_id - the DSO's build-id into *@bits (borrowed, as long as the DSO), its length
+ * the result: the recorded one, else the file's once it was read (0 when neither is known).
+ */
+size_t kp_dso_build_id(struct kp_dso *d, const uint8_t **bits);
+
 /* kp_dso_status - loads the DSO if needed and tells whether it can be used. */
 enum kp_dso_status kp_dso_status(struct kp_dso *d);
 

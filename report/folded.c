@@ -134,6 +134,10 @@ size_t kp_folded_parse(struct kp_profile *p, const char *text, size_t len,
 	uint32_t *locs = kp_xmalloc(cap * sizeof(*locs));
 	const char *p_ = text, *end = text + len;
 
+	/* a line's count is what it stands for, whatever that was: samples, as flamegraph.pl says */
+	for (size_t e = 0; e < p->nr_events; e++)
+		if (!p->events[e].name)
+			p->events[e].name = p->events[e].unit = kp_strtab_intern(p->strs, "samples");
 	while (p_ < end) {
 		const char *nl = memchr(p_, '\n', end - p_), *le = nl ? nl : end;
 		uint32_t node;

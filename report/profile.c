@@ -14,6 +14,11 @@ void kp_profile_init(struct kp_profile *p, struct kp_strtab *strs, size_t nr_eve
 	kp_hash_init(&p->func_ids);
 	kp_hash_init(&p->loc_ids);
 	kp_hash_init(&p->node_ids);
+	kp_hash_init(&p->map_ids);
+	p->events = kp_xcalloc(p->nr_events, sizeof(*p->events));
+	KP_GROW(p->maps, p->cap_maps, 1);
+	p->maps[0] = (struct kp_mapping){ 0 };
+	p->nr_maps = 1;
 	/* node 0: the root; loc 0 and func 0: "all" */
 	kp_profile_loc(p, kp_profile_func(p, kp_strtab_intern(strs, "all"), 0, 0), 0, 0, 0);
 	KP_GROW(p->nodes, p->cap_nodes, 1);
@@ -32,6 +37,9 @@ void kp_profile_release(struct kp_profile *p)
 	free(p->total);
 	free(p->first_child);
 	free(p->next_sibling);
+	free(p->events);
+	free(p->maps);
+	kp_hash_release(&p->map_ids);
 	kp_hash_release(&p->func_ids);
 	kp_hash_release(&p->loc_ids);
 	kp_hash_release(&p->node_ids);
@@ -71,24 +79,53 @@ struct want_loc {
 
 static bool same_loc(const void *ctx, uint64_t id)
 {
-	const struct want_loc *w = ctx;
+	const struct kp_loc *a = &((const struct want_loc *)ctx)->l;
+	const struct kp_loc *b = &((const struct want_loc *)ctx)->p->locs[id];
 
-	return !memcmp(&w->p->locs[id], &w->l, sizeof(w->l));
+	return a->func == b->func && a->file == b->file && a->line == b->line &&
+	       a->flags == b->flags && a->map == b->map && a->addr == b->addr;
 }
 
-uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
-			uint32_t flags)
+uint32_t kp_profile_loc_at(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
+			   uint32_t flags, uint32_t map, uint64_t addr)
 {
-	struct want_loc want = { p, { func, file, line, flags } };
-	uint64_t key = kp_hash_bytes(&want.l, sizeof(want.l), 2);
+	struct want_loc want = { p, { func, file, line, flags, map, addr } };
+	uint64_t words[] = { (uint64_t)func << 32 | file, (uint64_t)line << 32 | flags, map, addr };
+	uint64_t key = kp_hash_words(words, ARRAY_SIZE(words), 2);
 	uint64_t *id = kp_hash_find(&p->loc_ids, &key, same_loc, &want);
 
 	if (id)
 		return (uint32_t)*id;
 	KP_GROW(p->locs, p->cap_locs, p->nr_locs + 1);
-	p->locs[p->nr_locs] = (struct kp_loc){ func, file, line, flags };
+	p->locs[p->nr_locs] = want.l;
 	kp_hash_put(&p->loc_ids, key, p->nr_locs);
 	return (uint32_t)p->nr_locs++;
+}
+
+uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
+			uint32_t flags)
+{
+	return kp_profile_loc_at(p, func, file, line, flags, 0, 0);
+}
+
+uint32_t kp_profile_map(struct kp_profile *p, uint32_t path, uint32_t build_id, uint64_t start,
+			uint64_t limit, uint64_t offset, uint32_t flags)
+{
+	uint64_t *id = kp_hash_get(&p->map_ids, (uint64_t)path << 32 | build_id);
+	struct kp_mapping *m;
+
+	if (id) {
+		m = &p->maps[*id];
+		if (start < m->start)
+			m->start = start;
+		if (limit > m->limit)
+			m->limit = limit;
+		return (uint32_t)*id;
+	}
+	KP_GROW(p->maps, p->cap_maps, p->nr_maps + 1);
+	p->maps[p->nr_maps] = (struct kp_mapping){ path, build_id, start, limit, offset, flags };
+	kp_hash_put(&p->map_ids, (uint64_t)path << 32 | build_id, p->nr_maps);
+	return (uint32_t)p->nr_maps++;
 }
 
 static uint32_t node_intern(struct kp_profile *p, uint32_t parent, uint32_t loc)
@@ -172,6 +209,18 @@ static uint32_t intern_from(struct kp_profile *dst, const struct kp_profile *src
 	return id ? kp_strtab_intern(dst->strs, kp_strtab_get(src->strs, id)) : 0;
 }
 
+/* The map of @dst that is @src's @map (0 when either has no addresses). */
+static uint32_t map_from(struct kp_profile *dst, const struct kp_profile *src, uint32_t map)
+{
+	const struct kp_mapping *m = &src->maps[map];
+
+	if (!map || !dst->addrs)
+		return 0;
+	return kp_profile_map(dst, intern_from(dst, src, m->path),
+			      intern_from(dst, src, m->build_id), m->start, m->limit, m->offset,
+			      m->flags);
+}
+
 /* The location of @dst that is @src's @loc. */
 static uint32_t loc_from(struct kp_profile *dst, const struct kp_profile *src, uint32_t loc)
 {
@@ -179,8 +228,10 @@ static uint32_t loc_from(struct kp_profile *dst, const struct kp_profile *src, u
 	const struct kp_func *f = &src->funcs[l->func];
 	uint32_t func = kp_profile_func(dst, intern_from(dst, src, f->name),
 					intern_from(dst, src, f->dso), f->flags);
+	uint32_t map = map_from(dst, src, l->map);
 
-	return kp_profile_loc(dst, func, intern_from(dst, src, l->file), l->line, l->flags);
+	return kp_profile_loc_at(dst, func, intern_from(dst, src, l->file), l->line, l->flags,
+				 map, map ? l->addr : 0);
 }
 
 void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_profile *src,
@@ -190,6 +241,12 @@ void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_
 	uint32_t *loc = kp_xmalloc(src->nr_locs * sizeof(*loc));
 
 	memset(loc, 0xff, src->nr_locs * sizeof(*loc)); /* UINT32_MAX: not mapped yet */
+	if (!dst->events[dst_event].name) {
+		const struct kp_prof_event *se = &src->events[src_event];
+		dst->events[dst_event] = (struct kp_prof_event){
+			intern_from(dst, src, se->name), intern_from(dst, src, se->unit), se->period,
+			se->freq };
+	}
 	node[0] = 0;
 	for (size_t n = 0; n < src->nr_nodes; n++) { /* parents come before their children */
 		const struct kp_weight *w = kp_profile_self(src, (uint32_t)n, src_event);
@@ -216,7 +273,7 @@ void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e)
 	struct kp_seq_ent *last = s->nr ? &s->ents[s->nr - 1] : NULL;
 
 	if (last && last->node == e->node && last->pid == e->pid && last->tid == e->tid &&
-	    last->cpu == e->cpu && last->event == e->event && last->count < UINT32_MAX) {
+	    last->comm == e->comm && last->cpu == e->cpu && last->event == e->event && last->count < UINT32_MAX) {
 		last->count++;
 		last->value += e->value;
 		return;

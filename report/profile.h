@@ -29,11 +29,42 @@ struct kp_func {
 	uint32_t flags;		/* KP_LOC_* that belong to the function (kernel, jit, comm, unnamed) */
 };
 
+/*
+ * A location: a function at a source line and, in a profile built with addresses
+ * (kp_profile.addrs), at an address in a mapping. The frames of one address share its map and
+ * addr: the function, and the functions inlined into it (KP_LOC_INLINED) above it.
+ */
 struct kp_loc {
 	uint32_t func;
 	uint32_t file;		/* strtab id, 0 without --srcline */
 	uint32_t line;
 	uint32_t flags;		/* KP_LOC_* */
+	uint32_t map;		/* index into kp_profile.maps, 0 for none (or no addresses) */
+	uint64_t addr;		/* in the map's address space (see kp_mapping), the call's address
+				 * for a return address; 0 without addresses */
+};
+
+/*
+ * A mapping: one binary, as pprof's Mapping says it. A file is at one load address for the
+ * whole profile, @start being where its file offset 0 would be in the first process that
+ * mapped it, so that any process's address of it is @start + file offset (@offset is then 0).
+ * The kernel and anonymous maps keep their addresses as they are; @start and @limit cover the
+ * ones seen.
+ */
+struct kp_mapping {
+	uint32_t path;		/* strtab id: the file, "[kernel.kallsyms]", "//anon", "[vdso]" */
+	uint32_t build_id;	/* strtab id of the build-id in hex, 0 when unknown */
+	uint64_t start, limit, offset;
+	uint32_t flags;		/* KP_LOC_KERNEL for the kernel, KP_LOC_JIT for anonymous maps */
+};
+
+/* What an event's weights are; the views that name it read this (exports). */
+struct kp_prof_event {
+	uint32_t name;		/* strtab id, 0 when unknown */
+	uint32_t unit;		/* strtab id of what a period counts: "ns" for the clocks,
+				 * "events", or "samples" when samples carry no period */
+	uint64_t period;	/* the fixed period (-c), 0 with a frequency */
+	uint64_t freq;		/* samples per second asked (-F), 0 with a fixed period */
 };
 
 struct kp_node {
@@ -59,6 +90,12 @@ struct kp_profile {
 	size_t nr_nodes, cap_nodes;
 	struct kp_hash node_ids;	/* parent << 32 | loc -> node */
 	size_t nr_events;
+	struct kp_prof_event *events;	/* [nr_events], zeroed by kp_profile_init() */
+	struct kp_mapping *maps;	/* [0] is "none" */
+	size_t nr_maps, cap_maps;
+	struct kp_hash map_ids;		/* path << 32 | build-id (strtab ids) -> map */
+	bool addrs;			/* locations keep their addresses and maps */
+	uint64_t t_first, t_last;	/* ns: the first and last sample's time, 0 unknown */
 	struct kp_weight *self;	/* [node * nr_events + event] */
 	size_t cap_self;
 	/* filled by kp_profile_finish() */
@@ -73,6 +110,16 @@ void kp_profile_release(struct kp_profile *p);
 uint32_t kp_profile_func(struct kp_profile *p, uint32_t name, uint32_t dso, uint32_t flags);
 uint32_t kp_profile_loc(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
 			uint32_t flags);
+/* kp_profile_loc_at - the same at @addr of @map (both 0 for kp_profile_loc()). */
+uint32_t kp_profile_loc_at(struct kp_profile *p, uint32_t func, uint32_t file, uint32_t line,
+			   uint32_t flags, uint32_t map, uint64_t addr);
+
+/*
+ * kp_profile_map - the mapping of @path with @build_id (strtab ids), created with @start,
+ * @limit, @offset and @flags if new; an existing one's range grows to cover [@start, @limit).
+ */
+uint32_t kp_profile_map(struct kp_profile *p, uint32_t path, uint32_t build_id, uint64_t start,
+			uint64_t limit, uint64_t offset, uint32_t flags);
 
 /* kp_profile_add - one sample of @event: @locs from the root side to the leaf. */
 void kp_profile_add(struct kp_profile *p, const uint32_t *locs, size_t n, size_t event,
@@ -94,7 +141,9 @@ void kp_profile_add_weight(struct kp_profile *p, uint32_t node, size_t event, ui
  * name, flags, file and line (interned into @dst's strings), so two recordings' profiles built
  * with the same options compare node by node. With @by_samples a weight's period becomes its
  * sample count; either is then multiplied by @scale (KP_FOLDED_SCALE to sit beside folded
- * input). With @map, *@map is set to an array (the caller's, free()) of @dst's node for each
+ * input). Locations keep their addresses when both profiles have them (their maps interned
+ * into @dst); @dst's event @dst_event takes @src's description if it has none. With @map,
+ * *@map is set to an array (the caller's, free()) of @dst's node for each
  * of @src's, to carry a kp_seq over. Call before kp_profile_finish() on @dst; @src is not
  * changed.
  */
@@ -128,6 +177,7 @@ struct kp_seq_ent {
 	uint64_t value;		/* their weight (the views' weight rule) */
 	uint64_t time;		/* the first one's, ns */
 	uint32_t pid, tid, cpu, event;
+	uint32_t comm;		/* strtab id of the thread's command then */
 };
 
 struct kp_seq {
@@ -139,7 +189,7 @@ struct kp_seq {
 void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value);
 
 /* kp_seq_push_sample - append one sample (@e gives all but count, which is 1 here); it joins
- * the last run when node, thread, CPU and event are the same. */
+ * the last run when node, thread, command, CPU and event are the same. */
 void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e);
 
 /* kp_profile_name - the function name of @node's location (interned). */

@@ -46,6 +46,14 @@ static void start_profile(struct kp_report *r)
 	struct kp_session *s = &r->s;
 
 	kp_profile_init(&r->prof, &s->strs, s->evl.nr);
+	r->prof.addrs = r->o->addrs;
+	for (size_t e = 0; e < s->evl.nr; e++) {
+		const struct perf_event_attr *a = &s->evl.ev[e].attr;
+		r->prof.events[e] = (struct kp_prof_event){
+			kp_strtab_intern(&s->strs, s->evl.ev[e].name),
+			kp_strtab_intern(&s->strs, kp_report_event_unit(r, e, false)),
+			a->freq ? 0 : a->sample_period, a->freq ? a->sample_freq : 0 };
+	}
 	kp_resolver_init(&r->res, s, &r->prof, r->o->unwinder);
 	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
 	r->ready = true;
@@ -97,7 +105,14 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	if (o->seq) /* in the views' weight */
 		kp_seq_push_sample(&r->seq, &(struct kp_seq_ent){
 			.node = node, .value = o->by_samples ? 1 : period, .time = smp->time,
-			.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu, .event = (uint32_t)e });
+			.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu, .event = (uint32_t)e,
+			.comm = t->comm });
+	if (smp->sample_type & PERF_SAMPLE_TIME) {
+		if (!r->prof.t_first || smp->time < r->prof.t_first)
+			r->prof.t_first = smp->time;
+		if (smp->time > r->prof.t_last)
+			r->prof.t_last = smp->time;
+	}
 	r->per_event[e]++;
 	r->kept++;
 	return 0;

@@ -48,6 +48,8 @@ struct kp_report_opts {
 	bool seq;			/* also keep the timeline (r->seq): the stacks in time
 					 * order, with their threads and CPUs (flame charts) */
 	bool by_samples;		/* seq values count samples, not periods (--weight) */
+	bool addrs;			/* locations keep their addresses and the profile its
+					 * mappings (kp_profile.addrs): one node per address */
 	/* called every 65,536 samples, if set: how far through the file the replay is */
 	void (*progress)(void *ctx, const struct kp_report *r);
 	void *progress_ctx;

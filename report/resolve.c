@@ -61,40 +61,89 @@ static uint32_t add_run(struct kp_resolver *r, const uint32_t *locs, uint32_t n)
 	return at;
 }
 
-static uint32_t single(struct kp_resolver *r, const char *name, uint32_t dso, uint32_t flags)
+/* Where a frame is, for a profile with addresses (kp_profile.addrs); { 0, 0 } without. */
+struct at {
+	uint32_t map;
+	uint64_t addr;
+};
+
+static uint32_t single(struct kp_resolver *r, const char *name, uint32_t dso, uint32_t flags,
+		       struct at at)
 {
 	struct kp_profile *p = r->p;
 	uint32_t f = kp_profile_func(p, kp_strtab_intern(&r->s->strs, name), dso, flags);
 
-	return kp_profile_loc(p, f, 0, 0, flags);
+	return kp_profile_loc_at(p, f, 0, 0, flags, at.map, at.addr);
+}
+
+/* An address as it is, in the map called @name, which grows to cover it. */
+static struct at at_abs(struct kp_resolver *r, uint32_t name, uint64_t addr, uint32_t flags)
+{
+	if (!r->p->addrs)
+		return (struct at){ 0, 0 };
+	return (struct at){ kp_profile_map(r->p, name, 0, addr, addr + 1, 0, flags), addr };
+}
+
+static char *hex(char *buf, const uint8_t *bits, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		sprintf(buf + 2 * i, "%02x", bits[i]);
+	buf[2 * len] = '\0';
+	return buf;
+}
+
+/* File offset @off of @m's DSO: at the load address its first process gave the file. */
+static struct at at_file(struct kp_resolver *r, const struct kp_map *m, uint64_t off)
+{
+	struct kp_session_dso *sd = &r->s->dso_list[m->dso];
+	const uint8_t *bits;
+	size_t len;
+	char buf[2 * 20 + 1];
+	uint32_t bid = 0, map;
+	uint64_t base = m->start - m->pgoff, *known;
+
+	if (!r->p->addrs)
+		return (struct at){ 0, 0 };
+	len = kp_dso_build_id(sd->dso, &bits);
+	if (len && len <= 20)
+		bid = kp_strtab_intern(&r->s->strs, hex(buf, bits, len));
+	known = kp_hash_get(&r->p->map_ids, (uint64_t)sd->path << 32 | bid);
+	if (known)
+		base = r->p->maps[*known].start;
+	map = kp_profile_map(r->p, sd->path, bid, base, base + (m->end - m->start) + m->pgoff, 0,
+			     0);
+	return (struct at){ map, base + off };
 }
 
 static uint32_t resolve_kernel(struct kp_resolver *r, uint64_t addr)
 {
 	uint32_t dso = kp_strtab_intern(&r->s->strs, KERNEL_DSO_NAME), loc;
 	const char *name = kp_ksyms_lookup(&r->s->ksyms, addr);
+	struct at at = at_abs(r, dso, addr, KP_LOC_KERNEL);
 	char buf[64];
 
 	if (name)
-		return add_run(r, (loc = single(r, name, dso, KP_LOC_KERNEL), &loc), 1);
+		return add_run(r, (loc = single(r, name, dso, KP_LOC_KERNEL, at), &loc), 1);
 	snprintf(buf, sizeof(buf), KERNEL_DSO_NAME "+0x%llx", (unsigned long long)addr);
-	loc = single(r, buf, dso, KP_LOC_KERNEL | KP_LOC_UNNAMED);
+	loc = single(r, buf, dso, KP_LOC_KERNEL | KP_LOC_UNNAMED, at);
 	return add_run(r, &loc, 1);
 }
 
-/* The frames of a file offset in a DSO, through the symbolizer; "dso+0xoff" without a symbol. */
-static uint32_t resolve_dso(struct kp_resolver *r, uint32_t dso_idx, uint64_t off)
+/* The frames of a file offset in @m's DSO, through the symbolizer; "dso+0xoff" without a
+ * symbol. */
+static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint64_t off)
 {
-	struct kp_session_dso *sd = &r->s->dso_list[dso_idx];
+	struct kp_session_dso *sd = &r->s->dso_list[m->dso];
 	struct kp_sym_frame fr[MAX_INLINE];
 	uint32_t locs[MAX_INLINE];
 	int n = kp_dso_symbolize(sd->dso, off, fr, MAX_INLINE);
+	struct at at = at_file(r, m, off);
 	char buf[512];
 
 	if (n <= 0) {
 		snprintf(buf, sizeof(buf), "%s+0x%llx", kp_strtab_get(&r->s->strs, sd->short_name),
 			 (unsigned long long)off);
-		locs[0] = single(r, buf, sd->short_name, KP_LOC_UNNAMED);
+		locs[0] = single(r, buf, sd->short_name, KP_LOC_UNNAMED, at);
 		return add_run(r, locs, 1);
 	}
 	for (int i = 0; i < n; i++) {
@@ -102,7 +151,7 @@ static uint32_t resolve_dso(struct kp_resolver *r, uint32_t dso_idx, uint64_t of
 		uint32_t f = kp_profile_func(r->p, kp_strtab_intern(&r->s->strs, fr[i].func),
 					     sd->short_name, 0);
 		uint32_t file = fr[i].file ? kp_strtab_intern(&r->s->strs, fr[i].file) : 0;
-		locs[i] = kp_profile_loc(r->p, f, file, fr[i].line, flags);
+		locs[i] = kp_profile_loc_at(r->p, f, file, fr[i].line, flags, at.map, at.addr);
 	}
 	return add_run(r, locs, (uint32_t)n);
 }
@@ -119,20 +168,24 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 		r->st.no_map++;
 		r->st.unnamed++;
 		tmp[0] = 1;
-		tmp[1] = r->unknown_loc;
+		tmp[1] = r->p->addrs ? kp_profile_loc_at(r->p, r->p->locs[r->unknown_loc].func, 0, 0,
+							 KP_LOC_UNNAMED, 0, addr)
+				     : r->unknown_loc;
 		return tmp;
 	}
 	if (m->flags & KP_MAP_ANON) {
+		struct at at = at_abs(r, m->name, addr, KP_LOC_JIT);
+
 		jit = kp_session_jit(r->s, proc, addr);
 		tmp[0] = 1;
 		if (jit) {
-			tmp[1] = single(r, jit, m->name, KP_LOC_JIT);
+			tmp[1] = single(r, jit, m->name, KP_LOC_JIT, at);
 			return tmp;
 		}
 		char buf[600];
 		snprintf(buf, sizeof(buf), "%s+0x%llx", kp_strtab_get(&r->s->strs, m->name),
 			 (unsigned long long)(addr - m->start));
-		tmp[1] = single(r, buf, m->name, KP_LOC_UNNAMED);
+		tmp[1] = single(r, buf, m->name, KP_LOC_UNNAMED, at);
 		r->st.no_jit++;
 		r->st.unnamed++;
 		return tmp;
@@ -141,7 +194,7 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 	key = user_key(m->dso, off);
 	hit = kp_hash_get(&r->cache, key);
 	if (!hit) {
-		kp_hash_put(&r->cache, key, resolve_dso(r, m->dso, off));
+		kp_hash_put(&r->cache, key, resolve_dso(r, m, off));
 		hit = kp_hash_get(&r->cache, key);
 	}
 	r->s->dso_list[m->dso].frames++;
@@ -200,7 +253,8 @@ static uint32_t comm_loc(struct kp_resolver *r, uint32_t comm)
 
 	if (hit)
 		return (uint32_t)*hit;
-	loc = single(r, comm ? kp_strtab_get(&r->s->strs, comm) : "[unknown comm]", 0, KP_LOC_COMM);
+	loc = single(r, comm ? kp_strtab_get(&r->s->strs, comm) : "[unknown comm]", 0, KP_LOC_COMM,
+		     (struct at){ 0, 0 });
 	kp_hash_put(&r->comm_locs, comm, loc);
 	return loc;
 }

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-report.c - kp_report_build() on the golden recording (tests/golden/basic.kprof over
- * the binaries of tests/golden/root): its failures, its timeline against its own filters, and
- * kp_profile_merge() of two profiles.
+ * the binaries of tests/golden/root): its failures, its timeline against its own filters,
+ * kp_profile_merge() of two profiles, and locations with addresses against the ELF files.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <unistd.h>
 
 #include "report/report.h"
 #include "tests/tap.h"
@@ -96,6 +101,29 @@ static void test_timeline(void)
 	is_u64(count, r.kept, "its runs count every sample kept");
 	is_u64(value, period, "their values add up to the profile's periods");
 	ok(ordered, "its runs are in time order");
+	is_u64(r.prof.t_first, r.seq.ents[0].time, "the profile starts at the first sample");
+	is_u64(r.prof.t_last, last, "and ends at the last run's first sample, which is the last");
+	/* the golden's threads (tests/golden/mkfixture.c) */
+	static const struct { uint32_t tid; const char *comm; } threads[] = {
+		{ 4242, "tiny" }, { 4243, "worker" }, { 4343, "other" }, { 4444, "deleted" },
+	};
+	bool comms = true;
+	for (size_t i = 0; i < r.seq.nr; i++) {
+		const char *want = NULL;
+		for (size_t j = 0; j < ARRAY_SIZE(threads); j++)
+			if (threads[j].tid == r.seq.ents[i].tid)
+				want = threads[j].comm;
+		comms = comms && want && !strcmp(kp_strtab_get(&r.s.strs, r.seq.ents[i].comm), want);
+	}
+	ok(comms, "each run carries its thread's command");
+	for (size_t e = 0; e < r.s.evl.nr; e++) {
+		const struct kp_prof_event *pe = &r.prof.events[e];
+		ok(!strcmp(kp_strtab_get(&r.s.strs, pe->name), r.s.evl.ev[e].name) &&
+		   !strcmp(kp_strtab_get(&r.s.strs, pe->unit), kp_report_event_unit(&r, e, false)) &&
+		   pe->period == r.s.evl.ev[e].attr.sample_period && !pe->freq,
+		   "event %zu is described: %s, in %s, period %llu", e, kp_strtab_get(&r.s.strs, pe->name),
+		   kp_strtab_get(&r.s.strs, pe->unit), (unsigned long long)pe->period);
+	}
 	for (size_t i = 0; i < r.seq.nr; i++) {
 		uint32_t tid = r.seq.ents[i].tid, cpu = r.seq.ents[i].cpu;
 		threads_match = threads_match && timeline_count(&r, tid, -1) == filtered_count(tid, -1);
@@ -141,6 +169,108 @@ static void test_merge(void)
 	kp_report_release(&b);
 }
 
+/* The build-id of the ELF file at @path in hex, "" without one. */
+static void file_build_id(const char *path, char *hex, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	const void *bits;
+	ssize_t len;
+
+	hex[0] = '\0';
+	elf_version(EV_CURRENT);
+	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	len = dwelf_elf_gnu_build_id(elf, &bits);
+	for (ssize_t i = 0; i < len && 2 * (size_t)i + 3 <= size; i++)
+		sprintf(hex + 2 * i, "%02x", ((const unsigned char *)bits)[i]);
+	elf_end(elf);
+	close(fd);
+}
+
+static void test_addresses(void)
+{
+	struct kp_report_opts o, oa;
+	struct kp_report a, b;
+	struct kp_strtab strs;
+	struct kp_profile d;
+	char path[4096 + 64], want[64];
+	bool same = true, mapped = true, in_range = true, named = true, bid = true;
+	size_t user = 0, kernel = 0, jit = 0, other_build = 0;
+
+	opts_init(&o, input);
+	opts_init(&oa, input);
+	oa.addrs = true;
+	if (kp_report_build(&o, &a) || kp_report_build(&oa, &b)) {
+		ok(0, "the golden recording builds, with and without addresses");
+		return;
+	}
+	ok(b.prof.nr_locs > a.prof.nr_locs && b.prof.nr_maps > 1,
+	   "with addresses, more locations (%zu against %zu) and %zu mappings", b.prof.nr_locs,
+	   a.prof.nr_locs, b.prof.nr_maps - 1);
+	/* without their addresses, the two profiles are the same node for node */
+	kp_strtab_init(&strs);
+	kp_profile_init(&d, &strs, 2);
+	kp_profile_merge(&d, 0, &a.prof, 0, false, 1, NULL);
+	kp_profile_merge(&d, 1, &b.prof, 0, false, 1, NULL);
+	kp_profile_finish(&d);
+	for (uint32_t n = 0; n < d.nr_nodes; n++)
+		same = same && !memcmp(kp_profile_self(&d, n, 0), kp_profile_self(&d, n, 1),
+				       sizeof(struct kp_weight));
+	ok(same && d.nr_nodes == a.prof.nr_nodes,
+	   "dropping the addresses gives the profile without them, node for node");
+	for (size_t i = 1; i < b.prof.nr_locs; i++) {
+		const struct kp_loc *l = &b.prof.locs[i];
+		const struct kp_func *f = &b.prof.funcs[l->func];
+		const struct kp_mapping *m = &b.prof.maps[l->map];
+		const char *mpath = kp_strtab_get(b.prof.strs, m->path);
+
+		if (f->flags & (KP_LOC_COMM | KP_LOC_UNNAMED))
+			continue;
+		mapped = mapped && l->map;
+		in_range = in_range && l->addr >= m->start && l->addr < m->limit;
+		if (m->flags & KP_LOC_KERNEL) {
+			kernel++;
+			continue;
+		}
+		if (m->flags & KP_LOC_JIT) {
+			jit++;
+			continue;
+		}
+		/* a file's frame: its function is at that file offset, and the map carries the
+		 * file's build-id (or the recorded one, which did not match: no name then) */
+		snprintf(path, sizeof(path), "%s%s", symfs, mpath);
+		file_build_id(path, want, sizeof(want));
+		if (strcmp(kp_strtab_get(b.prof.strs, m->build_id), want)) {
+			other_build++;
+			continue;
+		}
+		bool found = false;
+		for (size_t j = 0; j < b.s.nr_dsos; j++) {
+			struct kp_sym_frame fr[KP_DSO_MAX_FRAMES];
+
+			found |= b.s.dso_list[j].path == m->path &&
+				 kp_dso_symbolize(b.s.dso_list[j].dso, l->addr - m->start + m->offset,
+						  fr, KP_DSO_MAX_FRAMES) > 0;
+		}
+		named = named && found;
+		user++;
+		bid = bid && *want;
+	}
+	ok(mapped && in_range, "every named frame has a mapping that covers its address");
+	ok(user && named, "%zu file frames: their address in the file names a function", user);
+	ok(bid, "their mappings carry the files' build-ids");
+	ok(kernel && jit, "kernel (%zu) and JIT (%zu) frames have their own mappings", kernel, jit);
+	ok(other_build == 0, "no file frame carries a build-id other than its file's");
+	kp_profile_release(&d);
+	kp_strtab_release(&strs);
+	kp_report_release(&a);
+	kp_report_release(&b);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -153,5 +283,6 @@ int main(void)
 	test_failures();
 	test_timeline();
 	test_merge();
+	test_addresses();
 	return tap_done();
 }
