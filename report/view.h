@@ -74,6 +74,7 @@ struct kp_view {
 		KP_SEQ_FLAMECHART,	/* with --flamechart, the stacks in time order */
 		KP_SEQ_ALWAYS,		/* always reads the samples in time order */
 	} seq;			/* when it reads kp_view_opts.seq (the report's timeline) */
+	bool fields;		/* shows tracepoint samples' decoded fields (kp_seq_ent.fields) */
 };
 
 extern const struct kp_view kp_views[];
@@ -86,6 +87,9 @@ int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_speedscope(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_firefox(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
@@ -118,5 +122,45 @@ void kp_view_print_pct(FILE *out, double pct, bool color);
  */
 size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o, uint32_t node,
 			uint32_t **out);
+
+/* --- the timeline, for the views that show threads and time (seq trait KP_SEQ_ALWAYS) ---- */
+
+/* A thread of the timeline: its entries are @order[@first .. @first + @nr), in time order. */
+struct kp_view_thread {
+	uint32_t pid, tid;
+	uint32_t comm;		/* strtab id: the command of its last sample (after an exec) */
+	size_t first, nr;
+};
+
+/*
+ * kp_view_threads - the entries of o->seq that are samples of @o's event, and with @fields
+ * also every entry that has decoded fields, grouped by thread (pid and tid) in the order of
+ * each thread's first sample. *@threads and *@order (indices into o->seq) are the caller's
+ * (free()). Returns the number of threads; 0 without a timeline.
+ */
+size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view_thread **threads,
+		       uint32_t **order);
+
+/*
+ * kp_view_stack - the nodes from the root side to @node that are frames (the root and the
+ * command at the top of each stack left out), into *@buf (grown as needed, the caller's).
+ * Returns how many.
+ */
+size_t kp_view_stack(const struct kp_profile *p, uint32_t node, uint32_t **buf, size_t *cap);
+
+/* kp_view_unit - what @o's weights count: "ns", "events" or "samples" (--weight samples). */
+const char *kp_view_unit(const struct kp_profile *p, const struct kp_view_opts *o);
+
+/*
+ * kp_view_interval - how long one sample of @o's event stands for, in ns, when the recording
+ * says (a clock's period, or 1 s / the -F rate): a run @e covers at most @e->count of them.
+ * 0 when unknown (a run then lasts until the next).
+ */
+uint64_t kp_view_interval(const struct kp_profile *p, const struct kp_view_opts *o,
+			  const struct kp_seq_ent *e);
+
+/* kp_view_run_end - when the run @e ends, @next being the thread's next run (or NULL). */
+uint64_t kp_view_run_end(const struct kp_profile *p, const struct kp_view_opts *o,
+			 const struct kp_seq_ent *e, const struct kp_seq_ent *next);
 
 #endif /* KP_VIEW_H */

@@ -36,7 +36,8 @@ static const char report_usage[] =
 	"      --flat             functions by self time\n"
 	"      --folded           folded stacks for flamegraph.pl, inferno and speedscope\n"
 	"      --svg              an interactive flame graph (options below)\n"
-	"      --format NAME      one of the above by name\n"
+	"      --format NAME      one of the above by name, or an export for other viewers:\n"
+	"                         speedscope, chrome (trace events), firefox (.json.gz)\n"
 	"      --inverted         tree: callees at the top, their callers below;\n"
 	"                         svg: an icicle graph\n"
 	"      --diff BASE        tree: add the change of each entry against the recording BASE\n"
@@ -195,6 +196,9 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 				kp_report_warnings(rep, true, false, say_in, out);
 		}
 		r->vo.event = e;
+		if (!text && !kp_profile_total(&rep->prof, 0, e)->count)
+			kp_notice("'%s' has no samples%s%s: the profile is empty", r->ro.input,
+				  s->evl.nr > 1 ? " of " : "", s->evl.nr > 1 ? s->evl.ev[e].name : "");
 		rc = r->view->emit(&rep->prof, &r->vo, out);
 	}
 	r->vo.svg.countname = countname;
@@ -400,6 +404,7 @@ static int apply_traits(struct report *r)
 		return kp_usage_error("report", "--diff applies to the caller --tree");
 	r->ro.seq = v->seq == KP_SEQ_ALWAYS ||
 		    (v->seq == KP_SEQ_FLAMECHART && r->vo.svg.flamechart);
+	r->ro.tp_fields = v->fields;
 	return 0;
 }
 
