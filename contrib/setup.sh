@@ -20,7 +20,7 @@ packages="build-essential autoconf automake pkg-config
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
 check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3"
-optional_packages="chromium"
+optional_packages="chromium nodejs npm"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop
 install_missing() {
@@ -91,6 +91,15 @@ configure_in build --enable-werror
 [ "${1:-}" = --check ] || exit 0
 
 configure_in build-asan --enable-werror --enable-sanitizers
+# The viewers the export tests load files into (speedscope's app and schema, ajv), at the
+# versions tests/npm/package-lock.json pins; without npm or the registry those tests skip.
+if command -v npm >/dev/null 2>&1; then
+	mkdir -p build/npm
+	cp tests/npm/package.json tests/npm/package-lock.json build/npm/
+	(cd build/npm && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
+		echo "kprof setup: npm ci failed; the tests that need speedscope will skip" >&2
+	[ -e build-asan/npm ] || ln -s ../build/npm build-asan/npm
+fi
 rm -f build/test-suite.log build-asan/test-suite.log
 find build build-asan -name '*.trs' -delete
 rc=0

@@ -6,7 +6,9 @@
  * samples that have it at that depth, each sample covering its period (or, without one, up
  * to the next sample); tracepoint samples as instant ("i") events with their decoded fields
  * in args; process_name and thread_name metadata ("M"). Timestamps are the recording's clock,
- * in µs (with the ns as three decimals).
+ * in whole µs: readers add ts and dur in floating point, and a slice that ends where the next
+ * begins must do so exactly (with fractions, 0.1 + 0.2 > 0.3 reopens frames in speedscope's
+ * importer); integers below 2^53 add exactly, and rounding both ends keeps the nesting.
  *
  * A thread's slices are kept until the thread ends, in the order they opened, which is time
  * order with parents before their children: readers that sort stably by time then nest them
@@ -98,6 +100,11 @@ static void fields_args(struct kp_json *j, const char *s)
 	kp_json_obj_end(j);
 }
 
+static uint64_t us(uint64_t ns)
+{
+	return ns / 1000 + (ns % 1000 >= 500);
+}
+
 static void instant(struct chart *c, const struct kp_seq_ent *e)
 {
 	const struct kp_profile *p = c->p;
@@ -110,7 +117,7 @@ static void instant(struct chart *c, const struct kp_seq_ent *e)
 	kp_json_key(c->j, "cat");
 	kp_json_str(c->j, "tracepoint");
 	kp_json_key(c->j, "ts");
-	kp_json_fixed(c->j, e->time, 3);
+	kp_json_u64(c->j, us(e->time));
 	kp_json_key(c->j, "args");
 	fields_args(c->j, kp_strtab_get(p->strs, e->fields));
 	kp_json_obj_end(c->j);
@@ -154,9 +161,9 @@ static void write_slices(struct chart *c)
 		kp_json_key(c->j, "cat");
 		kp_json_str(c->j, l->flags & KP_LOC_KERNEL ? "kernel" : "user");
 		kp_json_key(c->j, "ts");
-		kp_json_fixed(c->j, s->ts, 3);
+		kp_json_u64(c->j, us(s->ts));
 		kp_json_key(c->j, "dur");
-		kp_json_fixed(c->j, s->end - s->ts, 3);
+		kp_json_u64(c->j, us(s->end) - us(s->ts));
 		if (l->file) {
 			kp_json_key(c->j, "args");
 			kp_json_obj(c->j);
