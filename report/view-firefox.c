@@ -75,14 +75,25 @@ static int64_t stack_id(struct gecko *g, uint32_t node)
 	return n ? (int64_t)g->stack_of[g->path[n - 1]] - 1 : -1;
 }
 
-static void schema(struct kp_json *j, const char *const *cols, size_t n)
+/* "@name": {"schema": {col: index, ...}, "data": [ ... the rows, then table_end() */
+static void table(struct kp_json *j, const char *name, const char *const *cols, size_t n)
 {
+	kp_json_key(j, name);
+	kp_json_obj(j);
 	kp_json_key(j, "schema");
 	kp_json_obj(j);
 	for (size_t i = 0; i < n; i++) {
 		kp_json_key(j, cols[i]);
 		kp_json_u64(j, i);
 	}
+	kp_json_obj_end(j);
+	kp_json_key(j, "data");
+	kp_json_arr(j);
+}
+
+static void table_end(struct kp_json *j)
+{
+	kp_json_arr_end(j);
 	kp_json_obj_end(j);
 }
 
@@ -92,11 +103,7 @@ static void samples(struct gecko *g, const struct kp_view_thread *t, const uint3
 	const struct kp_seq_ent *ents = g->o->seq->ents;
 	struct kp_json *j = g->j;
 
-	kp_json_key(j, "samples");
-	kp_json_obj(j);
-	schema(j, cols, ARRAY_SIZE(cols));
-	kp_json_key(j, "data");
-	kp_json_arr(j);
+	table(j, "samples", cols, ARRAY_SIZE(cols));
 	for (size_t i = t->first; i < t->first + t->nr; i++) {
 		const struct kp_seq_ent *e = &ents[order[i]];
 		const struct kp_seq_ent *next = i + 1 < t->first + t->nr ? &ents[order[i + 1]] : NULL;
@@ -117,8 +124,7 @@ static void samples(struct gecko *g, const struct kp_view_thread *t, const uint3
 			kp_json_arr_end(j);
 		}
 	}
-	kp_json_arr_end(j);
-	kp_json_obj_end(j);
+	table_end(j);
 }
 
 static void tables(struct gecko *g)
@@ -129,11 +135,7 @@ static void tables(struct gecko *g)
 	const struct kp_profile *p = g->p;
 	struct kp_json *j = g->j;
 
-	kp_json_key(j, "stackTable");
-	kp_json_obj(j);
-	schema(j, stack_cols, ARRAY_SIZE(stack_cols));
-	kp_json_key(j, "data");
-	kp_json_arr(j);
+	table(j, "stackTable", stack_cols, ARRAY_SIZE(stack_cols));
 	for (size_t i = 0; i < g->nr_stacks; i++) {
 		uint32_t node = g->stacks[i], up = p->nodes[node].parent;
 		while (up && !g->stack_of[up]) /* the command above the stack is no frame */
@@ -146,14 +148,9 @@ static void tables(struct gecko *g)
 		kp_json_u64(j, g->frame_of[p->nodes[node].loc] - 1);
 		kp_json_arr_end(j);
 	}
-	kp_json_arr_end(j);
-	kp_json_obj_end(j);
+	table_end(j);
 
-	kp_json_key(j, "frameTable");
-	kp_json_obj(j);
-	schema(j, frame_cols, ARRAY_SIZE(frame_cols));
-	kp_json_key(j, "data");
-	kp_json_arr(j);
+	table(j, "frameTable", frame_cols, ARRAY_SIZE(frame_cols));
 	for (size_t i = 0; i < g->nr_frames; i++) {
 		const struct kp_loc *l = &p->locs[g->frames[i]];
 		kp_json_arr(j);
@@ -171,8 +168,7 @@ static void tables(struct gecko *g)
 		kp_json_u64(j, 0);
 		kp_json_arr_end(j);
 	}
-	kp_json_arr_end(j);
-	kp_json_obj_end(j);
+	table_end(j);
 
 	kp_json_key(j, "stringTable");
 	kp_json_arr(j);
@@ -223,13 +219,8 @@ static void thread(struct gecko *g, const struct kp_view_thread *t, const uint32
 	kp_json_u64(j, 0);
 	kp_json_key(j, "unregisterTime");
 	kp_json_null(j);
-	kp_json_key(j, "markers");
-	kp_json_obj(j);
-	schema(j, marker_cols, ARRAY_SIZE(marker_cols));
-	kp_json_key(j, "data");
-	kp_json_arr(j);
-	kp_json_arr_end(j);
-	kp_json_obj_end(j);
+	table(j, "markers", marker_cols, ARRAY_SIZE(marker_cols));
+	table_end(j);
 	samples(g, t, order);
 	tables(g);
 	kp_json_obj_end(j);
