@@ -20,7 +20,7 @@ packages="build-essential autoconf automake pkg-config
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
 check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3"
-optional_packages="chromium nodejs npm"
+optional_packages="chromium"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop
 install_missing() {
@@ -80,6 +80,8 @@ install_optional() {
 if [ "${1:-}" = --check ]; then
 	install_missing $packages $check_packages
 	install_optional $optional_packages
+	# node and npm for the export tests' viewers, unless a node of another origin is there
+	command -v npm >/dev/null 2>&1 || install_optional nodejs npm
 else
 	install_missing $packages
 fi
