@@ -129,6 +129,15 @@ static void close_to(struct chart *c, size_t depth)
 		c->slices[c->open[--c->depth]].end = c->end;
 }
 
+/* The function name of @node: a slice goes on while the stacks keep it at its depth, though
+ * the location change (another line, an inlined copy), as a reader that matches a slice's
+ * end to its begin by name expects (speedscope opens a same-named slice before closing one
+ * that ends at the same µs). */
+static uint32_t frame_name(const struct kp_profile *p, uint32_t node)
+{
+	return p->funcs[p->locs[p->nodes[node].loc].func].name;
+}
+
 /* One run: the frames it shares with the open ones stay open, the others close, its own open. */
 static void run(struct chart *c, const struct kp_seq_ent *e, const struct kp_seq_ent *next)
 {
@@ -136,7 +145,8 @@ static void run(struct chart *c, const struct kp_seq_ent *e, const struct kp_seq
 
 	if (e->time > c->end)
 		close_to(c, 0); /* the thread did not run in between */
-	while (d < c->depth && d < n && c->slices[c->open[d]].node == c->path[d])
+	while (d < c->depth && d < n &&
+	       frame_name(c->p, c->slices[c->open[d]].node) == frame_name(c->p, c->path[d]))
 		d++;
 	close_to(c, d);
 	KP_GROW(c->open, c->cap_open, n);
@@ -156,6 +166,8 @@ static void write_slices(struct chart *c)
 		const struct slice *s = &c->slices[i];
 		const struct kp_loc *l = &p->locs[p->nodes[s->node].loc];
 
+		if (us(s->end) == us(s->ts))
+			continue; /* under a µs: nothing to see, and readers misorder it at its ts */
 		event_head(c->j, "X", kp_strtab_get(p->strs, p->funcs[l->func].name), c->t->pid,
 			   c->t->tid);
 		kp_json_key(c->j, "cat");

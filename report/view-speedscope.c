@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view-speedscope.c - speedscope's file format (https://www.speedscope.app/file-format-schema.json):
- * the frames once in shared.frames (name, and file and line where known), then one "sampled"
+ * the frames once in shared.frames (name, and file and line where known: one frame for each,
+ * however many locations share them, as speedscope groups by frame), then one "sampled"
  * profile per thread, named "comm (tid)", whose samples are its stacks in time order as frame
  * indices from the root side, each weighing its run's value in the event's unit.
  */
@@ -14,17 +15,33 @@
 
 static void frames(const struct kp_profile *p, struct kp_json *j, uint32_t *frame_of)
 {
+	struct kp_hash ids; /* function, file, line -> frame */
 	uint32_t n = 0;
+	uint64_t *v;
 
 	kp_json_key(j, "shared");
 	kp_json_obj(j);
 	kp_json_key(j, "frames");
 	kp_json_arr(j);
+	kp_hash_init(&ids);
 	for (size_t l = 0; l < p->nr_locs; l++) {
 		const struct kp_loc *loc = &p->locs[l];
 
+		uint64_t key = kp_hash_words((const uint64_t[]){ loc->func,
+					     (uint64_t)loc->file << 32 | loc->line }, 2, 0);
+
 		if (loc->flags & KP_LOC_COMM)
 			continue;
+		for (; (v = kp_hash_get(&ids, key)); key++) {
+			const struct kp_loc *o = &p->locs[*v];
+			if (o->func == loc->func && o->file == loc->file && o->line == loc->line)
+				break;
+		}
+		if (v) {
+			frame_of[l] = frame_of[*v];
+			continue;
+		}
+		kp_hash_put(&ids, key, l);
 		frame_of[l] = n++;
 		kp_json_obj(j);
 		kp_json_key(j, "name");
@@ -39,6 +56,7 @@ static void frames(const struct kp_profile *p, struct kp_json *j, uint32_t *fram
 		}
 		kp_json_obj_end(j);
 	}
+	kp_hash_release(&ids);
 	kp_json_arr_end(j);
 	kp_json_obj_end(j);
 }

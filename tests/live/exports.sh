@@ -160,18 +160,17 @@ first_row() {
 		n = $0; sub(/<\/td><\/tr>.*/, "", n); sub(/.*<\/span>/, "", n)
 		print n, w }'
 }
-# app_checks N WHAT IMPORTER WANT: the app's first function is work_a with WANT% (of the
-# samples' weight for speedscope; of the trace's whole time span for trace events)
+# app_checks N WHAT IMPORTER: the app's first function is work_a with split's share of it
 app_checks() {
-	n=$1 what=$2 want=$4
+	n=$1 what=$2 want=$truth
 	check "$what: chromium opens it in speedscope's app (exit status $rc)" [ $rc -eq 0 ]
 	check "$what: the app imports it as $3" grep -q "Importing as $3" "$WORK/console$n"
 	bad=$(grep -Ei "uncaught|error|failed|cannot|ignoring|tried to end" "$WORK/console$n" | head -2)
 	check "$what: ...with no error on the console${bad:+ ($bad)}" [ -z "$bad" ]
 	row=$(first_row "$WORK/dom$n")
 	fn=${row% *} share=${row##* }
-	check "$what: the app's first function is '${fn:-none}' with ${share:-no}% of the time, work_a with $want% by the file" \
-		eval '[ "$fn" = work_a ] && near "${share:-x}" "$want" 1'
+	check "$what: the app's first function is '${fn:-none}' with ${share:-no}% of the time, work_a with $want% by split" \
+		eval '[ "$fn" = work_a ] && near "${share:-x}" "$want" "$SHARE_POINTS"'
 }
 if [ -n "$have_npm" ] && [ -n "$have_chromium" ]; then
 	SITE="$WORK/site"
@@ -181,9 +180,9 @@ if [ -n "$have_npm" ] && [ -n "$have_chromium" ]; then
 	i=0; while [ ! -s "$WORK/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	PORT=$(cat "$WORK/port")
 	open_in_app 1 "$WORK/s.speedscope"
-	app_checks 1 speedscope "speedscope json file" "$(val "$WORK/speedscope.chk" share)"
+	app_checks 1 speedscope "speedscope json file"
 	open_in_app 2 "$WORK/s.chrome"
-	app_checks 2 chrome "Trace Event Format profile" "$(val "$WORK/chrome.chk" share_of_span)"
+	app_checks 2 chrome "Trace Event Format profile"
 	open_in_app 3 "$WORK/s.speedscope" --screenshot="$WORK/speedscope.png" --window-size=1200,800
 	size=$(stat -c %s "$WORK/speedscope.png" 2>/dev/null || echo 0)
 	check "a screenshot of the app with the profile ($size bytes, kept as $BUILD/tests/live/exports-speedscope.png)" \
