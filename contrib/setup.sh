@@ -80,6 +80,8 @@ install_optional() {
 if [ "${1:-}" = --check ]; then
 	install_missing $packages $check_packages
 	install_optional $optional_packages
+	# node and npm for the export tests' viewers, unless a node of another origin is there
+	command -v npm >/dev/null 2>&1 || install_optional nodejs npm
 else
 	install_missing $packages
 fi
@@ -91,6 +93,15 @@ configure_in build --enable-werror
 [ "${1:-}" = --check ] || exit 0
 
 configure_in build-asan --enable-werror --enable-sanitizers
+# The viewers the export tests load files into (speedscope's app and schema, ajv), at the
+# versions tests/npm/package-lock.json pins; without npm or the registry those tests skip.
+if command -v npm >/dev/null 2>&1; then
+	mkdir -p build/npm
+	cp tests/npm/package.json tests/npm/package-lock.json build/npm/
+	(cd build/npm && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
+		echo "kprof setup: npm ci failed; the tests that need speedscope will skip" >&2
+	[ -e build-asan/npm ] || ln -s ../build/npm build-asan/npm
+fi
 rm -f build/test-suite.log build-asan/test-suite.log
 find build build-asan -name '*.trs' -delete
 rc=0

@@ -183,6 +183,9 @@ struct kp_seq_ent {
 	uint64_t time;		/* the first one's, ns */
 	uint32_t pid, tid, cpu, event;
 	uint32_t comm;		/* strtab id of the thread's command then */
+	uint32_t fields;	/* strtab id of a tracepoint's decoded fields ("prev_pid=1 ..."),
+				 * with kp_report_opts.tp_fields; 0 otherwise. Such a sample is a
+				 * run of its own: it keeps its time */
 };
 
 struct kp_seq {
@@ -194,7 +197,8 @@ struct kp_seq {
 void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value);
 
 /* kp_seq_push_sample - append one sample (@e gives all but count, which is 1 here); it joins
- * the last run when node, thread, command, CPU and event are the same. */
+ * the last run when node, thread, command, CPU and event are the same and neither has
+ * fields. */
 void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e);
 
 /* kp_profile_name - the function name of @node's location (interned). */

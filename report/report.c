@@ -79,9 +79,27 @@ static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *r
 	struct kp_report *r = ctx;
 
 	(void)s;
+	if (rec->type == KP_REC_TP_FORMAT && r->o->seq && r->o->tp_fields) {
+		const struct kp_rec_tp_format *f = (const void *)rec;
+		const char *sys = (const char *)(f + 1);
+		if (!r->tp)
+			r->tp = kp_tp_new();
+		kp_tp_add_format(r->tp, sys, sys + f->sys_len, f->fmt_len); /* else undecoded */
+	}
 	if (rec->type != KP_REC_ATTR && r->event == -2)
 		return pick_event(r);
 	return 0;
+}
+
+/* A tracepoint sample's decoded fields, interned (0 when not asked for or not decodable). */
+static uint32_t sample_fields(struct kp_report *r, const struct kp_sample *smp)
+{
+	char buf[4096];
+
+	if (!r->tp || !(smp->sample_type & PERF_SAMPLE_RAW) || !smp->raw_size ||
+	    kp_tp_format(r->tp, smp->raw, smp->raw_size, buf, sizeof(buf)))
+		return 0;
+	return kp_strtab_intern(&r->s.strs, buf[0] ? buf : " ");
 }
 
 static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
@@ -106,7 +124,7 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		kp_seq_push_sample(&r->seq, &(struct kp_seq_ent){
 			.node = node, .value = o->by_samples ? 1 : period, .time = smp->time,
 			.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu, .event = (uint32_t)e,
-			.comm = t->comm });
+			.comm = t->comm, .fields = sample_fields(r, smp) });
 	if (smp->sample_type & PERF_SAMPLE_TIME) {
 		if (!r->prof.t_first || smp->time < r->prof.t_first)
 			r->prof.t_first = smp->time;
@@ -153,6 +171,8 @@ void kp_report_release(struct kp_report *r)
 	}
 	free(r->per_event);
 	free(r->seq.ents);
+	kp_tp_free(r->tp);
+	r->tp = NULL;
 	kp_session_release(&r->s);
 	r->ready = false;
 	r->per_event = NULL;

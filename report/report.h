@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "resolve.h"
 #include "session.h"
+#include "tracepoint.h"
 #include "unwind.h"
 
 /* Which samples count: an empty list lets every value through. */
@@ -50,6 +51,8 @@ struct kp_report_opts {
 	bool by_samples;		/* seq values count samples, not periods (--weight) */
 	bool addrs;			/* locations keep their addresses and the profile its
 					 * mappings (kp_profile.addrs): one node per address */
+	bool tp_fields;			/* with seq: tracepoint samples carry their decoded
+					 * fields (kp_seq_ent.fields) */
 	/* called every 65,536 samples, if set: how far through the file the replay is */
 	void (*progress)(void *ctx, const struct kp_report *r);
 	void *progress_ctx;
@@ -73,6 +76,7 @@ struct kp_report {
 	uint64_t kept, filtered;
 	uint64_t *per_event;	/* samples kept per event */
 	struct kp_seq seq;	/* with o->seq: the kept samples in time order */
+	struct kp_tp *tp;	/* with o->tp_fields: the recording's tracepoint formats */
 };
 
 /*

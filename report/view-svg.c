@@ -123,8 +123,8 @@ static void layout_chart(struct svg *g)
 	KP_GROW(open, cap_open, 1);
 	open[0] = (struct open_frame){ 0, add_frame(g, 0, 0, 0, 0, g->total), 0 };
 	depth = 1;
-	for (size_t i = 0; i < g->so->seq->nr; i++) {
-		const struct kp_seq_ent *e = &g->so->seq->ents[i];
+	for (size_t i = 0; i < g->o->seq->nr; i++) {
+		const struct kp_seq_ent *e = &g->o->seq->ents[i];
 		size_t n = 0, k = 1;
 		double v = g->so->milli ? e->value / 1000.0 : (double)e->value;
 
@@ -158,27 +158,13 @@ static void layout_chart(struct svg *g)
 
 /* --- text ---------------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at @s (at most @n bytes), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-				: (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (!len || len > n || (len == 2 && s[0] < 0xc2))
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 /* Write @n bytes of a name as XML text: escaped, invalid UTF-8 and control bytes replaced. */
 static void put_xml(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_len(s + i, n - i);
+		size_t len = kp_utf8_len(s + i, n - i);
 		if (!len) {
 			fputs("\xef\xbf\xbd", out); /* U+FFFD for a byte that is not UTF-8 */
 			i++;
@@ -471,7 +457,7 @@ int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *
 		diff_setup(&g);
 	g.total = width_v(&g, 0);
 	g.scale = g.total > 0 ? (w - 2 * XPAD) / g.total : 0;
-	if (so->flamechart && so->seq)
+	if (so->flamechart && o->seq)
 		layout_chart(&g);
 	else
 		layout(&g, 0, 0, 0, 0);

@@ -32,7 +32,6 @@ struct kp_svg_opts {
 	bool normalize;		/* diff: scale BASE to NEW's total */
 	bool negate;		/* diff: swap red and blue */
 	bool milli;		/* values are in kp_weight.period, in thousandths (folded input) */
-	const struct kp_seq *seq; /* flamechart: stacks in order */
 };
 
 /* The palette names --colors accepts, NULL-terminated. */
@@ -53,7 +52,7 @@ struct kp_view_opts {
 	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
 	const char *sort;	/* flat: comma-separated keys among comm, dso, sym */
 	unsigned no_labels;	/* pprof: KP_LABEL_* left out of each sample (0: all) */
-	const struct kp_seq *seq; /* the timeline, for a view with the timeline trait */
+	const struct kp_seq *seq; /* the samples in time order, for a view whose seq trait asks */
 	struct kp_svg_opts svg;
 };
 
@@ -88,9 +87,12 @@ struct kp_view {
 		KP_INVERTED_ICICLE,	/* the picture is turned over: the root at the top */
 	} inverted;		/* what --inverted does to it */
 	bool diff;		/* takes --diff BASE: event 0 BASE, event 1 the recording */
-	bool seq;		/* --flamechart: the stacks in time order (kp_svg_opts.seq) */
-	bool timeline;		/* reads the samples in time order, with their threads and
-				 * CPUs (kp_view_opts.seq) */
+	enum kp_view_seq {
+		KP_SEQ_NO,		/* reads the call tree only */
+		KP_SEQ_FLAMECHART,	/* with --flamechart, the stacks in time order */
+		KP_SEQ_ALWAYS,		/* always reads the samples in time order */
+	} seq;			/* when it reads kp_view_opts.seq (the report's timeline) */
+	bool fields;		/* shows tracepoint samples' decoded fields (kp_seq_ent.fields) */
 	bool addrs;		/* reads locations with addresses and the mappings */
 	bool binary;		/* not text: never written to a terminal */
 	const struct kp_view_option *options; /* its own, NULL-name terminated (or NULL) */
@@ -108,6 +110,9 @@ int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FIL
 int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_pprof(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 extern const struct kp_view_option kp_pprof_options[];
+int kp_view_speedscope(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_firefox(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
@@ -125,6 +130,11 @@ static inline uint64_t kp_view_weight(const struct kp_view_opts *o, const struct
 double kp_view_pct(uint64_t part, uint64_t whole);
 double kp_view_pct_d(double part, double whole);
 
+/* kp_utf8_len - the length of the valid UTF-8 sequence at @s (at most @n bytes: shortest form,
+ * no surrogate, at most U+10FFFF), or 0 when the byte there starts none: the views replace it
+ * with U+FFFD. */
+size_t kp_utf8_len(const unsigned char *s, size_t n);
+
 /* kp_view_print_pct - "%6.2f%%" coloured as perf does: red from 5%, green from 0.5%. */
 void kp_view_print_pct(FILE *out, double pct, bool color);
 
@@ -135,5 +145,45 @@ void kp_view_print_pct(FILE *out, double pct, bool color);
  */
 size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o, uint32_t node,
 			uint32_t **out);
+
+/* --- the timeline, for the views that show threads and time (seq trait KP_SEQ_ALWAYS) ---- */
+
+/* A thread of the timeline: its entries are @order[@first .. @first + @nr), in time order. */
+struct kp_view_thread {
+	uint32_t pid, tid;
+	uint32_t comm;		/* strtab id: the command of its last sample (after an exec) */
+	size_t first, nr;
+};
+
+/*
+ * kp_view_threads - the entries of o->seq that are samples of @o's event, and with @fields
+ * also every entry that has decoded fields, grouped by thread (pid and tid) in the order of
+ * each thread's first sample. *@threads and *@order (indices into o->seq) are the caller's
+ * (free()). Returns the number of threads; 0 without a timeline.
+ */
+size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view_thread **threads,
+		       uint32_t **order);
+
+/*
+ * kp_view_stack - the nodes from the root side to @node that are frames (the root and the
+ * command at the top of each stack left out), into *@buf (grown as needed, the caller's).
+ * Returns how many.
+ */
+size_t kp_view_stack(const struct kp_profile *p, uint32_t node, uint32_t **buf, size_t *cap);
+
+/* kp_view_unit - what @o's weights count: "ns", "events" or "samples" (--weight samples). */
+const char *kp_view_unit(const struct kp_profile *p, const struct kp_view_opts *o);
+
+/*
+ * kp_view_interval - how long one sample of @o's event stands for, in ns, when the recording
+ * says (a clock's period, or 1 s / the -F rate): a run @e covers at most @e->count of them.
+ * 0 when unknown (a run then lasts until the next).
+ */
+uint64_t kp_view_interval(const struct kp_profile *p, const struct kp_view_opts *o,
+			  const struct kp_seq_ent *e);
+
+/* kp_view_run_end - when the run @e ends, @next being the thread's next run (or NULL). */
+uint64_t kp_view_run_end(const struct kp_profile *p, const struct kp_view_opts *o,
+			 const struct kp_seq_ent *e, const struct kp_seq_ent *next);
 
 #endif /* KP_VIEW_H */

@@ -237,7 +237,7 @@ int cmd_flamegraph(int argc, char **argv)
 	if (!rc) {
 		a.vo.svg.diff = has_base(&p);
 		a.vo.event = 1;
-		a.vo.svg.seq = &seq;
+		a.vo.seq = &seq;
 		if (a.vo.svg.diff && !strcmp(a.vo.svg.title, "Flame Graph"))
 			a.vo.svg.title = "Differential Flame Graph";
 		rc = render(&p, &a.vo, a.out, false);

@@ -36,7 +36,8 @@ static const char report_usage[] =
 	"      --flat             functions by self time\n"
 	"      --folded           folded stacks for flamegraph.pl, inferno and speedscope\n"
 	"      --svg              an interactive flame graph (options below)\n"
-	"      --format NAME      one of the above by name\n"
+	"      --format NAME      one of the above by name, or an export for other viewers:\n"
+	"                         speedscope, chrome (trace events), firefox (.json.gz)\n"
 	"      --inverted         tree: callees at the top, their callers below;\n"
 	"                         svg: an icicle graph\n"
 	"      --diff BASE        tree: add the change of each entry against the recording BASE\n"
@@ -248,7 +249,7 @@ static int run(struct report *r)
 	if (r->progress_shown)
 		fputc('\n', stderr);
 	if (!rc) {
-		r->vo.svg.seq = r->vo.seq = r->ro.seq ? &rep.seq : NULL;
+		r->vo.seq = r->ro.seq ? &rep.seq : NULL;
 		rc = output(r, &rep);
 	}
 	kp_report_release(&rep);
@@ -405,7 +406,9 @@ static int apply_traits(struct report *r)
 	r->ro.reverse = r->ro.reverse || r->vo.inverted;
 	if (r->diff_base && (!v->diff || r->vo.inverted))
 		return kp_usage_error("report", "--diff applies to the caller --tree");
-	r->ro.seq = (v->seq && r->vo.svg.flamechart) || v->timeline;
+	r->ro.seq = v->seq == KP_SEQ_ALWAYS ||
+		    (v->seq == KP_SEQ_FLAMECHART && r->vo.svg.flamechart);
+	r->ro.tp_fields = v->fields;
 	if (r->view_opt && r->view_opt_of != v)
 		return kp_usage_error("report", "--%s applies to --format %s", r->view_opt->name,
 				      r->view_opt_of->name);

@@ -24,6 +24,7 @@ static const struct kp_cmd commands[] = {
 	{ "diff", cmd_diff, "compare two recordings or folded files: a differential flame graph" },
 	{ "stat", cmd_stat, "count events exactly for a command, processes or CPUs" },
 	{ "list", cmd_list, "list the events, tracepoints and PMUs -e can name" },
+	{ "view", cmd_view, "serve a recording to the Firefox Profiler on 127.0.0.1" },
 };
 
 static void usage(FILE *f)

@@ -6,7 +6,7 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,dwarf,distro,storm); the table holds
+#                                    record,system,report,exports,dwarf,distro,storm); the table holds
 #                                    theirs
 #   DWARF_PERF_BUDGET=300 ...        seconds perf report may take over its DWARF runs (it
 #                                    unwinds every sample); fewer runs than RUNS beyond
@@ -22,7 +22,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,dwarf,distro,storm},
+sections=,${SECTIONS:-record,system,report,exports,dwarf,distro,storm},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -32,8 +32,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | dwarf | distro | storm) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, dwarf, distro, storm)" ;;
+	record | system | report | exports | dwarf | distro | storm) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, dwarf, distro, storm)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -245,6 +245,32 @@ if want report; then
 		name=${t%%:*}; n=${t#*:}
 		for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$name.kprof" --folded; done
 		scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) |"$'\n'
+	done
+fi
+
+# --- 2b. the exports other viewers read, beside --folded, on the 1 M-sample recording -----
+if want exports; then
+	if [ ! -f "$tmp/big.kprof" ]; then
+		echo "bench: recording about 1 M samples..." >&2
+		"$kprof" record -c 20000 -g -o "$tmp/big.kprof" -- "$tmp/work-fp" split $((29000 / scale)) \
+			>/dev/null 2>"$tmp/err"
+		kbig=$(kprof_samples)
+	fi
+	echo "bench: exports ($runs runs each, alternating)..." >&2
+	d=$tmp/exp
+	mkdir -p "$d"
+	formats="folded pprof speedscope chrome firefox"
+	for i in $(seq 0 "$runs"); do
+		f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		for x in $formats; do
+			run "$f/$x" "$kprof" report -i "$tmp/big.kprof" --format "$x" -o "$tmp/out.$x"
+		done
+	done
+	export_rows=""
+	for x in $formats; do
+		size=$(stat -c %s "$tmp/out.$x")
+		case $x in firefox | pprof) size="$size ($(gzip -dc "$tmp/out.$x" | wc -c) uncompressed)" ;; esac
+		export_rows+="| --format $x | $(range "$d/$x" 1) | $(rate "$kbig" "$(med "$d/$x" 1)") | $(med "$d/$x" 3) | $size |"$'\n'
 	done
 fi
 
@@ -517,6 +543,14 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| samples | wall s | M samples/s | peak RSS KB |"
 		echo "|---|---|---|---|"
 		printf "%s" "$scale_rows"
+	fi
+	if want exports; then
+		echo
+		echo "### Exports: kprof report --format NAME -o FILE on one recording of $kbig samples (-c 20000 -g)"
+		echo
+		echo "| command | wall s, median (min-max) | M samples/s | peak RSS KB | file bytes |"
+		echo "|---|---|---|---|---|"
+		printf "%s" "$export_rows"
 	fi
 	if want record; then
 		echo

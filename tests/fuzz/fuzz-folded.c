@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kp_svg_opts_init(&vo.svg);
 	vo.svg.milli = true;
 	vo.svg.hash = true;
-	vo.svg.seq = &seq;
+	vo.seq = &seq;
 	vo.svg.flamechart = size & 2;
 	vo.svg.diff = size & 4;
 	vo.svg.inverted = size & 8;

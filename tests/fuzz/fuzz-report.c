@@ -6,8 +6,9 @@
  * every view of kp_views[] on every event, the headers, --stats, the warnings, and a
  * differential tree and graph of the profile against itself. The input is a .kprof file; the
  * seeds in corpus-report/ are the golden recordings and real DWARF recordings. Its length's
- * low bit chooses stacks root first or leaf first (--inverted), and the next one locations
- * with or without addresses (kp_report_opts.addrs), so every path is fuzzed.
+ * low bit chooses stacks root first or leaf first (--inverted), the next one locations
+ * with or without addresses (kp_report_opts.addrs), and the third whether tracepoint samples
+ * carry their decoded fields (kp_report_opts.tp_fields), so every path is fuzzed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,8 +39,8 @@ static void views(struct kp_report *r, FILE *out)
 
 			kp_svg_opts_init(&vo.svg);
 			vo.svg.no_js = true;
-			vo.svg.flamechart = kp_views[v].seq && (e & 1);
-			vo.svg.seq = vo.seq = &r->seq;
+			vo.svg.flamechart = kp_views[v].seq == KP_SEQ_FLAMECHART && (e & 1);
+			vo.seq = &r->seq;
 			vo.no_labels = e & 1 ? 0 : KP_LABEL_ALL;
 			vo.by_samples = v & 1;
 			kp_report_print_header(r, e, out);
@@ -70,7 +71,8 @@ static void diff(const struct kp_report *r, FILE *out)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kp_report_opts o = { .symfs = KP_FUZZ_SYMFS, .seq = true, .reverse = size & 1,
-				    .addrs = size & 2, .filter.t_end = UINT64_MAX };
+				    .addrs = size & 2, .tp_fields = size & 4,
+				    .filter.t_end = UINT64_MAX };
 	int fd = memfd_create("fuzz-report", MFD_CLOEXEC);
 	FILE *out = fopen("/dev/null", "w");
 	struct kp_report r;

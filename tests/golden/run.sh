@@ -28,6 +28,9 @@ run() {
 	fi
 	case $name in
 	*.svg) check "$name is well-formed XML" xmllint --noout "$WORK/$name" ;;
+	*.json) check "$name is JSON" sh -c "python3 -m json.tool '$WORK/$name' >/dev/null" ;;
+	*.json.gz) check "$name is gzip-compressed JSON" \
+		sh -c "gzip -dc '$WORK/$name' | python3 -m json.tool >/dev/null" ;;
 	esac
 }
 
@@ -66,6 +69,10 @@ case_ flame.svg --svg --no-js --hash
 case_ icicle-blue.svg --svg --no-js --hash --inverted --colors blue --title "<icicle> & co"
 case_ reverse.svg --svg --no-js --hash --reverse --minwidth 50
 case_ chart.svg --svg --no-js --hash --flamechart
+case_ speedscope.json --format speedscope
+case_ chrome.json --format chrome
+case_ firefox.json.gz --format firefox
+case_ speedscope-tid.json --format speedscope --tid 4243 --weight samples
 run flamegraph.svg flamegraph --no-js --hash --title "folded input" input.folded
 run hostile.svg flamegraph --no-js --hash hostile.folded
 run diff.svg diff --no-js --hash --symfs root basic.kprof basic2.kprof

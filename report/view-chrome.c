@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view-chrome.c - the Chrome trace event format's JSON object ({"traceEvents": [...]}), which
+ * Perfetto UI, chrome://tracing and DevTools open: per thread a flame chart of nested complete
+ * ("X") events built from the samples in time order, a frame's slice spanning the runs of
+ * samples that have it at that depth, each sample covering its period (or, without one, up
+ * to the next sample); tracepoint samples as instant ("i") events with their decoded fields
+ * in args; process_name and thread_name metadata ("M"). Timestamps are the recording's clock,
+ * in whole µs: readers add ts and dur in floating point, and a slice that ends where the next
+ * begins must do so exactly (with fractions, 0.1 + 0.2 > 0.3 reopens frames in speedscope's
+ * importer); integers below 2^53 add exactly, and rounding both ends keeps the nesting.
+ *
+ * A thread's slices are kept until the thread ends, in the order they opened, which is time
+ * order with parents before their children: readers that sort stably by time then nest them
+ * as they were.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "view.h"
+
+#include "formats/util.h"
+
+struct slice {
+	uint32_t node;
+	uint64_t ts, end;
+};
+
+struct chart {
+	const struct kp_profile *p;
+	const struct kp_view_opts *o;
+	struct kp_json *j;
+	const struct kp_view_thread *t;
+	struct slice *slices;
+	size_t nr_slices, cap_slices;
+	uint32_t *open;		/* the open frames: indices into slices, root side first */
+	size_t depth, cap_open;
+	uint32_t *path;
+	size_t cap_path;
+	uint64_t end;		/* when the last run ended */
+};
+
+static void event_head(struct kp_json *j, const char *ph, const char *name, uint32_t pid,
+		       uint32_t tid)
+{
+	kp_json_obj(j);
+	kp_json_key(j, "ph");
+	kp_json_str(j, ph);
+	kp_json_key(j, "name");
+	kp_json_str(j, name);
+	kp_json_key(j, "pid");
+	kp_json_u64(j, pid);
+	kp_json_key(j, "tid");
+	kp_json_u64(j, tid);
+}
+
+static void metadata(struct kp_json *j, const char *what, const char *name, uint32_t pid,
+		     uint32_t tid)
+{
+	event_head(j, "M", what, pid, tid);
+	kp_json_key(j, "args");
+	kp_json_obj(j);
+	kp_json_key(j, "name");
+	kp_json_str(j, name);
+	kp_json_obj_end(j);
+	kp_json_obj_end(j);
+}
+
+/* "prev_comm=bash prev_pid=1 ..." as args: a key is a C identifier before '=', and a value
+ * runs up to the space before the next key. Anything else is one "fields" string. */
+static size_t key_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_' || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+	       (n && s[n] >= '0' && s[n] <= '9'))
+		n++;
+	return s[n] == '=' ? n : 0;
+}
+
+static void fields_args(struct kp_json *j, const char *s)
+{
+	char key[256];
+
+	kp_json_obj(j);
+	if (!key_len(s)) {
+		kp_json_key(j, "fields");
+		kp_json_str(j, s);
+	}
+	while (*s && key_len(s)) {
+		size_t k = key_len(s), v = k + 1;
+		while (s[v] && !(s[v] == ' ' && key_len(s + v + 1)))
+			v++;
+		snprintf(key, sizeof(key), "%.*s", (int)(k < sizeof(key) - 1 ? k : sizeof(key) - 1), s);
+		kp_json_key(j, key); /* an identifier: nothing to escape */
+		kp_json_str_len(j, s + k + 1, v - k - 1);
+		s += v + (s[v] == ' ');
+	}
+	kp_json_obj_end(j);
+}
+
+static uint64_t us(uint64_t ns)
+{
+	return ns / 1000 + (ns % 1000 >= 500);
+}
+
+static void instant(struct chart *c, const struct kp_seq_ent *e)
+{
+	const struct kp_profile *p = c->p;
+	const struct kp_prof_event *ev = e->event < p->nr_events ? &p->events[e->event] : NULL;
+
+	event_head(c->j, "i", ev && ev->name ? kp_strtab_get(p->strs, ev->name) : "tracepoint",
+		   c->t->pid, c->t->tid);
+	kp_json_key(c->j, "s");
+	kp_json_str(c->j, "t");
+	kp_json_key(c->j, "cat");
+	kp_json_str(c->j, "tracepoint");
+	kp_json_key(c->j, "ts");
+	kp_json_u64(c->j, us(e->time));
+	kp_json_key(c->j, "args");
+	fields_args(c->j, kp_strtab_get(p->strs, e->fields));
+	kp_json_obj_end(c->j);
+}
+
+static void close_to(struct chart *c, size_t depth)
+{
+	while (c->depth > depth)
+		c->slices[c->open[--c->depth]].end = c->end;
+}
+
+/* The function name of @node: a slice goes on while the stacks keep it at its depth, though
+ * the location change (another line, an inlined copy), as a reader that matches a slice's
+ * end to its begin by name expects (speedscope opens a same-named slice before closing one
+ * that ends at the same µs). */
+static uint32_t frame_name(const struct kp_profile *p, uint32_t node)
+{
+	return p->funcs[p->locs[p->nodes[node].loc].func].name;
+}
+
+/* One run: the frames it shares with the open ones stay open, the others close, its own open. */
+static void run(struct chart *c, const struct kp_seq_ent *e, const struct kp_seq_ent *next)
+{
+	size_t n = kp_view_stack(c->p, e->node, &c->path, &c->cap_path), d = 0;
+
+	if (e->time > c->end)
+		close_to(c, 0); /* the thread did not run in between */
+	while (d < c->depth && d < n &&
+	       frame_name(c->p, c->slices[c->open[d]].node) == frame_name(c->p, c->path[d]))
+		d++;
+	close_to(c, d);
+	KP_GROW(c->open, c->cap_open, n);
+	for (; d < n; d++) {
+		KP_GROW(c->slices, c->cap_slices, c->nr_slices + 1);
+		c->slices[c->nr_slices] = (struct slice){ c->path[d], e->time, e->time };
+		c->open[c->depth++] = (uint32_t)c->nr_slices++;
+	}
+	c->end = kp_view_run_end(c->p, c->o, e, next);
+}
+
+static void write_slices(struct chart *c)
+{
+	const struct kp_profile *p = c->p;
+
+	for (size_t i = 0; i < c->nr_slices; i++) {
+		const struct slice *s = &c->slices[i];
+		const struct kp_loc *l = &p->locs[p->nodes[s->node].loc];
+
+		if (us(s->end) == us(s->ts))
+			continue; /* under a µs: nothing to see, and readers misorder it at its ts */
+		event_head(c->j, "X", kp_strtab_get(p->strs, p->funcs[l->func].name), c->t->pid,
+			   c->t->tid);
+		kp_json_key(c->j, "cat");
+		kp_json_str(c->j, l->flags & KP_LOC_KERNEL ? "kernel" : "user");
+		kp_json_key(c->j, "ts");
+		kp_json_u64(c->j, us(s->ts));
+		kp_json_key(c->j, "dur");
+		kp_json_u64(c->j, us(s->end) - us(s->ts));
+		if (l->file) {
+			kp_json_key(c->j, "args");
+			kp_json_obj(c->j);
+			kp_json_key(c->j, "file");
+			kp_json_str(c->j, kp_strtab_get(p->strs, l->file));
+			kp_json_key(c->j, "line");
+			kp_json_u64(c->j, l->line);
+			kp_json_obj_end(c->j);
+		}
+		kp_json_obj_end(c->j);
+	}
+}
+
+static void thread(struct chart *c, const struct kp_view_thread *t, const uint32_t *order)
+{
+	const struct kp_seq_ent *ents = c->o->seq->ents, *prev = NULL;
+
+	c->t = t;
+	c->nr_slices = c->depth = 0;
+	c->end = 0;
+	metadata(c->j, "thread_name", kp_strtab_get(c->p->strs, t->comm), t->pid, t->tid);
+	for (size_t i = t->first; i < t->first + t->nr; i++) {
+		const struct kp_seq_ent *e = &ents[order[i]];
+		if (e->fields) {
+			instant(c, e);
+			continue;
+		}
+		if (prev)
+			run(c, prev, e);
+		prev = e;
+	}
+	if (prev)
+		run(c, prev, NULL);
+	close_to(c, 0);
+	write_slices(c);
+}
+
+/* One process_name per process: the command of its main thread, else of its first one. */
+static void processes(struct kp_json *j, const struct kp_profile *p,
+		      const struct kp_view_thread *t, size_t nr)
+{
+	struct kp_hash name;
+	uint64_t *v;
+
+	kp_hash_init(&name);
+	for (size_t i = 0; i < nr; i++)
+		if (t[i].tid == t[i].pid || !kp_hash_get(&name, t[i].pid))
+			kp_hash_put(&name, t[i].pid, t[i].comm);
+	for (size_t i = 0; i < nr; i++)
+		if ((v = kp_hash_get(&name, t[i].pid)) && *v != UINT64_MAX) {
+			metadata(j, "process_name", kp_strtab_get(p->strs, (uint32_t)*v), t[i].pid,
+				 t[i].pid);
+			*v = UINT64_MAX;
+		}
+	kp_hash_release(&name);
+}
+
+int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
+{
+	struct kp_view_thread *threads;
+	uint32_t *order;
+	size_t nr = kp_view_threads(o, true, &threads, &order);
+	const struct kp_prof_event *ev = o->event < p->nr_events ? &p->events[o->event] : NULL;
+	struct kp_json j;
+	struct chart c = { .p = p, .o = o, .j = &j };
+
+	kp_json_init(&j, out, false);
+	kp_json_obj(&j);
+	kp_json_key(&j, "displayTimeUnit");
+	kp_json_str(&j, "ns");
+	kp_json_key(&j, "otherData");
+	kp_json_obj(&j);
+	kp_json_key(&j, "exporter");
+	kp_json_str(&j, "kprof");
+	kp_json_key(&j, "event");
+	kp_json_str(&j, ev && ev->name ? kp_strtab_get(p->strs, ev->name) : "");
+	kp_json_obj_end(&j);
+	kp_json_key(&j, "traceEvents");
+	kp_json_arr(&j);
+	processes(&j, p, threads, nr);
+	for (size_t t = 0; t < nr; t++)
+		thread(&c, &threads[t], order);
+	kp_json_arr_end(&j);
+	kp_json_obj_end(&j);
+	kp_json_finish(&j); /* a failed write is the stream's error, which the command checks */
+	free(c.slices);
+	free(c.open);
+	free(c.path);
+	free(threads);
+	free(order);
+	return 0;
+}

@@ -1,0 +1,185 @@
+// exports.cjs - reads kprof's exports as their formats define them, for tests/live/exports.sh.
+// Each mode prints "key=value" lines the test compares with the truth, or "error: ..." lines
+// (and exits 1) for what breaks the format.
+//   node exports.cjs schema NPM_DIR FILE      speedscope file against the schema the speedscope
+//                                             package ships, with ajv
+//   node exports.cjs speedscope FILE FUNC     samples, and FUNC's share of the weights
+//   node exports.cjs chrome FILE FUNC         nesting per thread, metadata, time span, instants,
+//                                             FUNC's share of the threads' time
+//   node exports.cjs gecko FILE FUNC          every index in range, prefixes before their users,
+//                                             times non-decreasing, FUNC's share of the samples
+//   node exports.cjs serve DIR                a static HTTP server on 127.0.0.1 (prints its port)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const zlib = require('zlib');
+const http = require('http');
+
+const errors = [];
+const err = (m) => { if (errors.length < 20) errors.push(m); };
+const out = (k, v) => console.log(`${k}=${v}`);
+const finish = () => {
+	for (const e of errors) console.log(`error: ${e}`);
+	process.exit(errors.length ? 1 : 0);
+};
+const load = (f) => {
+	let b = fs.readFileSync(f);
+	if (b[0] === 0x1f && b[1] === 0x8b) b = zlib.gunzipSync(b);
+	return JSON.parse(b.toString('utf8'));
+};
+const pct = (a, b) => (b > 0 ? (100 * a / b).toFixed(2) : 'none');
+
+function schema(npm, file) {
+	const Ajv = require(path.join(npm, 'node_modules', 'ajv'));
+	const sch = JSON.parse(fs.readFileSync(path.join(npm, 'node_modules', 'speedscope', 'dist',
+		'release', 'file-format-schema.json'), 'utf8'));
+	const ajv = new Ajv({ allErrors: true, strict: false });
+	const ok = ajv.validate(sch, load(file));
+	if (!ok) for (const e of ajv.errors.slice(0, 10)) err(`${e.instancePath} ${e.message}`);
+	out('valid', ok ? 'yes' : 'no');
+}
+
+function speedscope(file, func) {
+	const d = load(file), frames = d.shared.frames;
+	let total = 0, hit = 0, samples = 0;
+	for (const p of d.profiles) {
+		if (p.type !== 'sampled') err(`profile ${p.name} is ${p.type}`);
+		if (p.samples.length !== p.weights.length) err(`${p.name}: samples and weights differ`);
+		p.samples.forEach((s, i) => {
+			for (const f of s) if (!(f >= 0 && f < frames.length)) err(`frame ${f} out of range`);
+			total += p.weights[i];
+			if (s.some((f) => frames[f] && frames[f].name === func)) hit += p.weights[i];
+		});
+		samples += p.samples.length;
+	}
+	out('profiles', d.profiles.length);
+	out('names', d.profiles.map((p) => p.name).join('|'));
+	out('runs', samples);
+	out('share', pct(hit, total));
+}
+
+function chrome(file, func) {
+	const d = load(file), ev = d.traceEvents;
+	if (!Array.isArray(ev)) return err('no traceEvents array');
+	const threads = new Map(), pnames = new Set(), tnames = new Set();
+	let instants = 0, withArgs = 0, minTs = Infinity, maxEnd = -Infinity;
+	for (const e of ev) {
+		const key = `${e.pid}/${e.tid}`;
+		if (e.ph === 'M' && e.name === 'process_name' && e.args && e.args.name) pnames.add(e.pid);
+		else if (e.ph === 'M' && e.name === 'thread_name' && e.args && e.args.name) tnames.add(key);
+		else if (e.ph === 'X') {
+			if (typeof e.ts !== 'number' || typeof e.dur !== 'number' || e.dur < 0)
+				err(`bad X event ${JSON.stringify(e)}`);
+			if (!threads.has(key)) threads.set(key, []);
+			threads.get(key).push(e);
+			minTs = Math.min(minTs, e.ts);
+			maxEnd = Math.max(maxEnd, e.ts + e.dur);
+		} else if (e.ph === 'i') {
+			instants++;
+			if (e.args && Object.keys(e.args).length) withArgs++;
+			minTs = Math.min(minTs, e.ts);
+		}
+	}
+	// proper nesting: sorted as a reader sorts them (by time, the longer first), each slice
+	// lies inside the one open below it
+	let bad = 0, total = 0, hit = 0;
+	const eps = 0.0015; // µs: three decimals read back as doubles
+	for (const [key, xs] of threads) {
+		if (!tnames.has(key)) err(`thread ${key} has no thread_name`);
+		if (!pnames.has(Number(key.split('/')[0]))) err(`process of ${key} has no process_name`);
+		xs.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+		const stack = [];
+		for (const x of xs) {
+			while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur <= x.ts + eps)
+				stack.pop();
+			const top = stack[stack.length - 1];
+			if (top && x.ts + x.dur > top.ts + top.dur + eps) {
+				if (bad++ < 5) err(`${key}: ${x.name} [${x.ts}, +${x.dur}] outlives its parent ${top.name} [${top.ts}, +${top.dur}]`);
+			}
+			if (!top) total += x.dur;
+			if (x.name === func && !stack.some((s) => s.name === func)) hit += x.dur;
+			stack.push(x);
+		}
+	}
+	out('threads', threads.size);
+	out('slices', [...threads.values()].reduce((n, xs) => n + xs.length, 0));
+	out('improper', bad);
+	out('first_us', minTs === Infinity ? 'none' : minTs.toFixed(3));
+	out('span_us', maxEnd === -Infinity ? 'none' : (maxEnd - minTs).toFixed(3));
+	out('instants', instants);
+	out('instants_with_args', withArgs);
+	out('busy_us', total.toFixed(3));
+	out('share', pct(hit, total));
+	out('share_of_span', pct(hit, maxEnd - minTs));
+}
+
+function gecko(file, func) {
+	const d = load(file), meta = d.meta;
+	if (!meta || meta.version !== 24) err(`meta.version is ${meta && meta.version}, not 24`);
+	if (!(meta.interval > 0)) err(`meta.interval ${meta.interval}`);
+	const ncat = (meta.categories || []).length;
+	if (!ncat) err('no categories');
+	let samples = 0, hit = 0;
+	for (const t of d.threads) {
+		const st = t.stackTable, ft = t.frameTable, strs = t.stringTable, sm = t.samples;
+		const S = st.schema, F = ft.schema, M = sm.schema;
+		for (const [k, i] of [['prefix', S.prefix], ['frame', S.frame], ['location', F.location],
+			['category', F.category], ['stack', M.stack], ['time', M.time]])
+			if (typeof i !== 'number') err(`${t.name}: no '${k}' in a schema`);
+		st.data.forEach((r, i) => {
+			const pre = r[S.prefix], fr = r[S.frame];
+			if (pre !== null && !(pre >= 0 && pre < i)) err(`${t.name}: stack ${i} has prefix ${pre}, not before it`);
+			if (!(fr >= 0 && fr < ft.data.length)) err(`${t.name}: stack ${i} has frame ${fr} of ${ft.data.length}`);
+		});
+		ft.data.forEach((r, i) => {
+			const loc = r[F.location], cat = r[F.category];
+			if (!(loc >= 0 && loc < strs.length)) err(`${t.name}: frame ${i} has string ${loc} of ${strs.length}`);
+			if (!(cat >= 0 && cat < ncat)) err(`${t.name}: frame ${i} has category ${cat} of ${ncat}`);
+		});
+		const names = ft.data.map((r) => String(strs[r[F.location]]).replace(/ \(in [^)]*\)$/, ''));
+		const through = st.data.map(() => false);
+		st.data.forEach((r, i) => { through[i] = names[r[S.frame]] === func || (r[S.prefix] !== null && through[r[S.prefix]]); });
+		let last = -Infinity;
+		for (const r of sm.data) {
+			const s = r[M.stack], tm = r[M.time];
+			if (s !== null && !(s >= 0 && s < st.data.length)) err(`${t.name}: sample stack ${s} of ${st.data.length}`);
+			if (!(tm >= last)) err(`${t.name}: sample time ${tm} after ${last}`);
+			last = tm;
+			if (s !== null && through[s]) hit++;
+		}
+		samples += sm.data.length;
+	}
+	out('threads', d.threads.length);
+	out('names', d.threads.map((t) => `${t.name} (${t.tid})`).join('|'));
+	out('samples', samples);
+	out('share', pct(hit, samples));
+}
+
+function serve(dir) {
+	const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+		'.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png' };
+	const srv = http.createServer((req, res) => {
+		const p = path.join(dir, decodeURIComponent(req.url.split(/[?#]/)[0]));
+		if (!p.startsWith(dir) || !fs.existsSync(p) || !fs.statSync(p).isFile()) {
+			res.writeHead(404);
+			return res.end();
+		}
+		res.writeHead(200, { 'Content-Type': types[path.extname(p)] || 'application/octet-stream' });
+		fs.createReadStream(p).pipe(res);
+	});
+	srv.listen(0, '127.0.0.1', () => console.log(srv.address().port));
+}
+
+const [mode, a, b, c] = process.argv.slice(2);
+try {
+	if (mode === 'serve') serve(path.resolve(a));
+	else {
+		({ schema: () => schema(a, b), speedscope: () => speedscope(a, b), chrome: () => chrome(a, b),
+		   gecko: () => gecko(a, b) })[mode]();
+		finish();
+	}
+} catch (e) {
+	err(`${mode}: ${e.message}`);
+	finish();
+}
+void c;
