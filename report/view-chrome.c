@@ -166,7 +166,7 @@ static void write_slices(struct chart *c)
 		const struct slice *s = &c->slices[i];
 		const struct kp_loc *l = &p->locs[p->nodes[s->node].loc];
 
-		if (us(s->end) == us(s->ts))
+		if (us(s->end) <= us(s->ts))
 			continue; /* under a µs: nothing to see, and readers misorder it at its ts */
 		event_head(c->j, "X", kp_strtab_get(p->strs, p->funcs[l->func].name), c->t->pid,
 			   c->t->tid);

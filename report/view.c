@@ -129,6 +129,28 @@ static bool shown(const struct kp_view_opts *o, bool fields, const struct kp_seq
 	return e->fields ? fields : e->event == o->event;
 }
 
+/* Two entries of the timeline by time, then by where they are in it. */
+static int by_time(const void *a, const void *b, void *ctx)
+{
+	const struct kp_seq_ent *ents = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (ents[x].time != ents[y].time)
+		return ents[x].time < ents[y].time ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* A thread's entries in time order, which the timeline's order need not be: a sample that
+ * reached the file after its round was replayed (a busy recorder) comes late. */
+static void time_order(const struct kp_seq *s, uint32_t *ord, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (s->ents[ord[i]].time < s->ents[ord[i - 1]].time) {
+			qsort_r(ord, n, sizeof(*ord), by_time, s->ents);
+			return;
+		}
+}
+
 size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view_thread **threads,
 		       uint32_t **order)
 {
@@ -173,6 +195,8 @@ size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view
 			struct kp_view_thread *th = &t[of[i]];
 			ord[th->first + th->nr++] = (uint32_t)i;
 		}
+	for (size_t k = 0; k < nr; k++)
+		time_order(s, ord + t[k].first, t[k].nr);
 	free(of);
 	kp_hash_release(&ids);
 	*threads = t;
