@@ -584,6 +584,8 @@ static double thousands(char *buf, size_t cap, double v)
 /* A change as a share of the whole: "+1.23", "-0.45", "0.00". */
 static void put_change(FILE *out, double d, double total)
 {
+	if (d == 0)
+		d = 0; /* not "-0.00" for a negated 0 */
 	fprintf(out, "%s%.2f%%", d > 0 ? "+" : "", total > 0 ? 100 * d / total : 0.0);
 }
 
