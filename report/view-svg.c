@@ -611,6 +611,8 @@ static void write_title(struct svg *g, const struct frame *f)
 		}
 		fputs(f->node ? ", with callees " : "; with callees ", g->out);
 		put_change(g->out, sign * (total_v(g, f->node, 1) - g->base_tot[f->node]), g->total);
+		if (g->base_tot[f->node] == 0)
+			fputs(", only in NEW", g->out);
 	} else if (g->so->diff && f->node) {
 		fputs("; ", g->out);
 		put_change(g->out, sign * f->delta, g->total);
