@@ -136,16 +136,23 @@ static void push_line(struct svg *g, uint32_t node, double v, double delta)
 		g->max_delta = fabs(delta);
 }
 
+#define COUNT_MAX 64 /* room for a count in a sort key: more than any count has digits */
+
 /* A number as a folded line writes it: an integer, or its decimals without trailing zeros. */
 static int put_count(char *buf, size_t n, double v)
 {
-	int len;
+	int len = v == floor(v) && fabs(v) < 1e15 ? snprintf(buf, n, "%.0f", v)
+						  : snprintf(buf, n, "%.3f", v);
 
-	if (v == floor(v) && fabs(v) < 1e15)
-		return snprintf(buf, n, "%.0f", v);
-	len = snprintf(buf, n, "%.3f", v);
-	while (len > 0 && (size_t)len < n && buf[len - 1] == '0')
-		buf[--len] = '\0';
+	if (len < 0 || (size_t)len >= n) /* what was written of a hostile value */
+		return len < 0 ? 0 : (int)n - 1;
+	if (strchr(buf, '.')) {
+		while (buf[len - 1] == '0')
+			len--;
+		if (buf[len - 1] == '.')
+			len--;
+		buf[len] = '\0';
+	}
 	return len;
 }
 
@@ -174,17 +181,17 @@ static void add_unit(struct svg *g, struct unit **u, size_t *n, size_t *cap, cha
 		     size_t *klen, size_t *kcap, uint32_t node, bool own)
 {
 	size_t len = fold_name(g, node);
-	char num[128];
+	char num[2 * COUNT_MAX + 2];
 	int m = 0;
 
 	if (own) {
 		num[0] = ' ';
 		m = 1;
 		if (g->so->diff) {
-			m += put_count(num + m, sizeof(num) - m, base_self(g, node));
+			m += put_count(num + m, COUNT_MAX, base_self(g, node));
 			num[m++] = ' ';
 		}
-		m += put_count(num + m, sizeof(num) - m, new_self(g, node));
+		m += put_count(num + m, COUNT_MAX, new_self(g, node));
 	} else {
 		num[m++] = ';';
 	}
@@ -196,31 +203,61 @@ static void add_unit(struct svg *g, struct unit **u, size_t *n, size_t *cap, cha
 	*klen += len + m;
 }
 
-/* The stacks under @node, in flamegraph.pl's order, into g->lines. */
-static void sorted_lines(struct svg *g, uint32_t node)
+/* The units of @node's children, sorted. */
+struct level {
+	struct unit *u;
+	size_t n, next;
+};
+
+static struct level sorted_units(struct svg *g, uint32_t node)
 {
-	struct unit *u = NULL;
+	struct level l = { NULL, 0, 0 };
 	char *keys = NULL;
-	size_t n = 0, cap = 0, klen = 0, kcap = 0;
+	size_t cap = 0, klen = 0, kcap = 0;
 
 	for (uint32_t c = g->p->first_child[node]; c; c = g->p->next_sibling[c]) {
 		uint64_t own = lines_of(g, c, true), all = lines_of(g, c, false);
 		if (own)
-			add_unit(g, &u, &n, &cap, &keys, &klen, &kcap, c, true);
+			add_unit(g, &l.u, &l.n, &cap, &keys, &klen, &kcap, c, true);
 		if (all > own)
-			add_unit(g, &u, &n, &cap, &keys, &klen, &kcap, c, false);
+			add_unit(g, &l.u, &l.n, &cap, &keys, &klen, &kcap, c, false);
 	}
-	if (n > 1)
-		qsort_r(u, n, sizeof(*u), cmp_unit, keys);
+	if (l.n > 1)
+		qsort_r(l.u, l.n, sizeof(*l.u), cmp_unit, keys);
 	free(keys);
-	for (size_t i = 0; i < n; i++) {
-		double v = new_self(g, u[i].node);
-		if (!u[i].own)
-			sorted_lines(g, u[i].node);
-		else
-			push_line(g, u[i].node, v, g->so->diff ? v - base_self(g, u[i].node) : 0);
+	return l;
+}
+
+/* The stacks in flamegraph.pl's order, into g->lines: a walk of the units, a block's own
+ * units in its place. Stacks are as deep as they come: the walk keeps its own stack. */
+static void sorted_lines(struct svg *g)
+{
+	struct level *up = NULL;
+	size_t depth = 1, cap = 0;
+
+	KP_GROW(up, cap, 1);
+	up[0] = sorted_units(g, 0);
+	while (depth) {
+		struct level *l = &up[depth - 1];
+		const struct unit *u;
+		double v;
+
+		if (l->next == l->n) {
+			free(l->u);
+			depth--;
+			continue;
+		}
+		u = &l->u[l->next++];
+		v = new_self(g, u->node);
+		if (u->own) {
+			push_line(g, u->node, v, g->so->diff ? v - base_self(g, u->node) : 0);
+		} else {
+			struct level below = sorted_units(g, u->node);
+			KP_GROW(up, cap, depth + 1);
+			up[depth++] = below;
+		}
 	}
-	free(u);
+	free(up);
 }
 
 /* The stacks of a flame chart, in time order. A diff's change per stack is its node's, shared
@@ -737,7 +774,7 @@ int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *
 	if (so->flamechart && so->seq)
 		chart_lines(&g);
 	else
-		sorted_lines(&g, 0);
+		sorted_lines(&g);
 	flow(&g);
 	g.wpt = g.total > 0 ? (w - 2 * XPAD) / g.total : 0;
 	prune(&g);
