@@ -264,10 +264,10 @@ static const char *diff_subtitle(const struct kp_profile *p, const struct kp_svg
 	double base = kp_profile_total(p, 0, 0)->period / 1000.0;
 	double now = kp_profile_total(p, 0, 1)->period / 1000.0;
 
-	if (kp_svg_diff_base(so, base, base, now) == base)
+	if (!so->normalize || !(base > 0) || base == now)
 		return so->subtitle;
 	snprintf(buf, size, "%s%sBASE normalized to NEW's total: its counts \xc3\x97 %.4g "
-		 "(--no-normalize: as recorded)", so->subtitle ? so->subtitle : "",
+		 "(--no-normalize: as given)", so->subtitle ? so->subtitle : "",
 		 so->subtitle ? "; " : "", now / base);
 	return buf;
 }
