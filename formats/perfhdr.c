@@ -363,22 +363,168 @@ static void feat_build_id(struct kp_perfhdr *m, struct cur *c, int key)
 	}
 }
 
-/* The features kprof reads; one row each, in the order of their META records. */
+/* A feature's bytes, as they are written. */
+struct obuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void put(struct obuf *o, const void *b, size_t n)
+{
+	if (!n)
+		return;
+	KP_GROW(o->p, o->cap, o->len + n);
+	memcpy(o->p + o->len, b, n);
+	o->len += n;
+}
+
+static void put_u32(struct obuf *o, uint32_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+static void put_u64(struct obuf *o, uint64_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+/* A perf_header_string: u32 len, then the string, NUL-padded to len (64-byte steps, perf's
+ * NAME_ALIGN). */
+static void put_string(struct obuf *o, const char *s)
+{
+	size_t n = strlen(s) + 1, len = (n + 63) & ~(size_t)63;
+
+	put_u32(o, (uint32_t)len);
+	KP_GROW(o->p, o->cap, o->len + len);
+	memset(o->p + o->len, 0, len);
+	memcpy(o->p + o->len, s, n);
+	o->len += len;
+}
+
+static bool put_fact(const struct kp_perfhdr *m, struct obuf *o, int key)
+{
+	if (!m->facts[key])
+		return false;
+	put_string(o, m->facts[key]);
+	return true;
+}
+
+/* HEADER_NRCPUS: u32 available, u32 online; kprof knows the CPUs online. */
+static bool put_nrcpus(const struct kp_perfhdr *m, struct obuf *o, int key)
+{
+	unsigned long n;
+	char *end;
+
+	if (!m->facts[key])
+		return false;
+	n = strtoul(m->facts[key], &end, 10);
+	if (*end || !n || n > UINT32_MAX)
+		return false;
+	put_u32(o, (uint32_t)n);
+	put_u32(o, (uint32_t)n);
+	return true;
+}
+
+/* HEADER_CMDLINE: the words of kprof's space-joined command line, as a string list. */
+static bool put_cmdline(const struct kp_perfhdr *m, struct obuf *o, int key)
+{
+	char *line, *save = NULL;
+	uint32_t nr = 0;
+	size_t at = o->len;
+
+	if (!m->facts[key])
+		return false;
+	line = kp_xstrdup(m->facts[key]);
+	put_u32(o, 0);
+	for (char *w = strtok_r(line, " ", &save); w; w = strtok_r(NULL, " ", &save), nr++)
+		put_string(o, w);
+	memcpy(o->p + at, &nr, sizeof(nr));
+	free(line);
+	return true;
+}
+
+/* HEADER_EVENT_DESC: every event's attr, ids and name (@desc_names, else perf's default). */
+static bool put_event_desc(const struct kp_perfhdr *m, struct obuf *o, int key)
+{
+	(void)key;
+	if (!m->nr_attrs)
+		return false;
+	put_u32(o, (uint32_t)m->nr_attrs);
+	put_u32(o, sizeof(struct perf_event_attr));
+	for (size_t i = 0; i < m->nr_attrs; i++) {
+		char buf[64];
+
+		put(o, &m->attrs[i].attr, sizeof(m->attrs[i].attr));
+		put_u32(o, m->attrs[i].nr_ids);
+		put_string(o, kp_perfhdr_event_name(m, i, buf, sizeof(buf)));
+		put(o, m->attrs[i].ids, m->attrs[i].nr_ids * sizeof(uint64_t));
+	}
+	return true;
+}
+
+/* HEADER_BUILD_ID: a build_id_event per file, of the host (pid -1), its size byte valid. */
+static bool put_build_id(const struct kp_perfhdr *m, struct obuf *o, int key)
+{
+	(void)key;
+	for (size_t i = 0; i < m->nr_bids; i++) {
+		const struct kp_perf_build_id *b = &m->bids[i];
+		size_t n = strlen(b->path) + 1, len = (n + 63) & ~(size_t)63;
+		uint8_t id[24] = { 0 };
+		struct kp_rec_header h = {
+			0, (uint16_t)(KP_PERF_MISC_BUILD_ID_SIZE |
+				      (b->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER)),
+			(uint16_t)(sizeof(h) + 4 + sizeof(id) + len)
+		};
+		int32_t pid = -1;
+
+		if (sizeof(h) + 4 + sizeof(id) + len > UINT16_MAX)
+			continue;
+		memcpy(id, b->id, b->size);
+		id[20] = b->size;
+		put(o, &h, sizeof(h));
+		put(o, &pid, sizeof(pid));
+		put(o, id, sizeof(id));
+		KP_GROW(o->p, o->cap, o->len + len);
+		memset(o->p + o->len, 0, len);
+		memcpy(o->p + o->len, b->path, n);
+		o->len += len;
+	}
+	return m->nr_bids > 0;
+}
+
+/* HEADER_SAMPLE_TIME: the first and the last sample's time */
+static bool put_sample_time(const struct kp_perfhdr *m, struct obuf *o, int key)
+{
+	(void)key;
+	if (!m->last_time)
+		return false;
+	put_u64(o, m->first_time);
+	put_u64(o, m->last_time);
+	return true;
+}
+
+/*
+ * The features kprof reads and writes: one row each, by increasing id (the order of their
+ * sections in a file, and of their META records). @take parses one (NULL: not read), @put
+ * writes one and says whether it had anything to say (NULL: not written), @key is the fact.
+ */
 static const struct feat {
 	unsigned id;
 	void (*take)(struct kp_perfhdr *m, struct cur *c, int key);
+	bool (*put)(const struct kp_perfhdr *m, struct obuf *o, int key);
 	int key;
 } feats[] = {
-	{ 2, feat_build_id, -1 },	/* HEADER_BUILD_ID */
-	{ 3, feat_string, KP_PERF_HOSTNAME },
-	{ 4, feat_string, KP_PERF_KERNEL },	/* HEADER_OSRELEASE */
-	{ 5, feat_string, KP_PERF_VERSION },
-	{ 6, feat_string, KP_PERF_ARCH },
-	{ 7, feat_nrcpus, KP_PERF_NRCPUS },
-	{ 11, feat_cmdline, KP_PERF_CMDLINE },
-	{ 12, feat_event_desc, -1 },
-	{ 23, feat_clockid, KP_PERF_CLOCK },
-	{ 29, feat_clock_data, KP_PERF_CLOCK },
+	{ 2, feat_build_id, put_build_id, -1 },	/* HEADER_BUILD_ID */
+	{ 3, feat_string, put_fact, KP_PERF_HOSTNAME },
+	{ 4, feat_string, put_fact, KP_PERF_KERNEL },	/* HEADER_OSRELEASE */
+	{ 5, feat_string, put_fact, KP_PERF_VERSION },
+	{ 6, feat_string, put_fact, KP_PERF_ARCH },
+	{ 7, feat_nrcpus, put_nrcpus, KP_PERF_NRCPUS },
+	{ 11, feat_cmdline, put_cmdline, KP_PERF_CMDLINE },
+	{ 12, feat_event_desc, put_event_desc, -1 },
+	{ 21, NULL, put_sample_time, -1 },		/* HEADER_SAMPLE_TIME */
+	{ 23, feat_clockid, NULL, KP_PERF_CLOCK },
+	{ 29, feat_clock_data, NULL, KP_PERF_CLOCK },
 };
 
 void kp_perfhdr_take_feature(struct kp_perfhdr *m, unsigned id, const uint8_t *b, size_t len,
@@ -387,7 +533,7 @@ void kp_perfhdr_take_feature(struct kp_perfhdr *m, unsigned id, const uint8_t *b
 	for (size_t i = 0; i < ARRAY_SIZE(feats); i++) {
 		struct cur c = { b, len, false };
 
-		if (feats[i].id != id)
+		if (feats[i].id != id || !feats[i].take)
 			continue;
 		feats[i].take(m, &c, feats[i].key);
 		if (c.bad && !m->bad_features++)
@@ -404,7 +550,7 @@ static bool has_feature(const struct kp_perf_file_header *h, unsigned id)
 static bool feature_read(unsigned id)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(feats); i++)
-		if (feats[i].id == id)
+		if (feats[i].id == id && feats[i].take)
 			return true;
 	return false;
 }
@@ -468,4 +614,61 @@ void kp_perfhdr_release(struct kp_perfhdr *m)
 	for (int k = 0; k < KP_PERF_FACTS; k++)
 		free(m->facts[k]);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The feature sections of @m: the bits of @features set, their bodies in @o, and their
+ * sections (offsets from the start of @o) in @sec, as many as the bits. */
+static size_t put_features(const struct kp_perfhdr *m, uint64_t *features, struct obuf *o,
+			   struct kp_perf_section *sec)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(feats); i++) {
+		size_t at = o->len;
+
+		if (!feats[i].put || !feats[i].put(m, o, feats[i].key))
+			continue;
+		features[feats[i].id / 64] |= 1ull << (feats[i].id % 64);
+		sec[n++] = (struct kp_perf_section){ at, o->len - at };
+	}
+	return n;
+}
+
+int kp_perfhdr_write(const struct kp_perfhdr *m, int fd, uint64_t data_off, uint64_t data_size)
+{
+	struct kp_perf_file_header h = { .magic = KP_PERF_MAGIC2, .size = sizeof(h) };
+	struct kp_perf_section sec[ARRAY_SIZE(feats)];
+	struct obuf body = { NULL, 0, 0 }, tail = { NULL, 0, 0 };
+	uint64_t at = data_off + data_size, ids;
+	size_t n = put_features(m, h.features, &body, sec);
+	int err;
+
+	/* the section table right after the data (perf looks there), then the bodies */
+	for (size_t i = 0; i < n; i++) {
+		sec[i].offset += at + n * sizeof(*sec);
+		put(&tail, &sec[i], sizeof(sec[i]));
+	}
+	put(&tail, body.p, body.len);
+	/* then every event's ids, then the attr section pointing at them */
+	ids = at + tail.len;
+	for (size_t i = 0; i < m->nr_attrs; i++)
+		put(&tail, m->attrs[i].ids, m->attrs[i].nr_ids * sizeof(uint64_t));
+	h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct kp_perf_section);
+	h.attrs = (struct kp_perf_section){ at + tail.len, m->nr_attrs * h.attr_size };
+	for (size_t i = 0; i < m->nr_attrs; i++) {
+		struct perf_event_attr a = m->attrs[i].attr;
+		struct kp_perf_section s = { ids, m->attrs[i].nr_ids * sizeof(uint64_t) };
+
+		a.size = sizeof(a);
+		put(&tail, &a, sizeof(a));
+		put(&tail, &s, sizeof(s));
+		ids += s.size;
+	}
+	h.data = (struct kp_perf_section){ data_off, data_size };
+	err = kp_write_at(fd, tail.p, tail.len, at);
+	if (!err)
+		err = kp_write_at(fd, &h, sizeof(h), 0);
+	free(body.p);
+	free(tail.p);
+	return err;
 }

@@ -150,4 +150,11 @@ const char *kp_perfhdr_event_name(const struct kp_perfhdr *m, size_t i, char *bu
  * kprof's event names do not carry; a tracepoint ("sched:sched_switch") keeps its colon. */
 size_t kp_perfhdr_base_len(const char *name);
 
+/*
+ * kp_perfhdr_write - after @data_size bytes of records written at @data_off of @fd: the feature
+ * sections (right after the data, where perf looks for them), the attr section and its ids,
+ * then the file header at offset 0. Returns 0 or -errno.
+ */
+int kp_perfhdr_write(const struct kp_perfhdr *m, int fd, uint64_t data_off, uint64_t data_size);
+
 #endif /* KP_PERFHDR_H */
