@@ -261,15 +261,6 @@ static void set_clock(struct kp_perfhdr *m, uint64_t id, int key)
 		kp_perfhdr_set_fact(m, key, kp_xstrdup(name));
 }
 
-/* HEADER_CLOCKID: the u64 clockid of the records' times (use_clockid) */
-static void feat_clockid(struct kp_perfhdr *m, struct cur *c, int key)
-{
-	uint64_t id = take_u64(c);
-
-	if (!c->bad)
-		set_clock(m, id, key);
-}
-
 /* HEADER_CLOCK_DATA: u32 version, u32 clockid, then the wall-clock and clock times */
 static void feat_clock_data(struct kp_perfhdr *m, struct cur *c, int key)
 {
@@ -523,7 +514,6 @@ static const struct feat {
 	{ 11, feat_cmdline, put_cmdline, KP_PERF_CMDLINE },
 	{ 12, feat_event_desc, put_event_desc, -1 },
 	{ 21, NULL, put_sample_time, -1 },		/* HEADER_SAMPLE_TIME */
-	{ 23, feat_clockid, NULL, KP_PERF_CLOCK },
 	{ 29, feat_clock_data, NULL, KP_PERF_CLOCK },
 };
 
