@@ -45,6 +45,41 @@ static const char *const sw_names[] = {
 	"bpf-output", "cgroup-switches",
 };
 
+/*
+ * perf's modifiers of an event without a stored name, as perf derives them from its attr
+ * (evsel__add_modifiers): the contexts counted when some are excluded, the precision, and
+ * host/guest when they differ from the default that follows from those.
+ */
+static void add_modifiers(const struct perf_event_attr *a, char *buf, size_t n)
+{
+	char mod[16];
+	size_t r = 0;
+	bool guest_default = false;
+
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		if (!a->exclude_kernel)
+			mod[r++] = 'k';
+		if (!a->exclude_user)
+			mod[r++] = 'u';
+		if (!a->exclude_hv)
+			mod[r++] = 'h';
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+		mod[r++] = 'p';
+	if (a->precise_ip)
+		guest_default = true;
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		if (!a->exclude_host)
+			mod[r++] = 'H';
+		if (!a->exclude_guest)
+			mod[r++] = 'G';
+	}
+	mod[r] = '\0';
+	if (r && strlen(buf) + r + 2 <= n)
+		strcat(strcat(buf, ":"), mod);
+}
+
 /* An event without a stored name: what perf would call it, or "TYPE:0xCONFIG". */
 static void default_name(const struct perf_event_attr *a, char *buf, size_t n)
 {
@@ -54,6 +89,7 @@ static void default_name(const struct perf_event_attr *a, char *buf, size_t n)
 		snprintf(buf, n, "%s", sw_names[a->config]);
 	else
 		snprintf(buf, n, "%u:0x%llx", a->type, (unsigned long long)a->config);
+	add_modifiers(a, buf, n);
 }
 
 size_t kp_perfhdr_base_len(const char *name)
