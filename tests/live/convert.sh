@@ -115,26 +115,25 @@ cp "$WORK/g.kprof" "$WORK/same.kprof"
 "$KPROF" convert --to perf -i "$WORK/same.kprof" -o "$WORK/same.kprof" 2>"$WORK/same.err"
 check "convert refuses to write over its input" \
 	sh -c "[ $? -eq 1 ] && grep -q \"same.kprof' is the input\" '$WORK/same.err' && cmp -s '$WORK/g.kprof' '$WORK/same.kprof'"
+# refused WHAT TO INPUT PATTERN: convert --to TO of INPUT fails, its error matches PATTERN,
+# and the output's directory stays empty
+refused() {
+	"$KPROF" convert --to "$2" -i "$3" -o "$WORK/out/x" 2>"$WORK/refused.err"
+	rc=$?
+	check "$1: '$(grep -m1 "$4" "$WORK/refused.err" || head -1 "$WORK/refused.err")', no output" \
+		sh -c "[ $rc -eq 1 ] && grep -q \"$4\" '$WORK/refused.err' && [ \$(ls -A '$WORK/out' | wc -l) -eq 0 ]"
+}
 size=$(wc -c <"$WORK/g.kprof")
 head -c $((size / 2)) "$WORK/g.kprof" >"$WORK/cut.kprof"
-"$KPROF" convert --to perf -i "$WORK/cut.kprof" -o "$WORK/out/cut.perf" 2>"$WORK/cut.err"
-rc=$?
-check "a truncated .kprof: '$(head -1 "$WORK/cut.err")', no output" \
-	sh -c "[ $rc -eq 1 ] && grep -q \"cut.kprof': truncated at offset\" '$WORK/cut.err' && [ ! -e '$WORK/out/cut.perf' ] && [ \$(ls -A '$WORK/out' | wc -l) -eq 0 ]"
+refused "a truncated .kprof" perf "$WORK/cut.kprof" "cut.kprof': truncated at offset"
 if [ -n "$PERF" ] && [ -s "$WORK/g.pdata" ]; then
 	size=$(wc -c <"$WORK/g.pdata")
 	head -c $((size / 2)) "$WORK/g.pdata" >"$WORK/cut.pdata"
-	"$KPROF" convert --to kprof -i "$WORK/cut.pdata" -o "$WORK/out/cut.kprof" 2>"$WORK/cutp.err"
-	rc=$?
-	check "a truncated perf.data: '$(grep -m1 truncated "$WORK/cutp.err")', no output" \
-		sh -c "[ $rc -eq 1 ] && grep -q \"cut.pdata': truncated at offset\" '$WORK/cutp.err' && [ \$(ls -A '$WORK/out' | wc -l) -eq 0 ]"
+	refused "a truncated perf.data" kprof "$WORK/cut.pdata" "cut.pdata': truncated at offset"
 	# a data section said to start past the end of the file
 	cp "$WORK/g.pdata" "$WORK/bad.pdata"
 	printf '\377\377\377\377' | dd of="$WORK/bad.pdata" bs=1 seek=44 conv=notrunc 2>/dev/null
-	"$KPROF" convert --to perf -i "$WORK/bad.pdata" -o "$WORK/out/bad.perf" 2>"$WORK/bad.err"
-	rc=$?
-	check "a corrupt perf.data header: '$(head -1 "$WORK/bad.err")', no output" \
-		sh -c "[ $rc -eq 1 ] && grep -q \"bad.pdata'.*offset\" '$WORK/bad.err' && [ \$(ls -A '$WORK/out' | wc -l) -eq 0 ]"
+	refused "a corrupt perf.data header" perf "$WORK/bad.pdata" "bad.pdata'.*offset"
 else
 	skips 2 "perf is not installed: no perf.data to damage"
 fi
