@@ -281,8 +281,8 @@ if want perfdata; then
 		run "$f/to-perf" "$kprof" convert --to perf -i "$tmp/pd.kprof" -o "$tmp/pd.kperf"
 		run "$f/to-kprof" "$kprof" convert --to kprof -i "$tmp/pd.data" -o "$tmp/pd.pkprof"
 	done
-	collapse_label="perf script | stackcollapse-perf.pl"
-	kcollapse_label="kprof script -i perf.data | stackcollapse-perf.pl"
+	collapse_label="perf script piped into stackcollapse-perf.pl"
+	kcollapse_label="kprof script -i perf.data piped into stackcollapse-perf.pl"
 	if [ -z "$sc" ]; then
 		collapse_label="perf script (stackcollapse-perf.pl not found: the collapse is left out)"
 		kcollapse_label="kprof script -i perf.data (no collapse)"
