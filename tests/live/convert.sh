@@ -105,6 +105,11 @@ for mode in g dwarf; do
 		check "perf record $*: $f self ${ks:-none}% in the .kprof, perf report's ${ps:-none}%" \
 			points "$ks" "$ps" 0.5
 	done
+	if [ -z "$ps" ] || [ -z "$ks" ]; then # why a report gave nothing
+		"$PERF" report --no-children --stdio -i "$pd" 2>&1 >/dev/null | head -3 | sed 's/^/# perf: /'
+		"$KPROF" report -i "$kd" --flat 2>&1 >/dev/null | head -3 | sed 's/^/# kprof: /'
+		ls -l "$pd" "$kd" | sed 's/^/# /'
+	fi
 	sp=$(wc -c <"$pd") sk=$(wc -c <"$kd")
 	check "perf record $*: the .kprof is smaller, $sk bytes against perf.data's $sp" [ "$sk" -lt "$sp" ]
 done
