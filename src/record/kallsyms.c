@@ -202,6 +202,7 @@ void kp_kallsyms_write_all(struct kp_kallsyms *k, struct kp_writer *w)
 	kp_writer_add_kallsyms(w, k->text, k->len, 0);
 	k->written = k->nr;
 	k->nr = 0; /* nothing left to mark */
+	k->nr_pending = 0; /* nor to write: _text is in the table */
 	k->state = "full snapshot";
 }
 
