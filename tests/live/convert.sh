@@ -11,6 +11,10 @@ require_perf_events
 PERF=${PERF:-perf}
 command -v "$PERF" >/dev/null 2>&1 || PERF=
 
+# split_ok PERF KPROF TRUTH: perf's share within 1 point of kprof's, and of the truth as
+# kprof promises
+split_ok() { points "$1" "$2" 1 && points "$1" "$3" "$SHARE_POINTS"; }
+
 for mode in g dwarf keep; do
 	case $mode in
 	g) set -- -g ;;
@@ -41,11 +45,16 @@ for mode in g dwarf keep; do
 		continue
 	fi
 	# the split, as perf reports it: each work function's time on the stack (lib.sh says why
-	# its total, not its self) against what split measured; self shares as kprof reports them
+	# its total, not its self) within 1 point of kprof report's on the original, and both
+	# within what kprof promises of what split measured (SHARE_POINTS: under ASan beside
+	# other suites, the recording itself drifted 1.6 points from split's clocks); self shares
+	# as kprof reports them
+	"$KPROF" report -i "$k" --flat --color never >"$WORK/$mode.flat" 2>/dev/null
 	for f in work_a work_b work_c; do
 		t=$(truth_of "$f" "$WORK/$mode.out") got=$(total_perf "$f" "$p")
-		check "$mode: perf report: $f ${got:-none}% of the samples, split measured $t%" \
-			points "$got" "$t" 1
+		kt=$(total_of "$f" "$WORK/$mode.flat")
+		check "$mode: perf report: $f ${got:-none}% of the samples, kprof report ${kt:-none}%, split measured $t%" \
+			split_ok "$got" "$kt" "$t"
 	done
 	ps=$(self_perf work_a "$p") ks=$(self_kprof work_a "$k")
 	check "$mode: perf report --no-children: work_a self $ps%, kprof report of the original $ks%" \
@@ -79,7 +88,10 @@ else
 	QT_QPA_PLATFORM=offscreen "$HSPARSER" --input "$WORK/g.perf" --output "$WORK/g.hs" \
 		2>"$WORK/g.hs.err"
 	rc=$?
-	new=$(grep -vxFf "$WORK/own.hs.err" "$WORK/g.hs.err" | grep -v 'automatic buffering' | head -3)
+	# hotspot 1.3.0 misreads HEADER_SAMPLE_TIME, which perf 6.1 writes too, and says so on
+	# perf's own file when it has one (perf leaves it out when its build-id pass fails)
+	new=$(grep -vxFf "$WORK/own.hs.err" "$WORK/g.hs.err" |
+		grep -v 'automatic buffering\|not properly read PerfHeader::SAMPLE_TIME 16 0$' | head -3)
 	funcs=$(strings "$WORK/g.hs" | grep -cxE 'work_a|work_b|work_c|main')
 	check "hotspot's parser reads the converted file: $funcs of 4 functions, no new warning" \
 		[ $rc -eq 0 -a "$funcs" -eq 4 -a -z "$new" ]
