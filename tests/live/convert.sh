@@ -101,7 +101,7 @@ fi
 # perf's own perf.data as a .kprof
 for mode in g dwarf; do
 	if [ -z "$PERF" ]; then
-		skips 4 "perf is not installed (the Debian package linux-perf)"
+		skips 5 "perf is not installed (the Debian package linux-perf)"
 		continue
 	fi
 	case $mode in
@@ -110,6 +110,12 @@ for mode in g dwarf; do
 	esac
 	pd="$WORK/$mode.pdata" kd="$WORK/$mode.from-perf.kprof"
 	"$PERF" record -q -B -N "$@" -o "$pd" -- "$SPLIT" 1 >/dev/null 2>&1
+	# perf 6.1 sometimes cannot read its own file (an assertion in util/build-id.c, seen
+	# beside other suites): then there is nothing to compare with
+	if ! "$PERF" report --stdio -i "$pd" >/dev/null 2>"$WORK/$mode.pcheck"; then
+		skips 5 "perf report fails on perf's own $mode file: $(grep -m1 . "$WORK/$mode.pcheck")"
+		continue
+	fi
 	"$KPROF" convert --to kprof -i "$pd" -o "$kd" 2>"$WORK/$mode.tokprof"
 	check "convert --to kprof of perf record $*" [ $? -eq 0 -a -s "$kd" ]
 	for f in work_a work_b work_c; do
