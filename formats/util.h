@@ -75,6 +75,9 @@ int kp_read_fd(int fd, char **buf, size_t *len);
  * file ends first. */
 int kp_read_at(int fd, void *buf, size_t len, uint64_t off);
 
+/* kp_write_at - write all @len bytes of @buf to @fd at @off: 0 or -errno. */
+int kp_write_at(int fd, const void *buf, size_t len, uint64_t off);
+
 /* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);
 

@@ -43,24 +43,11 @@ var kp_init = (function () {
 		return null;
 	}
 
-	/* C++ and Rust parameter and template lists dropped: "f<int>(long)" -> "f", as the C
-	 * side does for the box (the title keeps the whole name) */
-	function shorten(name) {
-		var out = "", depth = 0, i, c;
-		for (i = 0; i < name.length; i++) {
-			c = name.charAt(i);
-			if (c === "(" || c === "<") depth++;
-			else if ((c === ")" || c === ">") && depth > 0) depth--;
-			else if (!depth) out += c;
-		}
-		return out.length ? out : name;
-	}
-
-	/* the name cut to fit @w pixels: "" under 3 characters, ".." ending a cut name */
+	/* the name cut to fit @w pixels, flamegraph.pl's rule as the C side has it: as many
+	 * characters as fit at the average width, "" under 3, a cut name ending in ".." */
 	function fit(name, w) {
-		var n = Math.floor((w - 6) / (fontsize * 0.59));
+		var n = Math.floor(w / (fontsize * 0.59));
 		if (n < 3) return "";
-		if (name.length > n) name = shorten(name);
 		return name.length <= n ? name : name.substring(0, n - 2) + "..";
 	}
 
@@ -72,7 +59,7 @@ var kp_init = (function () {
 			f.text.textContent = t;
 		}
 	}
-	function place(f, x, w) { draw(f, round2(x), round2(w), round2(x + 3), fit(f.name, w)); }
+	function place(f, x, w) { draw(f, round2(x), round2(w), round2(x + 3), f.p ? fit(f.name, w) : ""); }
 	function restore(f) {
 		draw(f, f.x0, f.w0, f.tx0, f.t0);
 		setClass(f.g, "hide", false);

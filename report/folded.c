@@ -27,18 +27,18 @@ static int parse_count(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
-/* Split off the last space-separated field of [s, *end): it must be a count. */
+/* Split off the last blank-separated field of [s, *end): it must be a count. The stack ends
+ * before the one blank in front of it, as flamegraph.pl reads a line ("a;  3" is the stack
+ * "a; ", whose last frame is " "). */
 static int last_count(const char *s, const char **end, uint64_t *out)
 {
 	const char *sp = *end;
 
-	while (sp > s && sp[-1] != ' ')
+	while (sp > s && sp[-1] != ' ' && sp[-1] != '\t')
 		sp--;
 	if (sp == s || parse_count(sp, *end - sp, out))
 		return -1;
 	*end = sp - 1;
-	while (*end > s && (*end)[-1] == ' ')
-		(*end)--;
 	return 0;
 }
 
@@ -69,7 +69,7 @@ static int parse_line(struct kp_profile *p, const char *s, size_t n, size_t line
 	const char *end = s + n, *stack_end;
 	uint64_t c1 = 0, c2 = 0;
 	int cols = 1;
-	size_t nf = 0;
+	size_t nf = 0, filled = 0, lead = 0;
 	uint32_t *locs;
 
 	while (end > s && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
@@ -95,19 +95,25 @@ static int parse_line(struct kp_profile *p, const char *s, size_t n, size_t line
 		o->bad(o->ctx, lineno, "no frames before the count");
 		return -1;
 	}
-	for (const char *f = s; f < stack_end;) { /* however deep: nothing is cut */
+	for (const char *f = s; f <= stack_end; f++) { /* however deep: nothing is cut */
 		const char *semi = memchr(f, ';', stack_end - f), *fe = semi ? semi : stack_end;
-		if (fe > f) { /* empty frames (";;") are dropped, as flamegraph.pl does */
-			uint32_t flags = nf == 0 && o->first_is_comm ? KP_LOC_COMM : 0;
-			KP_GROW(*locs_p, *cap, nf + 1);
-			(*locs_p)[nf] = frame_loc(p, f, fe - f, flags);
-			nf++;
-		}
-		f = fe + 1;
+		uint32_t flags = nf == 0 && o->first_is_comm ? KP_LOC_COMM : 0;
+		KP_GROW(*locs_p, *cap, nf + 1);
+		(*locs_p)[nf++] = frame_loc(p, f, fe - f, flags);
+		if (fe > f) /* empty frames (";;") are frames, as in flamegraph.pl, but at the end */
+			filled = nf;
+		else if (filled == 0)
+			lead++;
+		f = fe;
 	}
+	nf = filled; /* ... and with --reverse at the start too: they end up at the end */
 	if (!nf) {
 		o->bad(o->ctx, lineno, "no frames before the count");
 		return -1;
+	}
+	if (o->reverse && lead) {
+		nf -= lead;
+		memmove(*locs_p, *locs_p + lead, nf * sizeof(**locs_p));
 	}
 	locs = *locs_p;
 	if (o->reverse)

@@ -6,8 +6,11 @@
  *
  * Folded files come from anywhere, so every line is checked: a line that is not "frames count"
  * is reported (through the callback, with its number) and skipped, blank lines are ignored,
- * counts may be decimal. Frame annotations _[k], _[i] and _[j] become the kernel, inlined and
- * JIT flags and are removed from the name.
+ * counts may be decimal. A line is split as flamegraph.pl splits it: the count is the last
+ * field after one blank (space or tab), and the frames are what ';' separates before it, empty
+ * and blank ones included but for empty ones at the end (and, with reverse, at the start).
+ * Frame annotations _[k], _[i] and _[j] become the kernel, inlined and JIT flags and are
+ * removed from the name.
  */
 #ifndef KP_FOLDED_H
 #define KP_FOLDED_H

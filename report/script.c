@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/perfhdr.h"
 #include "formats/util.h"
 
 /* -F's names, and what each needs in the samples (0: nothing). */
@@ -146,6 +147,18 @@ static int event_fields(const struct kp_script_fields *f, const struct kp_evsel 
 	return 0;
 }
 
+/*
+ * The event's name as perf script prints it: with the modifiers it was asked for
+ * ("cpu-clock:ppp", perf's own name of a perf.data's event), unless the event opened is
+ * another one (a fallback: kprof's name of the event opened).
+ */
+static const char *perf_name(const struct kp_evsel *e)
+{
+	size_t n = kp_perfhdr_base_len(e->spec);
+
+	return strlen(e->name) == n && !strncmp(e->name, e->spec, n) ? e->spec : e->name;
+}
+
 int kp_script_start(struct kp_script *sc, struct kp_session *s, struct kp_tp *tp,
 		    enum kp_unwind_lib unwinder, const struct kp_script_fields *f, FILE *out,
 		    size_t *ev, const char **field)
@@ -160,7 +173,7 @@ int kp_script_start(struct kp_script *sc, struct kp_session *s, struct kp_tp *tp
 	for (size_t i = 0; i < s->evl.nr; i++) {
 		const struct kp_evsel *e = &s->evl.ev[i];
 		int rc = event_fields(f, e, &sc->ev_fields[i], field);
-		int w = (int)strlen(e->name);
+		int w = (int)strlen(perf_name(e));
 
 		if (rc) {
 			*ev = i;
@@ -287,7 +300,7 @@ void kp_script_sample(struct kp_script *sc, size_t ev, const struct kp_sample *s
 							   ? smp->period
 							   : (uint64_t)e->attr.sample_period);
 	if (f & KP_SF_EVENT)
-		fprintf(sc->out, "%*s: ", sc->name_width, e->name);
+		fprintf(sc->out, "%*s: ", sc->name_width, perf_name(e));
 	if ((f & KP_SF_TRACE) && smp->raw_size)
 		print_trace(sc, smp);
 	if (chain) {

@@ -15,7 +15,7 @@
 struct folded {
 	const struct kp_profile *p;
 	const struct kp_view_opts *o;
-	double norm;		/* diff: BASE values times this */
+	double base_t, new_t;	/* diff: the totals of BASE and NEW */
 	char *buf;		/* the current path */
 	size_t len, cap;
 	char **lines;
@@ -27,14 +27,9 @@ static void push_name(struct folded *f, uint32_t node)
 	const struct kp_profile *p = f->p;
 	const struct kp_loc *l = &p->locs[p->nodes[node].loc];
 	const char *name = kp_strtab_get(p->strs, p->funcs[l->func].name);
-	const char *suffix = "";
+	const char *suffix = f->o->annotate ? kp_view_annotation(l->flags) : "";
 	size_t n = strlen(name);
 
-	if (f->o->annotate)
-		suffix = l->flags & KP_LOC_KERNEL ? "_[k]"
-			 : l->flags & KP_LOC_INLINED ? "_[i]"
-			 : l->flags & KP_LOC_JIT ? "_[j]"
-						 : "";
 	KP_GROW(f->buf, f->cap, f->len + n + 8);
 	if (f->len)
 		f->buf[f->len++] = ';';
@@ -44,6 +39,12 @@ static void push_name(struct folded *f, uint32_t node)
 	}
 	memcpy(f->buf + f->len, suffix, strlen(suffix));
 	f->len += strlen(suffix);
+}
+
+const char *kp_view_annotation(uint32_t flags)
+{
+	return flags & KP_LOC_KERNEL ? "_[k]" : flags & KP_LOC_INLINED ? "_[i]"
+	       : flags & KP_LOC_JIT ? "_[j]" : "";
 }
 
 /* A folded value: thousandths kept when they are not zero. */
@@ -83,9 +84,11 @@ static void walk(struct folded *f, uint32_t node)
 
 	push_name(f, node);
 	if (has_weight(f, node, true)) {
-		if (f->o->svg.diff) { /* "BASE NEW", BASE normalised to NEW's total */
+		if (f->o->svg.diff) { /* "BASE NEW", BASE normalised as difffolded.pl -n does */
 			int n = put_value(counts, sizeof(counts),
-					  kp_profile_self(p, node, 0)->period * f->norm / 1000.0);
+					  kp_svg_diff_base(&f->o->svg,
+							   kp_profile_self(p, node, 0)->period / 1000.0,
+							   f->base_t, f->new_t));
 			counts[n++] = ' ';
 			put_value(counts + n, sizeof(counts) - n,
 				  kp_profile_self(p, node, 1)->period / 1000.0);
@@ -109,10 +112,12 @@ static int cmp_line(const void *a, const void *b)
 
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
 {
-	struct folded f = { p, o, 1.0, NULL, 0, 0, NULL, 0, 0 };
+	struct folded f = { p, o, 0, 0, NULL, 0, 0, NULL, 0, 0 };
 
-	if (o->svg.diff && o->svg.normalize && kp_profile_total(p, 0, 0)->period)
-		f.norm = (double)kp_profile_total(p, 0, 1)->period / kp_profile_total(p, 0, 0)->period;
+	if (o->svg.diff) {
+		f.base_t = kp_profile_total(p, 0, 0)->period / 1000.0;
+		f.new_t = kp_profile_total(p, 0, 1)->period / 1000.0;
+	}
 	for (uint32_t c = p->first_child[0]; c; c = p->next_sibling[c])
 		if (has_weight(&f, c, false))
 			walk(&f, c);

@@ -66,7 +66,6 @@ double kp_view_pct_d(double part, double whole)
 void kp_svg_opts_init(struct kp_svg_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->title = "Flame Graph";
 	o->width = 1200;
 	o->frame_height = 16;
 	o->minwidth = 0.1;

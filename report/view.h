@@ -17,11 +17,12 @@
 
 /* Flame graph options (view "svg"); flamegraph.pl's names where it has them. */
 struct kp_svg_opts {
-	const char *title, *subtitle;
+	const char *title, *subtitle;	/* title NULL: flamegraph.pl's for the kind of graph */
 	const char *countname;	/* what a value is: NULL for "samples", or report's unit */
 	double width;		/* image width, px (1200) */
 	double frame_height;	/* px (16) */
 	double minwidth;	/* px: narrower frames are left out (0.1) */
+	bool minwidth_pct;	/* minwidth is a percentage of the total instead */
 	double fontsize;	/* px (12) */
 	const char *colors;	/* a palette of kp_svg_palettes[], NULL for kprof's default */
 	bool hash;		/* colours from names, stable across graphs */
@@ -29,7 +30,8 @@ struct kp_svg_opts {
 	bool flamechart;	/* x is time (the order of seq), not name order */
 	bool no_js;		/* a static file */
 	bool diff;		/* event 0 is BASE, event 1 NEW: widths from NEW, colour by change */
-	bool normalize;		/* diff: scale BASE to NEW's total */
+	bool normalize;		/* diff: scale BASE to NEW's total, as difffolded.pl -n */
+	bool diff_totals;	/* diff: titles give the change with callees, not only the own */
 	bool negate;		/* diff: swap red and blue */
 	bool milli;		/* values are in kp_weight.period, in thousandths (folded input) */
 };
@@ -39,6 +41,13 @@ extern const char *const kp_svg_palettes[];
 
 /* kp_svg_opts_init - flamegraph.pl's defaults. */
 void kp_svg_opts_init(struct kp_svg_opts *o);
+
+/*
+ * kp_svg_diff_base - a stack's BASE value @base as a diff compares it with NEW's: as given, or
+ * with @so->normalize scaled to NEW's total as difffolded.pl -n does (@base * @new_t / @base_t,
+ * truncated), when the totals @base_t and @new_t differ.
+ */
+double kp_svg_diff_base(const struct kp_svg_opts *so, double base, double base_t, double new_t);
 
 struct kp_view_opts {
 	size_t event;		/* which event's weights to show */
@@ -125,6 +134,9 @@ static inline uint64_t kp_view_weight(const struct kp_view_opts *o, const struct
 {
 	return o->by_samples ? w->count : w->period;
 }
+
+/* kp_view_annotation - the folded suffix of a frame with @flags: "_[k]", "_[i]", "_[j]" or "". */
+const char *kp_view_annotation(uint32_t flags);
 
 /* kp_view_pct - @part as a percentage of @whole (0 when @whole is 0). */
 double kp_view_pct(uint64_t part, uint64_t whole);

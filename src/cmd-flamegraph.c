@@ -32,20 +32,23 @@ static const char flamegraph_usage[] =
 	"usage: kprof flamegraph [options] [FILE|-]\n"
 	"\n"
 	"Renders folded stacks (\"a;b;c N\", or \"a;b;c N1 N2\" for a differential graph) from\n"
-	"FILE or standard input as an SVG flame graph on standard output.\n"
+	"FILE or standard input as an SVG flame graph on standard output, as flamegraph.pl does.\n"
 	"\n"
 	"  -o, --output FILE      write the SVG to FILE\n"
+	"  -n, --normalize        differential: scale N1 to the total of N2, as difffolded.pl -n\n"
 	"  -h, --help             this text\n";
 
 static const char diff_usage[] =
 	"usage: kprof diff [options] BASE NEW\n"
 	"\n"
 	"Shows what changed from BASE to NEW, each a recording or a folded file: a differential\n"
-	"flame graph whose widths follow NEW, red where a stack grew, blue where it shrank.\n"
+	"flame graph whose widths follow NEW, red where a frame's own samples grew, blue where\n"
+	"they shrank. BASE is scaled to NEW's total first, as difffolded.pl -n does.\n"
 	"\n"
 	"  -o, --output FILE      write to FILE instead of standard output\n"
-	"      --folded           two-column folded stacks (\"a;b;c BASE NEW\") instead of an SVG\n"
-	"      --no-normalize     compare raw counts, not counts scaled to the same total\n"
+	"      --folded           two-column folded stacks (\"a;b;c BASE NEW\") instead of an SVG,\n"
+	"                         as difffolded.pl writes them\n"
+	"      --no-normalize     compare the counts as they are, not scaled to the same total\n"
 	"      --symfs DIR        for recordings: look for binaries under DIR\n"
 	"      --unwinder LIB     for recordings with stack copies: libdw (default) or libunwind\n"
 	"  -h, --help             this text\n";
@@ -137,6 +140,7 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 	return 0;
 }
 
+/* Write @p, finished, to @out_path. */
 static int render(struct kp_profile *p, struct kp_view_opts *vo, const char *out_path,
 		  bool folded)
 {
@@ -146,7 +150,6 @@ static int render(struct kp_profile *p, struct kp_view_opts *vo, const char *out
 
 	if (!out)
 		return 1;
-	kp_profile_finish(p);
 	rc = folded ? kp_view_folded(p, vo, out) : kp_view_svg(p, vo, out);
 	if (rc) {
 		kp_output_abort(&o);
@@ -160,6 +163,7 @@ enum { OPT_FOLDED = 256, OPT_NO_NORMALIZE, OPT_SYMFS, OPT_UNWINDER };
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "normalize", no_argument, NULL, 'n' },
 	{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
@@ -182,12 +186,15 @@ static int parse(struct args *a, int argc, char **argv)
 
 	kp_svg_opts_init(&a->vo.svg);
 	a->vo.svg.milli = true;
+	a->vo.svg.normalize = a->usage == diff_usage; /* recordings differ in length */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:nh", long_opts, NULL)) != -1) {
 		if (c == 'h')
 			return kp_cmd_help(a->usage) + kp_cmd_help(kp_svg_usage) - 1;
 		if (c == 'o')
 			a->out = optarg;
+		else if (c == 'n')
+			a->vo.svg.normalize = true;
 		else if (c == OPT_FOLDED && a->usage == diff_usage)
 			a->folded = true;
 		else if (c == OPT_NO_NORMALIZE && a->usage == diff_usage)
@@ -235,11 +242,10 @@ int cmd_flamegraph(int argc, char **argv)
 	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse, NULL,
 		  KP_UNWIND_LIBDW);
 	if (!rc) {
+		kp_profile_finish(&p);
 		a.vo.svg.diff = has_base(&p);
 		a.vo.event = 1;
 		a.vo.seq = &seq;
-		if (a.vo.svg.diff && !strcmp(a.vo.svg.title, "Flame Graph"))
-			a.vo.svg.title = "Differential Flame Graph";
 		rc = render(&p, &a.vo, a.out, false);
 	}
 	free(seq.ents);
@@ -248,9 +254,28 @@ int cmd_flamegraph(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * The subtitle of `kprof diff`: the user's, and what normalising did, when it changed BASE
+ * (recordings differ in length, so it is the default here, unlike for flamegraph.pl).
+ */
+static const char *diff_subtitle(const struct kp_profile *p, const struct kp_svg_opts *so,
+				 char *buf, size_t size)
+{
+	double base = kp_profile_total(p, 0, 0)->period / 1000.0;
+	double now = kp_profile_total(p, 0, 1)->period / 1000.0;
+
+	if (!so->normalize || !(base > 0) || base == now)
+		return so->subtitle;
+	snprintf(buf, size, "%s%sBASE normalized to NEW's total: its counts \xc3\x97 %.4g "
+		 "(--no-normalize: as given)", so->subtitle ? so->subtitle : "",
+		 so->subtitle ? "; " : "", now / base);
+	return buf;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct args a = { .cmd = "diff", .usage = diff_usage };
+	char sub[1024];
 	struct kp_strtab strs;
 	struct kp_profile p;
 	int rc = parse(&a, argc, argv);
@@ -265,10 +290,12 @@ int cmd_diff(int argc, char **argv)
 	if (!rc)
 		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse, a.symfs, a.unwinder);
 	if (!rc) {
-		a.vo.svg.diff = true;
+		kp_profile_finish(&p);
+		a.vo.svg.diff = a.vo.svg.diff_totals = true;
 		a.vo.event = 1;
-		if (!strcmp(a.vo.svg.title, "Flame Graph"))
+		if (!a.vo.svg.title)
 			a.vo.svg.title = "Differential Flame Graph";
+		a.vo.svg.subtitle = diff_subtitle(&p, &a.vo.svg, sub, sizeof(sub));
 		rc = render(&p, &a.vo, a.out, a.folded);
 	}
 	kp_profile_release(&p);

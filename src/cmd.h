@@ -24,6 +24,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_unwind(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);

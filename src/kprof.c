@@ -20,6 +20,7 @@ static const struct kp_cmd commands[] = {
 	{ "report", cmd_report, "show where the samples went: call tree, flat list, folded stacks" },
 	{ "script", cmd_script, "print every record of a recording in time order" },
 	{ "unwind", cmd_unwind, "turn a recording's stack copies into call chains (a smaller file)" },
+	{ "convert", cmd_convert, "write a recording as a perf.data, or a perf.data as a .kprof" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an SVG flame graph" },
 	{ "diff", cmd_diff, "compare two recordings or folded files: a differential flame graph" },
 	{ "stat", cmd_stat, "count events exactly for a command, processes or CPUs" },

@@ -113,3 +113,11 @@ int kp_output_commit(struct kp_output *o)
 	o->tmp = NULL;
 	return 0;
 }
+
+bool kp_output_same_file(const char *x, const char *y)
+{
+	struct stat a, b;
+
+	return stat(x, &a) == 0 && stat(y, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}

@@ -8,6 +8,7 @@
 #ifndef KP_OUTPUT_H
 #define KP_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct kp_output {
@@ -39,5 +40,8 @@ void kp_output_abort(struct kp_output *o);
  * output written in place (a recording, which must be readable at its path if killed).
  */
 int kp_output_check_path(const char *path);
+
+/* kp_output_same_file - whether @x and @y are one file (an output must not be its input). */
+bool kp_output_same_file(const char *x, const char *y);
 
 #endif /* KP_OUTPUT_H */

@@ -6,8 +6,10 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,exports,dwarf,distro,storm); the table holds
-#                                    theirs
+#                                    record,system,report,exports,perfdata,dwarf,distro,storm);
+#                                    the table holds theirs
+#   STACKCOLLAPSE=PATH ...           FlameGraph's stackcollapse-perf.pl (default: on PATH), the
+#                                    collapse perf users pipe perf script into (perfdata)
 #   DWARF_PERF_BUDGET=300 ...        seconds perf report may take over its DWARF runs (it
 #                                    unwinds every sample); fewer runs than RUNS beyond
 #                                    that, and the table says so
@@ -22,7 +24,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,dwarf,distro,storm},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -32,8 +34,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | dwarf | distro | storm) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, dwarf, distro, storm)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | storm) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -272,6 +274,60 @@ if want exports; then
 		case $x in firefox | pprof) size="$size ($(gzip -dc "$tmp/out.$x" | wc -c) uncompressed)" ;; esac
 		export_rows+="| --format $x | $(range "$d/$x" 1) | $(rate "$kbig" "$(med "$d/$x" 1)") | $(med "$d/$x" 3) | $size |"$'\n'
 	done
+fi
+
+# --- 2c. perf's perf.data: kprof reading it against perf's own readers; kprof's writing it ----
+# One perf.data of about 1 M samples read three ways: kprof report --folded, perf report
+# --stdio, and perf script piped into stackcollapse-perf.pl (the flame graph pipeline kprof
+# replaces; kprof script into the same collapse for comparison). Then the same workload
+# recorded by kprof and converted (--to perf) against perf's own file, in bytes per sample,
+# and the time each direction of kprof convert takes.
+if want perfdata; then
+	sc=${STACKCOLLAPSE:-$(command -v stackcollapse-perf.pl || true)}
+	echo "bench: perf.data of about 1 M samples..." >&2
+	big=$((29000 / scale))
+	perf record -c 20000 -g -o "$tmp/pd.data" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
+	pdn=$(perf_samples)
+	"$kprof" record -c 20000 -g -o "$tmp/pd.kprof" -- "$tmp/work-fp" split "$big" >/dev/null 2>"$tmp/err"
+	kdn=$(kprof_samples)
+	export tmp sc kprof
+	d=$tmp/pd
+	mkdir -p "$d"
+	for i in $(seq 0 "$runs"); do
+		f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		run "$f/k-folded" "$kprof" report -i "$tmp/pd.data" --folded
+		run "$f/p-report" perf report -i "$tmp/pd.data" --stdio
+		if [ -n "$sc" ]; then
+			run "$f/p-collapse" bash -c 'perf script -i "$tmp/pd.data" 2>/dev/null | perl "$sc"'
+			run "$f/k-collapse" bash -c '"$kprof" script -i "$tmp/pd.data" | perl "$sc"'
+		else
+			run "$f/p-collapse" perf script -i "$tmp/pd.data"
+			run "$f/k-collapse" "$kprof" script -i "$tmp/pd.data"
+		fi
+		run "$f/to-perf" "$kprof" convert --to perf -i "$tmp/pd.kprof" -o "$tmp/pd.kperf"
+		run "$f/to-kprof" "$kprof" convert --to kprof -i "$tmp/pd.data" -o "$tmp/pd.pkprof"
+	done
+	collapse_label="perf script piped into stackcollapse-perf.pl"
+	kcollapse_label="kprof script -i perf.data piped into stackcollapse-perf.pl"
+	if [ -z "$sc" ]; then
+		collapse_label="perf script (stackcollapse-perf.pl not found: the collapse is left out)"
+		kcollapse_label="kprof script -i perf.data (no collapse)"
+	fi
+	perfdata_rows=""
+	for t in k-folded:"kprof report -i perf.data --folded" p-report:"perf report --stdio" \
+		p-collapse:"$collapse_label" k-collapse:"$kcollapse_label"; do
+		name=${t%%:*}; label=${t#*:}
+		perfdata_rows+="| $label | $pdn | $(range "$d/$name" 1) | $(rate "$pdn" "$(med "$d/$name" 1)") | $(med "$d/$name" 3) |"$'\n'
+	done
+	perfdata_rows+="| kprof convert --to kprof (the perf.data) | $pdn | $(range "$d/to-kprof" 1) | $(rate "$pdn" "$(med "$d/to-kprof" 1)") | $(med "$d/to-kprof" 3) |"$'\n'
+	perfdata_rows+="| kprof convert --to perf (kprof's recording) | $kdn | $(range "$d/to-perf" 1) | $(rate "$kdn" "$(med "$d/to-perf" 1)") | $(med "$d/to-perf" 3) |"$'\n'
+	kr=$(rate "$pdn" "$(med "$d/k-folded" 1)")
+	perfdata_ratio="kprof report --folded of perf's file against perf report --stdio: $(ratio "$kr" "$(rate "$pdn" "$(med "$d/p-report" 1)")")x the throughput; against $collapse_label: $(ratio "$kr" "$(rate "$pdn" "$(med "$d/p-collapse" 1)")")x"
+	kp=$(wc -c <"$tmp/pd.kperf") pp=$(wc -c <"$tmp/pd.data") kk=$(wc -c <"$tmp/pd.kprof") pk=$(wc -c <"$tmp/pd.pkprof")
+	perfsize_rows="| perf record -g (perf's own) | $pdn | $pp | $(awk -v b="$pp" -v n="$pdn" 'BEGIN { printf "%.1f", b / n }') |"$'\n'
+	perfsize_rows+="| kprof record -g, convert --to perf | $kdn | $kp | $(awk -v b="$kp" -v n="$kdn" 'BEGIN { printf "%.1f", b / n }') |"$'\n'
+	perfsize_rows+="| kprof record -g (.kprof) | $kdn | $kk | $(awk -v b="$kk" -v n="$kdn" 'BEGIN { printf "%.1f", b / n }') |"$'\n'
+	perfsize_rows+="| perf record -g, convert --to kprof | $pdn | $pk | $(awk -v b="$pk" -v n="$pdn" 'BEGIN { printf "%.1f", b / n }') |"$'\n'
 fi
 
 # --- 3. DWARF call graphs: file size, report throughput, what unwinding while recording costs -
@@ -551,6 +607,22 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| command | wall s, median (min-max) | M samples/s | peak RSS KB | file bytes |"
 		echo "|---|---|---|---|---|"
 		printf "%s" "$export_rows"
+	fi
+	if want perfdata; then
+		echo
+		echo "### perf.data: one file of $pdn samples (perf record -c 20000 -g), read by kprof and by perf"
+		echo
+		echo "| command | samples | wall s, median (min-max) | M samples/s | peak RSS KB |"
+		echo "|---|---|---|---|---|"
+		printf "%s" "$perfdata_rows"
+		echo
+		echo "$perfdata_ratio."
+		echo
+		echo "### perf.data written by kprof: the same workload recorded by each tool (-c 20000 -g)"
+		echo
+		echo "| file | samples | bytes | bytes per sample |"
+		echo "|---|---|---|---|"
+		printf "%s" "$perfsize_rows"
 	fi
 	if want record; then
 		echo

@@ -53,6 +53,10 @@ static void index_lines(struct kp_kallsyms *k)
 	memset(k->cache_addr, 0, sizeof(k->cache_addr));
 }
 
+enum { NONE, NAME_PENDING, NAME_WRITTEN, END_PENDING, END_WRITTEN };
+
+static void mark_text(struct kp_kallsyms *k);
+
 bool kp_kallsyms_read(struct kp_kallsyms *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -69,11 +73,10 @@ bool kp_kallsyms_read(struct kp_kallsyms *k)
 		return false;
 	}
 	index_lines(k);
+	mark_text(k);
 	k->state = "symbols hit by samples";
 	return true;
 }
-
-enum { NONE, NAME_PENDING, NAME_WRITTEN, END_PENDING, END_WRITTEN };
 
 /* Symbol @i names kernel addresses: its line is written as a name (once). */
 static void mark(struct kp_kallsyms *k, size_t i)
@@ -93,6 +96,23 @@ static void mark_end(struct kp_kallsyms *k, size_t i)
 	if (i < k->nr && k->marked[i] == NONE) {
 		k->marked[i] = END_PENDING;
 		k->pending[k->nr_pending++] = i;
+	}
+}
+
+/*
+ * `_text` is stored whatever the samples hit, as an end (it names nothing): perf relocates its
+ * kernel map by it, so `kprof convert --to perf` needs it.
+ */
+static void mark_text(struct kp_kallsyms *k)
+{
+	for (size_t i = 0; i < k->nr; i++) {
+		const char *line = k->text + k->syms[i].off;
+		size_t n = k->syms[i].len;
+
+		if (n > 7 && !memcmp(line + n - 7, " _text\n", 7)) {
+			mark_end(k, i);
+			return;
+		}
 	}
 }
 
@@ -182,6 +202,7 @@ void kp_kallsyms_write_all(struct kp_kallsyms *k, struct kp_writer *w)
 	kp_writer_add_kallsyms(w, k->text, k->len, 0);
 	k->written = k->nr;
 	k->nr = 0; /* nothing left to mark */
+	k->nr_pending = 0; /* nor to write: _text is in the table */
 	k->state = "full snapshot";
 }
 

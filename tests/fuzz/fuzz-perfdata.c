@@ -8,7 +8,8 @@
  * handed out must be one a .kprof reader could hand out: aligned, within its size, valid for
  * its type; each kernel record is then parsed against the event it belongs to. The seeds in
  * corpus-perfdata/ are small files perf record wrote (-g, -z, --call-graph dwarf, pipe mode,
- * build-ids, two events).
+ * build-ids, two events) and one kprof convert --to perf wrote (kprof-written.data: its
+ * features and the kernel map it adds).
  */
 #include <stdint.h>
 #include <stdlib.h>

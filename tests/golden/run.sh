@@ -138,6 +138,10 @@ check "a 5000-frame folded stack is drawn whole ($n frames with the root)" [ "$n
 "$KPROF" flamegraph --no-js --flamechart "$WORK/deep.folded" >"$WORK/deep-chart.svg" 2>&1
 n=$(grep -c '<g class="f"' "$WORK/deep-chart.svg")
 check "...and so is it in a flame chart ($n frames with the root)" [ "$n" -eq 5001 ]
+# ... and deeper than a recursive layout could go on the stack: 150,000 frames
+awk 'BEGIN { printf "f0"; for (i = 1; i < 150000; i++) printf ";f%d", i; print " 7" }' >"$WORK/deeper.folded"
+n=$("$KPROF" flamegraph --no-js "$WORK/deeper.folded" 2>&1 | grep -c '<g class="f"')
+check "a 150,000-frame folded stack is drawn whole ($n frames with the root)" [ "$n" -eq 150001 ]
 
 # report --diff: BASE is filtered as the report is, and what vanished from it is shown
 (cd "$g" && "$KPROF" report -i basic.kprof --symfs root --color never --tree --diff basic2.kprof --comm worker) \

@@ -117,3 +117,26 @@ reach_main_from() {
 		for (i = 2; i <= n; i++) if (fr[i] ~ re) { t += $NF; for (j = 2; j < i; j++) if (fr[j] == "main") { m += $NF; break } break } }
 		END { printf "%.2f", t ? 100 * m / t : 0 }' "$1"
 }
+
+# Shares in perf report and kprof report of one file.
+# self_perf FUNC FILE: FUNC's self share in `perf report --no-children` of FILE, summed over
+# the binaries that have one (with -a, the suite's other workloads run a work_a too)
+self_perf() {
+	"${PERF:-perf}" report --no-children --stdio -g none --sort sym -i "$2" 2>/dev/null |
+		awk -v f="$1" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
+			END { if (n) printf "%.2f", s }'
+}
+# self_kprof FUNC FILE: the same in `kprof report --flat` (its first event's listing)
+self_kprof() {
+	"$KPROF" report -i "$2" --flat --color never 2>/dev/null |
+		awk -v f="$1" '/^# kprof report/ && n++ { exit } $NF == f { sub("%", "", $1); s += $1; k++ }
+			END { if (k) printf "%.2f", s }'
+}
+# points A B N: A and B (shares in %) are at most N points apart
+points() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= n) }'; }
+# total_perf FUNC FILE: FUNC's total share (with its callees') in `perf report --children`
+total_perf() {
+	"${PERF:-perf}" report --children --stdio -g none --sort sym -i "$2" 2>/dev/null |
+		awk -v f="$1" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
+			END { if (n) printf "%.2f", s }'
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfwrite.c - a recording's records as a perf.data file (perfwrite.h). The header and the
+ * features are perfhdr.c's; this file is the data section and what it tells them.
+ */
+#include "perfwrite.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rec.h"
+#include "util.h"
+
+#define BUF (1u << 20)			/* data buffered before a write */
+#define DATA_OFF sizeof(struct kp_perf_file_header)
+#define KMAP_NAME "[kernel.kallsyms]_text"	/* perf's kernel map, relocated by `_text` */
+
+void kp_perfwrite_init(struct kp_perfwrite *pw, int fd)
+{
+	memset(pw, 0, sizeof(*pw));
+	pw->fd = fd;
+	pw->off = DATA_OFF;
+	kp_evlist_init(&pw->ev);
+}
+
+static void flush_buf(struct kp_perfwrite *pw)
+{
+	if (!pw->err && pw->len)
+		pw->err = kp_write_at(pw->fd, pw->buf, pw->len, pw->off);
+	pw->off += pw->len;
+	pw->len = 0;
+}
+
+static void put_rec(struct kp_perfwrite *pw, const void *rec, size_t size)
+{
+	if (pw->len + size > BUF)
+		flush_buf(pw);
+	KP_GROW(pw->buf, pw->cap, pw->len + size);
+	memcpy(pw->buf + pw->len, rec, size);
+	pw->len += size;
+}
+
+/* A META fact perf keeps as a feature ("hostname" ... "perf-version"); kprof's own version
+ * stands in for perf's. */
+static void take_meta(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	const char *key, *value;
+	char buf[128];
+
+	kp_rec_meta_view(rec, &key, &value);
+	for (int k = 0; k < KP_PERF_FACTS; k++)
+		if (!strcmp(key, kp_perf_fact_keys[k]))
+			kp_perfhdr_set_fact(&pw->m, k, kp_xstrdup(value));
+	if (!strcmp(key, "kprof-version") && !pw->m.facts[KP_PERF_VERSION]) {
+		snprintf(buf, sizeof(buf), "kprof %s", value);
+		kp_perfhdr_set_fact(&pw->m, KP_PERF_VERSION, kp_xstrdup(buf));
+	}
+}
+
+/* The address of `_text` in a KP_REC_KALLSYMS record's lines, if it has that line. */
+static void take_kallsyms(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	const struct kp_rec_kallsyms *k = (const void *)rec;
+	const char *p = (const char *)(k + 1), *end = p + k->len;
+
+	while (p < end && !pw->text) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		/* "ffffffff81000000 T _text" */
+		if (n > 8 && !memcmp(p + n - 6, " _text", 6))
+			pw->text = strtoull(p, NULL, 16);
+		p += n + 1;
+	}
+}
+
+void kp_perfwrite_set_text(struct kp_perfwrite *pw, uint64_t addr)
+{
+	if (!pw->text)
+		pw->text = addr;
+}
+
+/* Whether @rec is a kernel map of perf's own (a perf.data read back). */
+static bool is_kmap(const struct kp_rec_header *rec)
+{
+	struct kp_mmap m;
+
+	return (rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2) &&
+	       (rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL &&
+	       !kp_rec_parse_mmap(rec, rec->size, &m) && !strncmp(m.filename, KMAP_NAME, 17);
+}
+
+/* The kernel map, before the first kernel record: its addresses are filled in at the end,
+ * when `_text` is known. */
+static void put_kmap(struct kp_perfwrite *pw)
+{
+	struct kp_mmap m = { .pid = UINT32_MAX, .prot = PROT_READ | PROT_EXEC,
+			     .filename = KMAP_NAME };
+	uint64_t rec[64];
+	int size;
+
+	pw->kmap_seen = true;
+	if (!pw->ev.nr)
+		return;
+	size = kp_rec_encode_mmap2(&pw->ev.ev[0].attr, &m, PERF_RECORD_MISC_KERNEL, NULL, rec,
+				   sizeof(rec));
+	if (size <= 0 || (size_t)size > sizeof(rec))
+		return;
+	pw->kmap_off = pw->off + pw->len;
+	put_rec(pw, rec, (size_t)size);
+}
+
+/* The build-id of an MMAP2's file, once per file, for HEADER_BUILD_ID. */
+static void take_build_id(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	struct kp_mmap m;
+
+	if (kp_rec_parse_mmap(rec, rec->size, &m) || !m.has_build_id || !m.build_id_size)
+		return;
+	for (size_t i = pw->m.nr_bids; i > 0; i--)
+		if (!strcmp(pw->m.bids[i - 1].path, m.filename))
+			return;
+	kp_perfhdr_add_build_id(&pw->m, m.build_id, m.build_id_size, m.filename,
+				(rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
+}
+
+static void take_sample(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	const struct kp_evsel *ev = kp_evlist_find(&pw->ev, rec);
+	uint64_t t;
+
+	pw->samples++;
+	if (!ev || kp_rec_sample_time(&ev->attr, rec, &t))
+		return;
+	if (!pw->m.first_time || t < pw->m.first_time)
+		pw->m.first_time = t;
+	if (t > pw->m.last_time)
+		pw->m.last_time = t;
+}
+
+static void take_own(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	static const struct kp_rec_header round = { KP_PERF_FINISHED_ROUND, 0, sizeof(round) };
+
+	switch (rec->type) {
+	case KP_REC_ATTR:
+		kp_evlist_add(&pw->ev, rec);
+		return;
+	case KP_REC_META:
+		take_meta(pw, rec);
+		return;
+	case KP_REC_KALLSYMS:
+		take_kallsyms(pw, rec);
+		return;
+	case KP_REC_ROUND:
+		put_rec(pw, &round, sizeof(round));
+		return;
+	default:
+		pw->left_out++;
+	}
+}
+
+void kp_perfwrite_add(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	if (rec->type >= KP_REC_USER_START) {
+		take_own(pw, rec);
+		return;
+	}
+	if (!pw->kmap_seen && is_kmap(rec))
+		pw->kmap_seen = true;
+	if (!pw->kmap_seen)
+		put_kmap(pw);
+	if (rec->type == PERF_RECORD_MMAP2)
+		take_build_id(pw, rec);
+	else if (rec->type == PERF_RECORD_SAMPLE)
+		take_sample(pw, rec);
+	put_rec(pw, rec, rec->size);
+	pw->records++;
+}
+
+/* The kernel map's start and offset are `_text`; it runs to the top of the address space. */
+static void fill_kmap(struct kp_perfwrite *pw)
+{
+	struct kp_rec_mmap2 m;
+
+	if (!pw->kmap_off || !pw->text || pw->err)
+		return;
+	pw->err = kp_read_at(pw->fd, &m, sizeof(m), pw->kmap_off);
+	if (pw->err)
+		return;
+	m.addr = m.pgoff = pw->text;
+	m.len = UINT64_MAX - pw->text;
+	pw->err = kp_write_at(pw->fd, &m, sizeof(m), pw->kmap_off);
+}
+
+/* The events as perf names them: kprof's name of the event opened, or the spec asked for
+ * when that is the same event with perf's modifiers ("cpu-clock:ppp", a perf.data's). */
+static void take_events(struct kp_perfwrite *pw)
+{
+	struct kp_perfhdr *m = &pw->m;
+
+	m->desc_names = kp_xcalloc(pw->ev.nr ? pw->ev.nr : 1, sizeof(*m->desc_names));
+	m->nr_desc = pw->ev.nr;
+	for (size_t i = 0; i < pw->ev.nr; i++) {
+		const struct kp_evsel *e = &pw->ev.ev[i];
+		size_t n = kp_perfhdr_base_len(e->spec);
+
+		kp_perfhdr_add_attr(m, &e->attr, e->ids, e->nr_ids);
+		m->desc_names[i] = kp_xstrdup(strlen(e->name) == n && !strncmp(e->name, e->spec, n)
+					      ? e->spec : e->name);
+	}
+}
+
+int kp_perfwrite_finish(struct kp_perfwrite *pw)
+{
+	flush_buf(pw);
+	fill_kmap(pw);
+	take_events(pw);
+	if (!pw->err)
+		pw->err = kp_perfhdr_write(&pw->m, pw->fd, DATA_OFF, pw->off - DATA_OFF);
+	return pw->err;
+}
+
+void kp_perfwrite_release(struct kp_perfwrite *pw)
+{
+	kp_perfhdr_release(&pw->m);
+	kp_evlist_release(&pw->ev);
+	free(pw->buf);
+	pw->buf = NULL;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfwrite.h - writes a recording's records as a perf.data file that perf report, script and
+ * annotate read: what `kprof convert --to perf` writes.
+ *
+ * The records come as a .kprof reader (or the unwinding stage) hands them out, in time order.
+ * Kernel records (types below 64) go into the data section exactly as they are; kprof's own
+ * records are not written as such but become what perf keeps in their place: KP_REC_ATTR the
+ * attr section and HEADER_EVENT_DESC, KP_REC_META the facts (hostname, osrelease, arch,
+ * nrcpus, cmdline, version), KP_REC_ROUND a FINISHED_ROUND, the build-ids of MMAP2 records
+ * HEADER_BUILD_ID, and the first and last sample's time HEADER_SAMPLE_TIME. Statistics,
+ * tracepoint formats and kernel symbols have no place in perf.data and are left out (the
+ * `_text` line of the kernel symbols is read: see below).
+ *
+ * perf names kernel addresses through its kernel map, the MMAP of "[kernel.kallsyms]_text"
+ * with the address of `_text` as its offset, which perf record writes first. A recording
+ * without one (kprof's) gets one before its first kernel record, with `_text` from the
+ * recording's kernel symbols or, failing that, kp_perfwrite_set_text()'s.
+ *
+ * The file is written in one pass: the data from offset 104 on, then at the end the features,
+ * the attrs and the header at offset 0. Errors are sticky, as a kp_writer's.
+ */
+#ifndef KP_PERFWRITE_H
+#define KP_PERFWRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evlist.h"
+#include "kprof-format.h"
+#include "perfhdr.h"
+
+struct kp_perfwrite {
+	int fd;			/* borrowed */
+	struct kp_perfhdr m;	/* what the header and features will say */
+	struct kp_evlist ev;	/* the events, to read the samples' times */
+	uint8_t *buf;		/* data records not written yet, for the file at @off */
+	size_t len, cap;
+	uint64_t off;
+	uint64_t kmap_off;	/* where the kernel map kprof added is, or 0 */
+	bool kmap_seen;		/* the input has its own, or one was added */
+	uint64_t text;		/* `_text`, 0 while unknown */
+	uint64_t records;	/* kernel records written */
+	uint64_t samples;
+	uint64_t left_out;	/* kprof's own records with no place in perf.data */
+	int err;		/* sticky: 0 or -errno */
+};
+
+/* kp_perfwrite_init - write a perf.data on @fd (empty, seekable; not owned). */
+void kp_perfwrite_init(struct kp_perfwrite *pw, int fd);
+
+/* kp_perfwrite_add - one record, validated (a reader's), in time order. */
+void kp_perfwrite_add(struct kp_perfwrite *pw, const struct kp_rec_header *rec);
+
+/* kp_perfwrite_set_text - the kernel's `_text` when the recording does not store it (the
+ * running kernel's, when it is the recording's). */
+void kp_perfwrite_set_text(struct kp_perfwrite *pw, uint64_t addr);
+
+/* kp_perfwrite_finish - write what is buffered, the features, the attrs and the header.
+ * Returns the sticky error: 0 or -errno. */
+int kp_perfwrite_finish(struct kp_perfwrite *pw);
+
+/* kp_perfwrite_release - free everything (the fd stays open). */
+void kp_perfwrite_release(struct kp_perfwrite *pw);
+
+#endif /* KP_PERFWRITE_H */
