@@ -37,12 +37,21 @@ pid_share() {
 s=$(pid_share $p1)
 i=$(pid_share $p2)
 # other tests may run at the same time: each workload's share of the machine is the share of
-# all CPUs' time /proc gave it while kprof's events were open
+# all CPUs' time /proc gave it while kprof's events were open. The kernel's timer samples and
+# its scheduler's accounting are two measures of that time, and on a busy VM they part by up
+# to 4 points for every process alike (one CI run: 31.94% for 36.19%, 28.11% for 31.43%;
+# perf beside kprof was as far off, the other way): so each share may be twice SHARE_POINTS
+# off, and how the two workloads split their part between them, which is where a process
+# named wrongly from /proc would show, is held to SHARE_POINTS.
 ws=$(awk -v t=$t1 -v a=$ta 'BEGIN { printf("%.2f", (a > 0) ? 100 * t / a : -100) }')
 wi=$(awk -v t=$t2 -v a=$ta 'BEGIN { printf("%.2f", (a > 0) ? 100 * t / a : -100) }')
 check "both CPU-bound workloads have their share of the machine (split ${s}% for /proc's $ws%, inline ${i}% for $wi%)" \
-	awk -v a="${s:-0}" -v b="${i:-0}" -v wa=$ws -v wb=$wi -v m=$SHARE_POINTS \
+	awk -v a="${s:-0}" -v b="${i:-0}" -v wa=$ws -v wb=$wi -v m=$SHARE_POINTS_2 \
 	'BEGIN { da = a - wa; db = b - wb; exit !(a > 0 && b > 0 && da * da <= m * m && db * db <= m * m) }'
+part=$(awk -v a="${s:-0}" -v b="${i:-0}" 'BEGIN { if (a + b > 0) printf("%.2f", 100 * a / (a + b)) }')
+wpart=$(awk -v a=$ws -v b=$wi 'BEGIN { if (a + b > 0) printf("%.2f", 100 * a / (a + b)) }')
+check "split has its part of the two workloads' samples (${part:-none}% for /proc's ${wpart:-none}%)" \
+	points "$part" "$wpart" $SHARE_POINTS
 
 # attach to a running process for a while
 "$KPROF" record -g -p "$p1" --duration 1 -o "$WORK/p.kprof" >/dev/null 2>"$WORK/p.err"
