@@ -6,9 +6,17 @@
  * samples that have it at that depth, each sample covering its period (or, without one, up
  * to the next sample); tracepoint samples as instant ("i") events with their decoded fields
  * in args; process_name and thread_name metadata ("M"). Timestamps are the recording's clock,
- * in whole µs: readers add ts and dur in floating point, and a slice that ends where the next
- * begins must do so exactly (with fractions, 0.1 + 0.2 > 0.3 reopens frames in speedscope's
- * importer); integers below 2^53 add exactly, and rounding both ends keeps the nesting.
+ * in µs on a grid of ticks of 1/16 µs (62.5 ns): readers add ts and dur in floating point, and
+ * a slice that ends where another does must do so exactly (with decimal fractions, 0.1 + 0.2 >
+ * 0.3 reopens frames in speedscope's importer); binary fractions add exactly below 2^53 ticks,
+ * and rounding both ends keeps the nesting.
+ *
+ * Where one run of samples follows another with less than a µs between them, the frames that
+ * change end a tick before the next run's frames begin (the thread ran on: a gap of a µs or
+ * more ends every frame). Readers that sort begins and ends by time then never meet an end
+ * and a begin at the same time: speedscope's importer, meeting a same-named pair (a function
+ * that moves depth between two samples, as under an interrupt), opens the new frame first
+ * and mis-nests the rest of the thread.
  *
  * A thread's slices are kept until the thread ends, in the order they opened, which is time
  * order with parents before their children: readers that sort stably by time then nest them
@@ -24,8 +32,11 @@
 
 struct slice {
 	uint32_t node;
-	uint64_t ts, end;
+	uint64_t ts, end;	/* ticks */
 };
+
+#define TICKS_PER_US	16
+#define GAP_NS		1000	/* between two runs: the thread did not run in between */
 
 struct chart {
 	const struct kp_profile *p;
@@ -100,9 +111,15 @@ static void fields_args(struct kp_json *j, const char *s)
 	kp_json_obj_end(j);
 }
 
-static uint64_t us(uint64_t ns)
+static uint64_t tick(uint64_t ns)
 {
-	return ns / 1000 + (ns % 1000 >= 500);
+	return ns / 1000 * TICKS_PER_US + (ns % 1000 * TICKS_PER_US + 500) / 1000;
+}
+
+/* @t ticks as µs, exactly (a tick is 0.0625 µs) */
+static void json_ticks(struct kp_json *j, uint64_t t)
+{
+	kp_json_fixed(j, t * (10000 / TICKS_PER_US), 4);
 }
 
 static void instant(struct chart *c, const struct kp_seq_ent *e)
@@ -117,16 +134,16 @@ static void instant(struct chart *c, const struct kp_seq_ent *e)
 	kp_json_key(c->j, "cat");
 	kp_json_str(c->j, "tracepoint");
 	kp_json_key(c->j, "ts");
-	kp_json_u64(c->j, us(e->time));
+	json_ticks(c->j, tick(e->time));
 	kp_json_key(c->j, "args");
 	fields_args(c->j, kp_strtab_get(p->strs, e->fields));
 	kp_json_obj_end(c->j);
 }
 
-static void close_to(struct chart *c, size_t depth)
+static void close_to(struct chart *c, size_t depth, uint64_t at)
 {
 	while (c->depth > depth)
-		c->slices[c->open[--c->depth]].end = c->end;
+		c->slices[c->open[--c->depth]].end = at;
 }
 
 /* The function name of @node: a slice goes on while the stacks keep it at its depth, though
@@ -142,17 +159,18 @@ static uint32_t frame_name(const struct kp_profile *p, uint32_t node)
 static void run(struct chart *c, const struct kp_seq_ent *e, const struct kp_seq_ent *next)
 {
 	size_t n = kp_view_stack(c->p, e->node, &c->path, &c->cap_path), d = 0;
+	uint64_t begin = tick(e->time), end = tick(c->end);
 
-	if (e->time > c->end)
-		close_to(c, 0); /* the thread did not run in between */
+	if (e->time >= c->end + GAP_NS)
+		close_to(c, 0, end);
 	while (d < c->depth && d < n &&
 	       frame_name(c->p, c->slices[c->open[d]].node) == frame_name(c->p, c->path[d]))
 		d++;
-	close_to(c, d);
+	close_to(c, d, end < begin ? end : begin ? begin - 1 : 0);
 	KP_GROW(c->open, c->cap_open, n);
 	for (; d < n; d++) {
 		KP_GROW(c->slices, c->cap_slices, c->nr_slices + 1);
-		c->slices[c->nr_slices] = (struct slice){ c->path[d], e->time, e->time };
+		c->slices[c->nr_slices] = (struct slice){ c->path[d], begin, begin };
 		c->open[c->depth++] = (uint32_t)c->nr_slices++;
 	}
 	c->end = kp_view_run_end(c->p, c->o, e, next);
@@ -166,16 +184,16 @@ static void write_slices(struct chart *c)
 		const struct slice *s = &c->slices[i];
 		const struct kp_loc *l = &p->locs[p->nodes[s->node].loc];
 
-		if (us(s->end) <= us(s->ts))
-			continue; /* under a µs: nothing to see, and readers misorder it at its ts */
+		if (s->end <= s->ts)
+			continue; /* under a tick: nothing to see, and readers misorder it at its ts */
 		event_head(c->j, "X", kp_strtab_get(p->strs, p->funcs[l->func].name), c->t->pid,
 			   c->t->tid);
 		kp_json_key(c->j, "cat");
 		kp_json_str(c->j, l->flags & KP_LOC_KERNEL ? "kernel" : "user");
 		kp_json_key(c->j, "ts");
-		kp_json_u64(c->j, us(s->ts));
+		json_ticks(c->j, s->ts);
 		kp_json_key(c->j, "dur");
-		kp_json_u64(c->j, us(s->end) - us(s->ts));
+		json_ticks(c->j, s->end - s->ts);
 		if (l->file) {
 			kp_json_key(c->j, "args");
 			kp_json_obj(c->j);
@@ -209,7 +227,7 @@ static void thread(struct chart *c, const struct kp_view_thread *t, const uint32
 	}
 	if (prev)
 		run(c, prev, NULL);
-	close_to(c, 0);
+	close_to(c, 0, tick(c->end));
 	write_slices(c);
 }
 

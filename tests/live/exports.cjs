@@ -4,7 +4,8 @@
 //   node exports.cjs schema NPM_DIR FILE      speedscope file against the schema the speedscope
 //                                             package ships, with ajv
 //   node exports.cjs speedscope FILE FUNC     samples, and FUNC's share of the weights
-//   node exports.cjs chrome FILE FUNC         nesting per thread, metadata, time span, instants,
+//   node exports.cjs chrome FILE FUNC         nesting per thread, no slice cut in two, metadata,
+//                                             time span, instants,
 //                                             FUNC's share of the threads' time
 //   node exports.cjs gecko FILE FUNC          every index in range, prefixes before their users,
 //                                             times non-decreasing, FUNC's share of the samples
@@ -82,13 +83,14 @@ function chrome(file, func) {
 	}
 	// proper nesting: sorted as a reader sorts them (by time, the longer first), each slice
 	// lies inside the one open below it
-	let bad = 0, total = 0, hit = 0;
+	let bad = 0, cut = 0, total = 0, hit = 0;
 	const eps = 0.0015; // µs: three decimals read back as doubles
+	const tick = 0.0625; // µs: kprof's grid, and the least it leaves between two runs
 	for (const [key, xs] of threads) {
 		if (!tnames.has(key)) err(`thread ${key} has no thread_name`);
 		if (!pnames.has(Number(key.split('/')[0]))) err(`process of ${key} has no process_name`);
 		xs.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
-		const stack = [];
+		const stack = [], root = {};
 		for (const x of xs) {
 			while (stack.length && stack[stack.length - 1].ts + stack[stack.length - 1].dur <= x.ts + eps)
 				stack.pop();
@@ -96,6 +98,13 @@ function chrome(file, func) {
 			if (top && x.ts + x.dur > top.ts + top.dur + eps) {
 				if (bad++ < 5) err(`${key}: ${x.name} [${x.ts}, +${x.dur}] outlives its parent ${top.name} [${top.ts}, +${top.dur}]`);
 			}
+			// a frame that goes on is one slice: one that ends where (or a tick before) a
+			// same-named sibling begins is cut in two
+			const prev = (top || root).last;
+			if (prev && prev.name === x.name && Math.abs(prev.ts + prev.dur - x.ts) <= tick + eps) {
+				if (cut++ < 5) err(`${key}: ${x.name} at ${x.ts} goes on from a sibling that ends there`);
+			}
+			(top || root).last = x;
 			if (!top) total += x.dur;
 			if (x.name === func && !stack.some((s) => s.name === func)) hit += x.dur;
 			stack.push(x);
@@ -104,6 +113,7 @@ function chrome(file, func) {
 	out('threads', threads.size);
 	out('slices', [...threads.values()].reduce((n, xs) => n + xs.length, 0));
 	out('improper', bad);
+	out('cut', cut);
 	out('first_us', minTs === Infinity ? 'none' : minTs.toFixed(3));
 	out('span_us', maxEnd === -Infinity ? 'none' : (maxEnd - minTs).toFixed(3));
 	out('instants', instants);

@@ -81,8 +81,8 @@ fi
 if [ -n "$have_node" ]; then
 	checker chrome chrome "$WORK/s.chrome" work_a
 	c="$WORK/chrome.chk"
-	check "chrome: $(val "$c" slices) slices on $(val "$c" threads) thread(s), none outliving its parent" \
-		eval '[ "$(val "$c" improper)" = 0 ] && [ "$(val "$c" slices)" -gt 10 ]'
+	check "chrome: $(val "$c" slices) slices on $(val "$c" threads) thread(s), none outliving its parent, $(val "$c" cut) cut in two" \
+		eval '[ "$(val "$c" improper)" = 0 ] && [ "$(val "$c" cut)" = 0 ] && [ "$(val "$c" slices)" -gt 10 ]'
 	got=$(val "$c" share)
 	check "chrome: work_a's slices hold ${got:-none}% of the thread's time, split measured $truth%" \
 		near "${got:-x}" "$truth" "$SHARE_POINTS"
