@@ -362,6 +362,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.argc_all = argc;
 	o.argv_all = argv;
+	o.version = PACKAGE_VERSION;
 	rc = parse_options(argc, argv, &o);
 	/* the recording is written in place, so that a killed one is at its path: never through
 	 * a link */

@@ -3,7 +3,6 @@
  * counter.c - the counting engine of `kprof stat`: a command held before exec, its events
  * opened by evset.c to count, their reads, and the wait for the end.
  */
-#include "config.h"
 
 #include "counter.h"
 

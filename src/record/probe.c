@@ -2,7 +2,6 @@
 /*
  * probe.c - uprobes (ELF symbol -> file offset), kprobes and breakpoints for `-e`.
  */
-#include "config.h"
 
 #include "probe.h"
 

@@ -4,7 +4,6 @@
  * CPU (inherit + enable_on_exec, the layout this kernel can mmap), one ring per CPU, a poll
  * loop that drains every ring and then closes a round, and the final statistics.
  */
-#include "config.h"
 
 #include "recorder.h"
 
@@ -262,7 +261,8 @@ static void write_meta(struct kp_recorder *rec)
 	uname(&u);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	kp_writer_add_meta(w, "kprof-version", PACKAGE_VERSION);
+	if (o->version)
+		kp_writer_add_meta(w, "kprof-version", o->version);
 	kp_writer_add_meta(w, "hostname", u.nodename);
 	kp_writer_add_meta(w, "kernel", u.release);
 	kp_writer_add_meta(w, "arch", u.machine);

@@ -51,6 +51,7 @@ struct kp_record_opts {
 	char **argv;		/* the command, NULL-terminated; NULL without one */
 	int argc_all;		/* kprof's own command line, for the metadata */
 	char **argv_all;
+	const char *version;	/* kprof's, for the metadata (the CLI knows it; NULL: none) */
 };
 
 struct kp_recorder {
