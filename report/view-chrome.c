@@ -116,6 +116,13 @@ static uint64_t tick(uint64_t ns)
 	return ns / 1000 * TICKS_PER_US + (ns % 1000 * TICKS_PER_US + 500) / 1000;
 }
 
+/* When the frames that change at a run that begins at tick @begin end, the last run having
+ * ended at tick @end: then, or a tick before @begin, so that no end meets a begin. */
+static uint64_t change_at(uint64_t begin, uint64_t end)
+{
+	return end < begin ? end : begin - (begin > 0);
+}
+
 /* @t ticks as µs, exactly (a tick is 0.0625 µs) */
 static void json_ticks(struct kp_json *j, uint64_t t)
 {
@@ -166,7 +173,7 @@ static void run(struct chart *c, const struct kp_seq_ent *e, const struct kp_seq
 	while (d < c->depth && d < n &&
 	       frame_name(c->p, c->slices[c->open[d]].node) == frame_name(c->p, c->path[d]))
 		d++;
-	close_to(c, d, end < begin ? end : begin ? begin - 1 : 0);
+	close_to(c, d, change_at(begin, end));
 	KP_GROW(c->open, c->cap_open, n);
 	for (; d < n; d++) {
 		KP_GROW(c->slices, c->cap_slices, c->nr_slices + 1);

@@ -5,8 +5,7 @@
 //                                             package ships, with ajv
 //   node exports.cjs speedscope FILE FUNC     samples, and FUNC's share of the weights
 //   node exports.cjs chrome FILE FUNC         nesting per thread, no slice cut in two, metadata,
-//                                             time span, instants,
-//                                             FUNC's share of the threads' time
+//                                             time span, instants, FUNC's share of the time
 //   node exports.cjs gecko FILE FUNC          every index in range, prefixes before their users,
 //                                             times non-decreasing, FUNC's share of the samples
 //   node exports.cjs serve DIR                a static HTTP server on 127.0.0.1 (prints its port)

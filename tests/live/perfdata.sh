@@ -49,6 +49,9 @@ unnamed=$(awk '$NF ~ /kernel.kallsyms\]\+0x/ { sub("%", "", $1); s += $1 } END {
 check "a: sampled kernel ips are named ($unnamed% are not)" points "$unnamed" 0 0.1
 check "a: no warning about the kernel release" sh -c "! grep -q 'recorded on kernel' '$WORK/a.kerr'"
 
+# samples_in FLAT: the sample count a `report --flat` header gives
+samples_in() { awk '/samples of/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "$1"; }
+
 # a perf.data cut short: its whole records, then the cut, with its offset. perf writes each
 # round ring after ring, so a process that ran its exec on one CPU and then moved can have
 # its first samples before the cut and its maps after it (a busy CI run cut most of split's
@@ -62,8 +65,8 @@ head -c $((size * 2 / 3)) "$WORK/one.data" >"$WORK/cut.data"
 check "a cut perf.data fails with status 1" [ $? -eq 1 ]
 check "...naming the offset and the records read" \
 	grep -q "'$WORK/cut.data': truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
-n=$(awk '/samples of/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "$WORK/cut.flat")
-one=$(awk '/samples of/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "$WORK/one.flat")
+n=$(samples_in "$WORK/cut.flat")
+one=$(samples_in "$WORK/one.flat")
 check "...after reporting the samples before the cut ($n of ${one:-none})" \
 	sh -c "[ '${n:-0}' -gt $((${one:-0} / 2)) ] && [ '${n:-0}' -lt ${one:-0} ]"
 lead=$(awk '!/^#/ && $1 ~ /%$/ { print $NF; exit }' "$WORK/cut.flat")
@@ -78,7 +81,7 @@ check "pipe mode: work_a self $k% is within 0.5 points of perf's $p%" points "$k
 check "pipe mode: the event is named as perf named it" grep -q "cpu-clock\|cycles" "$WORK/pipe.flat"
 
 # every command that reads a recording takes perf.data
-all=$(awk '/samples of/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "samples") { print $i; exit } }' "$WORK/g.flat")
+all=$(samples_in "$WORK/g.flat")
 n=$("$KPROF" script -i "$WORK/g.data" 2>/dev/null | grep -cE ' cpu-clock(:[a-zA-Z]+)?: ')
 check "kprof script -i perf.data prints its samples ($n of $all)" [ "$n" -eq "$all" ]
 check "kprof flamegraph perf.data draws it" \
