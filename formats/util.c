@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const kp_error_msgs[] = {
@@ -163,4 +167,51 @@ int kp_write_at(int fd, const void *buf, size_t len, uint64_t off)
 		off += n;
 	}
 	return 0;
+}
+
+/* The descriptor that @path names by itself ("-", /dev/stdout, /dev/fd/N...), or -1. */
+static int fd_named(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+	char *end;
+	long n;
+
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t len = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], len) || !isdigit((unsigned char)path[len]))
+			continue;
+		errno = 0;
+		n = strtol(path + len, &end, 10);
+		if (!*end && !errno && n <= INT_MAX)
+			return (int)n;
+	}
+	return -1;
+}
+
+bool kp_path_is_stream(const char *path)
+{
+	struct stat st;
+
+	return fd_named(path) >= 0 ||
+	       (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
+int kp_open_stream(const char *path)
+{
+	struct stat st;
+	int n = fd_named(path), fd;
+
+	if (n >= 0)
+		fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+	else if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return -ENOENT;
+	else if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	else
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }

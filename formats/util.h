@@ -9,6 +9,7 @@
 #ifndef KP_UTIL_H
 #define KP_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +78,20 @@ int kp_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 /* kp_write_at - write all @len bytes of @buf to @fd at @off: 0 or -errno. */
 int kp_write_at(int fd, const void *buf, size_t len, uint64_t off);
+
+/*
+ * An output path that names a stream rather than a file to replace: "-", /dev/stdout and
+ * /dev/stderr, /dev/fd/N and /proc/self/fd/N (the descriptors they stand for), or anything that
+ * exists and is neither a regular file nor a directory: a terminal, /dev/null, a FIFO. Such an
+ * output is written as it is; renaming a finished file over it would replace the device.
+ *
+ * kp_path_is_stream - whether @path is one (it opens nothing).
+ * kp_open_stream - open it for writing: a descriptor the caller owns (a duplicate for the
+ * standard streams; a FIFO waits for its reader), -ENOENT when @path is not a stream (a regular
+ * file, a link to one, or nothing yet), -EISDIR for a directory, or -errno.
+ */
+bool kp_path_is_stream(const char *path);
+int kp_open_stream(const char *path);
 
 /* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);

@@ -43,7 +43,7 @@ static int to_perf(const char *input, const char *output)
 
 	if (kp_input_open(&r, input))
 		return 1;
-	fd = kp_output_open_fd(&out, output);
+	fd = kp_output_open_fd(&out, output, true); /* perf.data's header is written last */
 	if (fd < 0) {
 		kp_reader_release(&r);
 		return 1;

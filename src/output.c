@@ -16,7 +16,7 @@ int kp_output_check_path(const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !kp_path_is_stream(path)) {
 		kp_error("'%s' is a symbolic link: kprof does not write through one", path);
 		kp_hint("remove it, or give the file it points to");
 		return 1;
@@ -38,11 +38,47 @@ static char *tmp_name(const char *path)
 	return t;
 }
 
-int kp_output_open_fd(struct kp_output *o, const char *path)
+/* A stream for a writer that seeks: an unlinked temporary file, copied to it at commit. */
+static int open_for_stream(struct kp_output *o, int stream)
 {
-	*o = (struct kp_output){ path, NULL, NULL, -1 };
+	const char *dir = getenv("TMPDIR");
+	size_t n;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = strlen(dir) + 16;
+	o->tmp = kp_xmalloc(n);
+	snprintf(o->tmp, n, "%s/kprof.XXXXXX", dir);
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		kp_error("cannot create a temporary file in '%s' for '%s': %s", dir, o->path,
+			 strerror(errno));
+		close(stream);
+	} else {
+		unlink(o->tmp);
+		o->stream = stream;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return o->fd;
+}
+
+int kp_output_open_fd(struct kp_output *o, const char *path, bool seeks)
+{
+	int fd;
+
+	*o = (struct kp_output){ path, NULL, NULL, -1, -1 };
 	if (kp_output_check_path(path))
 		return -1;
+	fd = kp_open_stream(path);
+	if (fd >= 0 && seeks)
+		return open_for_stream(o, fd);
+	if (fd >= 0)
+		return o->fd = fd; /* written in place */
+	if (fd != -ENOENT) {
+		kp_error("cannot write '%s': %s", path, strerror(-fd));
+		return -1;
+	}
 	o->tmp = tmp_name(path);
 	o->fd = mkstemp(o->tmp); /* O_EXCL, mode 0600: never anything already there */
 	if (o->fd < 0) {
@@ -57,14 +93,14 @@ FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt)
 {
 	mode_t mask;
 
-	*o = (struct kp_output){ path, NULL, dflt, -1 };
+	*o = (struct kp_output){ path, NULL, dflt, -1, -1 };
 	if (!path)
 		return dflt;
-	if (kp_output_open_fd(o, path) < 0)
+	if (kp_output_open_fd(o, path, false) < 0)
 		return NULL;
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(o->fd, 0666 & ~mask) < 0 || !(o->f = fdopen(o->fd, "w"))) {
+	if ((o->tmp && fchmod(o->fd, 0666 & ~mask) < 0) || !(o->f = fdopen(o->fd, "w"))) {
 		kp_error("cannot create '%s': %s", path, strerror(errno));
 		kp_output_abort(o);
 		return NULL;
@@ -72,37 +108,76 @@ FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt)
 	return o->f;
 }
 
-void kp_output_abort(struct kp_output *o)
+/* Close what kp_output_open*() opened (not a standard stream); 0 or the first errno. */
+static int close_output(struct kp_output *o)
 {
-	if (o->tmp) {
-		if (o->f)
-			fclose(o->f);
-		else if (o->fd >= 0)
-			close(o->fd);
-		unlink(o->tmp);
-		free(o->tmp);
-	}
-	o->tmp = NULL;
+	int err = 0;
+
+	if (o->fd < 0)
+		return 0;
+	errno = 0;
+	if (o->f && (fflush(o->f) || ferror(o->f)))
+		err = errno ? errno : EIO;
+	if ((o->f ? fclose(o->f) : close(o->fd)) && !err)
+		err = errno;
 	o->f = NULL;
 	o->fd = -1;
+	return err;
+}
+
+void kp_output_abort(struct kp_output *o)
+{
+	close_output(o);
+	if (o->tmp)
+		unlink(o->tmp);
+	if (o->stream >= 0)
+		close(o->stream);
+	free(o->tmp);
+	o->tmp = NULL;
+	o->stream = -1;
+}
+
+/* The temporary file of a writer that seeks, from its start, onto its stream; 0 or errno. */
+static int copy_to_stream(struct kp_output *o)
+{
+	char buf[65536];
+	ssize_t n, w;
+	off_t off = 0;
+
+	while ((n = pread(o->fd, buf, sizeof(buf), off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		off += n;
+		for (char *p = buf; n > 0; p += w, n -= w)
+			if ((w = write(o->stream, p, (size_t)n)) < 0 && errno != EINTR)
+				return errno;
+			else if (w < 0)
+				w = 0;
+	}
+	return 0;
 }
 
 int kp_output_commit(struct kp_output *o)
 {
 	int err = 0;
 
-	if (!o->tmp) /* a standard stream */
+	if (o->fd < 0) /* a standard stream */
 		return fflush(o->f) ? kp_error("cannot write output: %s", strerror(errno)) : 0;
 	errno = 0;
 	if (o->f && (fflush(o->f) || ferror(o->f)))
 		err = errno ? errno : EIO;
-	if (!err && fsync(o->fd))
+	if (!err && o->tmp && fsync(o->fd)) /* on disk before it replaces anything */
 		err = errno;
-	if ((o->f ? fclose(o->f) : close(o->fd)) && !err)
+	if (!err && o->stream >= 0)
+		err = copy_to_stream(o);
+	if (o->stream >= 0 && close(o->stream) && !err)
 		err = errno;
-	o->f = NULL;
-	o->fd = -1;
-	if (!err && rename(o->tmp, o->path) < 0)
+	o->stream = -1;
+	if (!err)
+		err = close_output(o);
+	if (!err && o->tmp && rename(o->tmp, o->path) < 0)
 		err = errno;
 	if (err) {
 		kp_error("cannot write '%s': %s", o->path, strerror(err));

@@ -4,6 +4,10 @@
  * it once complete. A failure (a full disk, an error, a signal) never leaves a half-written file
  * over a good one, and a symbolic link at the path, which someone may have planted in a
  * world-writable directory, is refused rather than followed or replaced.
+ *
+ * A path that names a stream (kp_path_is_stream(): "-", /dev/stdout, /dev/null, a terminal, a
+ * FIFO, /dev/fd/N) is written as it is, never replaced: renaming a file over /dev/null would
+ * leave the machine without one.
  */
 #ifndef KP_OUTPUT_H
 #define KP_OUTPUT_H
@@ -15,7 +19,9 @@ struct kp_output {
 	const char *path;	/* borrowed */
 	char *tmp;		/* the temporary file, while it exists */
 	FILE *f;		/* its stream, or NULL for kp_output_open_fd() */
-	int fd;
+	int fd;			/* -1 for a standard stream given as the default */
+	int stream;		/* a stream that commit copies the (unlinked) temporary file to,
+				 * for a writer that seeks; else -1 */
 };
 
 /*
@@ -25,19 +31,22 @@ struct kp_output {
 FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt);
 
 /* kp_output_open_fd - the same for a writer of its own: the fd (mode 0600, as for a
- * recording), or -1 after saying why. @path may not be NULL. */
-int kp_output_open_fd(struct kp_output *o, const char *path);
+ * recording), or -1 after saying why. @path may not be NULL. A writer that @seeks (writes at
+ * offsets, reads back) gets a temporary file for a stream, which commit copies to it. */
+int kp_output_open_fd(struct kp_output *o, const char *path, bool seeks);
 
 /* kp_output_commit - close the stream and put the file in place; 0, or 1 after saying why (the
  * temporary file is then removed, and whatever was at the path stays). */
 int kp_output_commit(struct kp_output *o);
 
-/* kp_output_abort - close the stream and remove the temporary file: the path is left as it was. */
+/* kp_output_abort - close the stream and remove the temporary file: the path is left as it was
+ * (a stream written in place keeps what was written to it). */
 void kp_output_abort(struct kp_output *o);
 
 /*
- * kp_output_check_path - refuse @path when it is a symbolic link (1, after saying so), for an
- * output written in place (a recording, which must be readable at its path if killed).
+ * kp_output_check_path - refuse @path when it is a symbolic link to anything but a stream (1,
+ * after saying so), for an output written in place (a recording, which must be readable at its
+ * path if killed).
  */
 int kp_output_check_path(const char *path);
 

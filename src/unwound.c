@@ -108,7 +108,7 @@ int kp_unwound_write(const char *input, const char *output, bool whole)
 		return kp_error("'%s' is the input: write the new recording elsewhere", output);
 	if (kp_input_open(&r, input))
 		return 1;
-	fd = kp_output_open_fd(&out, output);
+	fd = kp_output_open_fd(&out, output, false);
 	if (fd < 0) {
 		kp_reader_release(&r);
 		return 1;
@@ -129,7 +129,8 @@ int kp_unwound_write(const char *input, const char *output, bool whole)
 	put_held(w, &h);
 	if (kp_writer_close(w)) {
 		rc = kp_error("cannot write '%s': %s", output, kp_strerror(w->err));
-		if (access(output, F_OK) == 0) { /* a good file is not replaced by a partial one */
+		/* a good file is not replaced by a partial one; a stream has what was written */
+		if (!kp_path_is_stream(output) && access(output, F_OK) == 0) {
 			kp_output_abort(&out);
 			kp_notice("'%s' is left as it was", output);
 		} else if (!kp_output_commit(&out)) {

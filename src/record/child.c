@@ -56,7 +56,7 @@ int kp_child_last_signal(void)
 }
 
 /* The child: wait for the go byte, then exec; report an exec failure's errno to the parent. */
-static void run_child(int go_rd, int exec_wr, char **argv)
+static void run_child(int go_rd, int exec_wr, char **argv, bool stdout_to_stderr)
 {
 	char c = 0;
 	int err;
@@ -71,6 +71,8 @@ static void run_child(int go_rd, int exec_wr, char **argv)
 	if (c != 'g')
 		_exit(127);
 	signal(SIGXFSZ, SIG_DFL); /* ignored dispositions survive exec: give the command its own */
+	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
 	execvp(argv[0], argv);
 	err = errno;
 	if (write(exec_wr, &err, sizeof(err)) < 0)
@@ -78,7 +80,7 @@ static void run_child(int go_rd, int exec_wr, char **argv)
 	_exit(127);
 }
 
-int kp_child_start(struct kp_child *c, char **argv)
+int kp_child_start(struct kp_child *c, char **argv, bool stdout_to_stderr)
 {
 	int go[2], ex[2];
 
@@ -97,7 +99,7 @@ int kp_child_start(struct kp_child *c, char **argv)
 	if (c->pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		run_child(go[0], ex[1], argv);
+		run_child(go[0], ex[1], argv, stdout_to_stderr);
 	}
 	close(go[0]);
 	close(ex[1]);

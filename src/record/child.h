@@ -34,9 +34,10 @@ int kp_child_last_signal(void);
 
 /*
  * kp_child_start - fork @argv's child, held before exec; forwarded signals go to it from now
- * on. Returns 0, or 1 after saying what failed.
+ * on. With @stdout_to_stderr its standard output is kprof's standard error. Returns 0, or 1
+ * after saying what failed.
  */
-int kp_child_start(struct kp_child *c, char **argv);
+int kp_child_start(struct kp_child *c, char **argv, bool stdout_to_stderr);
 
 /* kp_child_release - let it exec; 0 once it did, else 1 after saying why it could not. */
 int kp_child_release(struct kp_child *c, const char *name);

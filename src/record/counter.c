@@ -133,7 +133,7 @@ int kp_counter_start(struct kp_counter *c, const struct kp_counter_opts *o)
 	c->o = o;
 	c->child.go_fd = c->child.exec_fd = -1;
 	kp_child_signals_install();
-	if (o->argv && kp_child_start(&c->child, o->argv))
+	if (o->argv && kp_child_start(&c->child, o->argv, false))
 		return 1;
 	if (open_counters(c) || setup_waits(c) || kp_evset_enable(&c->set))
 		return 1;

@@ -179,12 +179,15 @@ static int start_events(struct kp_recorder *rec)
 	return 0;
 }
 
-/* perf's convention: an existing output is kept as FILE.old. */
+/* perf's convention: an existing output is kept as FILE.old. A stream ("-", /dev/stdout,
+ * /dev/null, a FIFO) is written as it is: it is neither renamed nor ever removed. */
 static int open_output(struct kp_recorder *rec)
 {
 	const char *path = rec->o->output;
 	struct stat st;
 
+	if (rec->out_fd >= 0) /* a stream, open since open_stream() */
+		return 0;
 	/* written in place, so that a killed recording is at its path: the command has refused
 	 * a symbolic link there (kp_output_check_path()) */
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -200,6 +203,31 @@ static int open_output(struct kp_recorder *rec)
 	if (rec->out_fd < 0)
 		return kp_error("cannot create '%s': %s", path, strerror(errno));
 	rec->out_created = true;
+	return 0;
+}
+
+/*
+ * A stream is opened before the command starts: when it is kprof's standard output (a pipe or
+ * a file, not a terminal or /dev/null), the command's standard output, which would be mixed
+ * into the recording, goes to standard error instead. Sets *@out_is_stdout.
+ */
+static int open_stream(struct kp_recorder *rec, bool *out_is_stdout)
+{
+	const char *path = rec->o->output;
+	struct stat a, b;
+	int fd = kp_open_stream(path);
+
+	*out_is_stdout = false;
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return kp_error("cannot write '%s': %s", path, strerror(-fd));
+	rec->out_fd = fd;
+	*out_is_stdout = rec->o->argv && fstat(fd, &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 &&
+			 !S_ISCHR(a.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (*out_is_stdout)
+		kp_notice("the recording goes to standard output: '%s' writes to standard error",
+			  rec->o->argv[0]);
 	return 0;
 }
 
@@ -602,6 +630,7 @@ static void cleanup(struct kp_recorder *rec)
 
 int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 {
+	bool out_is_stdout;
 	int rc;
 
 	memset(rec, 0, sizeof(*rec));
@@ -609,7 +638,9 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	rec->out_fd = rec->child.go_fd = rec->child.exec_fd = -1;
 	kp_child_signals_install(); /* first: a Ctrl-C from now on is seen, and said (below) */
 	kp_kallsyms_read(&rec->ks);
-	rc = o->argv ? kp_child_start(&rec->child, o->argv) : 0;
+	rc = open_stream(rec, &out_is_stdout);
+	if (!rc && o->argv)
+		rc = kp_child_start(&rec->child, o->argv, out_is_stdout);
 	if (!rc)
 		rc = open_events(rec);
 	if (!rc)
