@@ -135,7 +135,9 @@ int kp_counter_start(struct kp_counter *c, const struct kp_counter_opts *o)
 	kp_child_signals_install();
 	if (o->argv && kp_child_start(&c->child, o->argv, false))
 		return 1;
-	if (open_counters(c) || setup_waits(c) || kp_evset_enable(&c->set))
+	/* the processes' pidfds first: one that ends while the events open is then an end to
+	 * count up to, not a process that was never there */
+	if (setup_waits(c) || open_counters(c) || kp_evset_enable(&c->set))
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
 	return o->argv ? kp_child_release(&c->child, o->argv[0]) : 0;
