@@ -15,7 +15,8 @@
  * as samples at -F do when the event's rate changes. With --no-jit, the JIT frames' samples are
  * left out (a function that vanishes, for diffs). With --late-attr it writes basic.kprof's records with sample ids, then a second
  * event's ATTR record and samples of it: an ATTR after samples were delivered, which no
- * recorder writes.
+ * recorder writes. With --t0 NS the records' times start at NS instead of 1 s, so that a test
+ * can print times of any width (a machine up for seconds, hours or days).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -204,14 +205,19 @@ static void late_attr(struct kp_writer *w)
 int main(int argc, char **argv)
 {
 	struct kp_writer w;
-	int fd, late = argc == 3 && !strcmp(argv[2], "--late-attr");
+	int fd, late;
 
+	if (argc == 4 && !strcmp(argv[2], "--t0")) {
+		now = strtoull(argv[3], NULL, 10);
+		argc = 2;
+	}
+	late = argc == 3 && !strcmp(argv[2], "--late-attr");
 	periods = argc == 3 && !strcmp(argv[2], "--periods");
 	no_jit = argc == 3 && !strcmp(argv[2], "--no-jit");
 	if (argc < 2 || argc > 3 ||
 	    (argc == 3 && strcmp(argv[2], "--variant") && !late && !periods && !no_jit)) {
 		fprintf(stderr, "usage: mkfixture FILE [--variant | --late-attr | --periods | "
-				"--no-jit]\n");
+				"--no-jit | --t0 NS]\n");
 		return 2;
 	}
 	variant = argc == 3 && !late && !periods && !no_jit;

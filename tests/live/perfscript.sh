@@ -105,8 +105,37 @@ check "-F without ip: one line a sample, the comm padded to 16" \
 check "-F comm,ip,sym: frames without offsets or DSOs" \
 	sh -c "[ -s '$WORK/f2' ] && ! grep -vqE '^	 *[0-9a-f]+ [^ +]+( \(inlined\))?\$' '$WORK/f2'"
 "$KPROF" script -i "$WORK/k.kprof" -F -period,+pid | head -1 >"$WORK/f3"
+# perf's layout: the seconds right-aligned in five places (more on a machine up for over 27.7
+# hours), so one space or several before them
 check "-F -period,+pid: the defaults changed" \
-	grep -qE '^split +[0-9]+/[0-9]+ +\[[0-9]{3}\] [0-9]+\.[0-9]{6}: cpu-clock: $' "$WORK/f3"
+	grep -qE '^split +[0-9]+/[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: cpu-clock: $' "$WORK/f3"
+
+# Times and CPUs of every width, which a live recording shows only on the machine it ran on:
+# a recording whose clock starts at 0 s (CPU [000]), 8483 s (a machine up for hours) and
+# 123456 s (up for days), printed by kprof script and, converted, by perf script itself
+for t0 in 0 8483920190000 123456789012345; do
+	"$top_builddir/tests/golden/mkfixture" "$WORK/t.kprof" --t0 $t0
+	secs=$(awk -v t=$t0 'BEGIN { printf "%d", t / 1e9 }')
+	"$KPROF" script -i "$WORK/t.kprof" | grep -v '^	' >"$WORK/t.k"
+	"$KPROF" script -i "$WORK/t.kprof" -F -period,+pid | grep -v '^	' >"$WORK/t.kf"
+	# perf's rule (builtin-script.c): "%5lu.%06lu: " after the "[%03d] " of the CPU
+	check "clock at ${secs} s: the seconds right-aligned in five places, as perf prints them" \
+		awk -v s=$secs 'BEGIN { want = sprintf("%5d.", s) }
+			/^$/ { next }
+			{ n++; if (index($0, "] " want) && $3 ~ /^\[[0-9][0-9][0-9]\]$/) ok++ }
+			END { exit !(n == 33 && ok == n) }' "$WORK/t.k"
+	check "clock at ${secs} s: -F -period,+pid keeps that layout" \
+		grep -qE '^ *tiny +4242/4242 +\[000\] +[0-9]+\.[0-9]{6}: cpu-clock: $' "$WORK/t.kf"
+	if [ -n "$PERF" ] && "$KPROF" convert --to perf -i "$WORK/t.kprof" -o "$WORK/t.data" \
+		>/dev/null 2>&1; then
+		"$PERF" script -i "$WORK/t.data" 2>/dev/null | grep -v '^	' >"$WORK/t.p"
+		"$PERF" script -i "$WORK/t.data" -F -period,+pid 2>/dev/null | grep -v '^	' >"$WORK/t.pf"
+		check "clock at ${secs} s: the sample lines are perf script's, with and without -F" \
+			sh -c "[ -s '$WORK/t.p' ] && cmp -s '$WORK/t.k' '$WORK/t.p' && cmp -s '$WORK/t.kf' '$WORK/t.pf'"
+	else
+		skip "clock at ${secs} s: no perf, or its perf.data could not be written"
+	fi
+done
 "$KPROF" script -i "$WORK/k.kprof" -F comm,sym >/dev/null 2>"$WORK/f4"
 check "-F sym without ip is refused" sh -c "[ $? -eq 1 ] && grep -q 'needs the ip field' '$WORK/f4'"
 "$KPROF" script -i "$WORK/k.kprof" -F comm,bogus >/dev/null 2>&1
