@@ -2,7 +2,8 @@
 /*
  * test-report.c - kp_report_build() on the golden recording (tests/golden/basic.kprof over
  * the binaries of tests/golden/root): its failures, its timeline against its own filters,
- * kp_profile_merge() of two profiles, and locations with addresses against the ELF files.
+ * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
+ * the Firefox export's streaming, by the allocator's own count of the bytes in use.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,9 +12,11 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include "report/report.h"
+#include "report/view.h"
 #include "tests/tap.h"
 
 static char input[4096], base[4096], symfs[4096];
@@ -169,6 +172,94 @@ static void test_merge(void)
 	kp_report_release(&b);
 }
 
+/*
+ * The bytes the program has allocated and not freed: the allocator's own count of what was
+ * asked of it, not pages or RSS, so the same code on the same input gives the same figure (the
+ * sanitizers' allocator under ASan, glibc's otherwise).
+ */
+#ifdef __SANITIZE_ADDRESS__
+size_t __sanitizer_get_current_allocated_bytes(void);
+static size_t heap_in_use(void)
+{
+	return __sanitizer_get_current_allocated_bytes();
+}
+#else
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+#endif
+
+/* A stream that counts what is written and the most heap in use at any write. */
+struct sink {
+	size_t bytes, peak;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct sink *k = cookie;
+	size_t now = heap_in_use();
+
+	(void)buf;
+	k->bytes += size;
+	if (now > k->peak)
+		k->peak = now;
+	return (ssize_t)size;
+}
+
+/* The Firefox export of @r written to a counting stream: its bytes, and the heap it took
+ * beyond what was in use before it (*@grew). */
+static size_t firefox_export(const struct kp_report *r, size_t *grew)
+{
+	struct sink k = { 0, 0 };
+	cookie_io_functions_t io = { .write = sink_write };
+	struct kp_view_opts vo = { .seq = &r->seq };
+	size_t before = heap_in_use();
+	FILE *f = fopencookie(&k, "w", io);
+
+	setvbuf(f, NULL, _IONBF, 0); /* each write of the export's is seen as it is made */
+	k.peak = before;
+	kp_view_firefox(&r->prof, &vo, f);
+	fclose(f);
+	*grew = k.peak - before;
+	return k.bytes;
+}
+
+/*
+ * The Firefox export streams: its samples go through gzip as they are read, and only tables
+ * that grow with the distinct stacks are held. The same timeline with every run a thousand
+ * times longer (a thousand times the samples, the same stacks) makes a much larger document,
+ * and its heap grows by less than a tenth of the compressed document's growth: holding a byte
+ * a sample, or the document, would take more. (The heap is seen at each write, so a short-lived
+ * buffer that a write happens to meet in one export and not the other counts.)
+ */
+static void test_firefox_streams(void)
+{
+	struct kp_report_opts o;
+	struct kp_report r;
+	size_t bytes1, bytes1000, grew1, grew1000, samples = 0;
+
+	opts_init(&o, input);
+	o.seq = true;
+	if (!ok(kp_report_build(&o, &r) == 0, "the golden recording builds, with its timeline"))
+		return;
+	bytes1 = firefox_export(&r, &grew1);
+	for (size_t i = 0; i < r.seq.nr; i++) {
+		samples += r.seq.ents[i].count;
+		r.seq.ents[i].count *= 1000;
+		r.seq.ents[i].value *= 1000;
+	}
+	bytes1000 = firefox_export(&r, &grew1000);
+	ok(bytes1000 > 20 * bytes1, "firefox: a thousand times the samples write %zu bytes, not %zu",
+	   bytes1000, bytes1);
+	ok(grew1000 < grew1 + (bytes1000 - bytes1) / 10,
+	   "firefox streams: %zu samples take %zu bytes of heap, a thousandth of them %zu",
+	   1000 * samples, grew1000, grew1);
+	kp_report_release(&r);
+}
+
 /* The build-id of the ELF file at @path in hex, "" without one. */
 static void file_build_id(const char *path, char *hex, size_t size)
 {
@@ -284,5 +375,6 @@ int main(void)
 	test_timeline();
 	test_merge();
 	test_addresses();
+	test_firefox_streams();
 	return tap_done();
 }
