@@ -47,8 +47,26 @@ truth_of() {
 SHARE_POINTS_2=$((2 * SHARE_POINTS))
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kprof-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK" ${UNPRIV:+"$UNPRIV"}' EXIT
 SPLIT="$top_builddir/tests/workloads/split"
+
+# Checks that run as another user (nobody, or a temporary one) cannot count on reaching the
+# build: the checkout may sit in a folder only its owner can enter (mode 0700, as mktemp -d and
+# many home directories make them). unpriv_copy FILE... copies kprof and the FILEs into $UNPRIV,
+# a folder under /tmp that every user can read, with $UNPRIV/out writable by all; its kprof is
+# $UNPRIV/kprof. as_user USER CMD...: CMD as USER, with the sanitizers' settings it can read.
+unpriv_copy() {
+	if [ -z "${UNPRIV:-}" ]; then
+		UNPRIV=$(mktemp -d /tmp/kprof-unpriv.XXXXXX) || return 1
+		chmod 755 "$UNPRIV" && mkdir -m 1777 "$UNPRIV/out" &&
+			cp "$KPROF" "$top_srcdir/tests/fuzz/lsan.supp" "$UNPRIV/" || return 1
+	fi
+	[ $# -eq 0 ] || cp "$@" "$UNPRIV/"
+}
+as_user() {
+	u=$1; shift
+	runuser -u "$u" -- env LSAN_OPTIONS="suppressions=$UNPRIV/lsan.supp" "$@"
+}
 
 # Live tests need perf_event_open on a child with kernel samples: skip, saying why, if denied.
 require_perf_events() {

@@ -111,8 +111,8 @@ check "kprof --help has stat and list" [ $? -eq 0 ]
 
 # an unprivileged user: the events, and one line on why there are no tracepoints
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then
-	chmod 755 "$WORK"
-	runuser -u nobody -- "$KPROF" list >"$WORK/nobody.txt" 2>"$WORK/nobody.err"
+	unpriv_copy
+	as_user nobody "$UNPRIV/kprof" list >"$WORK/nobody.txt" 2>"$WORK/nobody.err"
 	check "unprivileged: list exits 0" [ $? -eq 0 ]
 	check "unprivileged: cpu-clock is listed" grep -q '^  cpu-clock ' "$WORK/nobody.txt"
 	check "unprivileged: one line says why there are no tracepoints" \

@@ -213,17 +213,17 @@ elif ! command -v useradd >/dev/null || ! command -v userdel >/dev/null || ! com
 	skips 2 "no useradd, userdel or runuser to make a temporary user"
 else
 	user=kprof-test-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-	trap 'userdel "$user" 2>/dev/null; rm -rf "$WORK"' EXIT
+	unpriv_copy "$CALLS"
+	trap 'userdel "$user" 2>/dev/null; rm -rf "$WORK" "$UNPRIV"' EXIT
 	trap 'exit 1' INT TERM HUP
 	if ! useradd -M -r -s /usr/sbin/nologin "$user" 2>"$WORK/useradd.err"; then
 		skips 2 "useradd failed: $(head -1 "$WORK/useradd.err")"
-	elif ! runuser -u "$user" -- test -x "$KPROF" -a -r "$CALLS" 2>/dev/null; then
-		skips 2 "the build directory is not readable by another user"
 	else
-		runuser -u "$user" -- "$KPROF" stat -e "$UP" -- "$CALLS" 10 >/dev/null 2>"$WORK/np.err"
+		as_user "$user" "$UNPRIV/kprof" stat -e "uprobe:$UNPRIV/calls:calls_target" -- "$UNPRIV/calls" 10 \
+			>/dev/null 2>"$WORK/np.err"
 		check "unprivileged: a uprobe fails with status 1 ($?)" [ $? -eq 1 ]
 		check "...naming the event, with the CAP_SYS_ADMIN hint" sh -c \
-			"grep -q \"^kprof: cannot open event '$UP': Permission denied\" '$WORK/np.err' &&
+			"grep -q \"^kprof: cannot open event 'uprobe:$UNPRIV/calls:calls_target': Permission denied\" '$WORK/np.err' &&
 			 grep -q '^hint: uprobes need CAP_SYS_ADMIN' '$WORK/np.err'"
 	fi
 	userdel "$user" 2>/dev/null

@@ -195,18 +195,18 @@ if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null || [ "$paranoid" -lt 
 	skip "unprivileged run needs root, runuser and perf_event_paranoid >= 2 (have uid $(id -u), paranoid $paranoid)"
 	skip "unprivileged run with :k"
 else
-	chmod 755 "$WORK" && mkdir -m 777 "$WORK/nobody"
-	runuser -u nobody -- "$KPROF" record -o "$WORK/nobody/n.kprof" -- "$SPLIT" 0.2 >/dev/null 2>"$WORK/n.err"
-	"$KPROF" script -i "$WORK/nobody/n.kprof" --header >"$WORK/n.header" 2>&1
+	unpriv_copy "$SPLIT"
+	as_user nobody "$UNPRIV/kprof" record -o "$UNPRIV/out/n.kprof" -- "$UNPRIV/split" 0.2 >/dev/null 2>"$WORK/n.err"
+	"$KPROF" script -i "$UNPRIV/out/n.kprof" --header >"$WORK/n.header" 2>&1
 	if [ $? -eq 0 ] && grep -q "recording 'cpu-clock' in user space only" "$WORK/n.err" &&
 		grep -q "user only" "$WORK/n.header"; then
 		pass "unprivileged: falls back to user space with a notice"
 	else
 		fail "unprivileged: falls back to user space with a notice" "$(cat "$WORK/n.err")"
 	fi
-	runuser -u nobody -- "$KPROF" record -o "$WORK/nobody/k.kprof" -e cpu-clock:k -- true >/dev/null 2>"$WORK/k.err"
+	as_user nobody "$UNPRIV/kprof" record -o "$UNPRIV/out/k.kprof" -e cpu-clock:k -- true >/dev/null 2>"$WORK/k.err"
 	if [ $? -eq 1 ] && grep -q "^hint: kernel.perf_event_paranoid is $paranoid" "$WORK/k.err" &&
-		[ ! -e "$WORK/nobody/k.kprof" ]; then
+		[ ! -e "$UNPRIV/out/k.kprof" ]; then
 		pass "unprivileged :k: an error with the sysctl hint, and no file"
 	else
 		fail "unprivileged :k: an error with the sysctl hint, and no file" "$(cat "$WORK/k.err")"

@@ -12,7 +12,10 @@ fi
 "$SPLIT" 60 >/dev/null & p1=$!  # killed below, once every use of them is done
 "$INLINE" 60 >/dev/null & p2=$!
 trap 'kill $p1 $p2 2>/dev/null; rm -rf "$WORK"' EXIT
-sleep 0.3
+for p in $p1 $p2; do # each has its own name once it runs its program (exec)
+	i=0; while [ "$(cat /proc/$p/comm 2>/dev/null)" = "$(cat /proc/$$/comm)" ] && [ $i -lt 600 ]; do
+		sleep 0.1; i=$((i + 1)); done
+done
 # what /proc says each ran, and what all CPUs ran (idle included), while kprof recorded
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 all_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
@@ -107,8 +110,8 @@ check "attaching to a process that does not exist is an error" grep -q "cannot a
 check "-a with -p is a usage error" [ $? -eq 2 ]
 
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ]; then
-	chmod 755 "$WORK"
-	runuser -u nobody -- "$KPROF" record -a -o /dev/null --duration 0.1 >/dev/null 2>"$WORK/n.err"
+	unpriv_copy
+	as_user nobody "$UNPRIV/kprof" record -a -o /dev/null --duration 0.1 >/dev/null 2>"$WORK/n.err"
 	check "unprivileged -a fails, naming what would work" grep -q "profiles your own processes" "$WORK/n.err"
 	# user space only is refused on every CPU too: nothing is said to be recorded that way
 	check "...and does not say it records in user space only" \
