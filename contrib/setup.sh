@@ -3,7 +3,10 @@
 #
 #   contrib/setup.sh           install missing packages, build into build/
 #   contrib/setup.sh --check   the same, plus a sanitizer build in build-asan/, then `make check`
-#                              in both; ends with "N passed, N failed, N skipped"
+#                              in both; a test script that fails there runs once more, alone,
+#                              and counts as passed if it passes then (a "flaky" one, named
+#                              at the end). Ends with the failing checks, named, and the line
+#                              "N passed, N failed, N skipped"
 #
 # Missing Debian packages are installed with apt-get when run as root; otherwise the exact
 # apt-get line is printed and the script stops.
@@ -102,20 +105,82 @@ if command -v npm >/dev/null 2>&1; then
 		echo "kprof setup: npm ci failed; the tests that need speedscope will skip" >&2
 	[ -e build-asan/npm ] || ln -s ../build/npm build-asan/npm
 fi
-rm -f build/test-suite.log build-asan/test-suite.log
+rm -f build/test-suite.log build-asan/test-suite.log build/flaky.log build/flaky.txt \
+	build/flaky.scripts build/failures.txt build/rerun.out build-asan/rerun.out
 find build build-asan -name '*.trs' -delete
+
+# failed_tests DIR: the tests that failed in DIR's last run, as TESTS names them
+failed_tests() {
+	find "$1" -name '*.trs' -exec grep -l '^:global-test-result: \(FAIL\|ERROR\|XPASS\)' {} + |
+		while read -r trs; do
+			t=${trs#"$1"/}
+			t=${t%.trs}
+			if [ -f "$t.sh" ]; then echo "$t.sh"; else echo "$t"; fi
+		done | sort
+}
+
+# check_in DIR: make check in DIR, then each test script that failed in that parallel run once
+# more, alone. One that passes alone counts as passed; its failing checks go into
+# build/flaky.txt and its first log into build/flaky.log. Returns 1 when a test failed twice,
+# or when the build itself failed.
+check_in() {
+	make -C "$1" -s -j"$jobs" check >"$1/check.out" 2>&1 && return 0
+	failed=$(failed_tests "$1")
+	[ -n "$failed" ] || return 1
+	twice=0
+	for t in $failed; do
+		log=$1/${t%.sh}.log
+		cp "$log" "$log.first"
+		if make -C "$1" -s check TESTS="$t" >>"$1/rerun.out" 2>&1; then
+			failures "$1" "$log.first" | sed 's/^/  /' >>build/flaky.txt
+			echo "$1: $t" >>build/flaky.scripts
+			{ echo "=== $1: $t failed in the parallel run, then passed alone; its first log:"
+			  cat "$log.first"; } >>build/flaky.log
+		else
+			twice=1
+		fi
+		rm -f "$log.first"
+	done
+	return $twice
+}
+
+# failures DIR LOG: the failing checks of LOG, named: the build, the script, the number and
+# the description, each with the first line of its diagnosis (its failing command); a script's
+# ERROR (its exit status, a crash) only when no check of it failed
+failures() {
+	awk -v d="$1" '
+		/^(FAIL|XPASS):/ { print d ": " $0; n++; want = 1; next }
+		/^ERROR:/ { err[++ne] = d ": " $0; next }
+		want && /^#/ { sub(/^# */, ""); print "    " $0 }
+		{ want = 0 }
+		END { if (!n) for (i = 1; i <= ne; i++) print err[i] }' "$2"
+}
+
 rc=0
 echo "kprof setup: make check (build/)"
-make -C build -s -j"$jobs" check >build/check.out 2>&1 || rc=1
+check_in build || rc=1
 echo "kprof setup: make check under ASan and UBSan (build-asan/)"
-make -C build-asan -s -j"$jobs" check >build-asan/check.out 2>&1 || rc=1
+check_in build-asan || rc=1
 for d in build build-asan; do
-	grep -E '^(FAIL|ERROR|XPASS|SKIP):' "$d/check.out" | sed "s|^|$d: |" || true
-	if [ $rc -ne 0 ] && [ -f "$d/test-suite.log" ]; then
-		grep -q '^# FAIL: *0$' "$d/check.out" && grep -q '^# ERROR: *0$' "$d/check.out" ||
-			sed -n '/^FAIL\|^ERROR\|^not ok/p' "$d/test-suite.log" | head -40
-	fi
+	grep -E '^SKIP:' "$d/check.out" | sed "s|^|$d: |" || true
 done
-[ $rc -eq 0 ] || tail -n 20 build/check.out build-asan/check.out
+# the end of the log names what broke: the failing checks (30 lines at most), the flaky ones
+if [ $rc -ne 0 ]; then
+	echo "kprof setup: failed:"
+	for d in build build-asan; do
+		for t in $(failed_tests "$d"); do
+			failures "$d" "$d/${t%.sh}.log"
+		done
+	done >build/failures.txt
+	[ -s build/failures.txt ] || echo "the build failed: see build/check.out and build-asan/check.out" \
+		>build/failures.txt
+	head -n 30 build/failures.txt
+	[ "$(wc -l <build/failures.txt)" -le 30 ] ||
+		echo "... $(($(wc -l <build/failures.txt) - 30)) more lines in build/failures.txt"
+fi
+if [ -f build/flaky.scripts ]; then
+	echo "flaky: $(wc -l <build/flaky.scripts) (failed in the parallel run, passed alone; their first logs are in build/flaky.log)"
+	head -n 30 build/flaky.txt
+fi
 summary build build-asan
 exit $rc
