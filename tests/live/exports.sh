@@ -1,9 +1,9 @@
 #!/bin/sh
 # Live: the exports other tools open, read by those tools or against their formats, on a real
-# recording of split whose truth split measures itself.
+# recording of split, each held to what `kprof report` shows of the same file.
 #  - speedscope: valid by the JSON schema the speedscope npm package ships (ajv); opened by
 #    speedscope's own app, served on loopback, in headless Chromium: no error, and its
-#    sandwich view's first function is work_a with split's share of it (a screenshot is kept
+#    sandwich view's first function is work_a with the report's share of it (a screenshot is kept
 #    in the build directory).
 #  - Chrome trace events: speedscope's trace-event importer opens it the same way; per thread
 #    no slice outlives its parent; process and thread names; µs of the recording's clock;
@@ -45,8 +45,11 @@ checker() {
 
 "$KPROF" record -g -o "$WORK/s.kprof" -- "$SPLIT" 1 >"$WORK/split.out" 2>"$WORK/record.err"
 check "record split succeeds" [ $? -eq 0 ]
-truth=$(truth_of work_a "$WORK/split.out")
 "$KPROF" report -i "$WORK/s.kprof" --flat --color never >"$WORK/flat" 2>/dev/null
+# An export shows the profile the report shows: work_a's total share in `kprof report` of the
+# same file is what each must give (to its rounding). That the recording holds split's own
+# shares is record.sh's and report.sh's to check: on a busy machine it moves by points.
+truth=$(total_of work_a "$WORK/flat")
 nsamples=$(sed -n 's/^# kprof report of .*: \([0-9]*\) samples of.*/\1/p' "$WORK/flat")
 "$KPROF" script -i "$WORK/s.kprof" >"$WORK/script" 2>/dev/null
 pid=$(awk '{ print $2; exit }' "$WORK/script")
@@ -70,8 +73,8 @@ fi
 if [ -n "$have_node" ]; then
 	checker speedscope speedscope "$WORK/s.speedscope" work_a
 	got=$(val "$WORK/speedscope.chk" share)
-	check "speedscope: work_a holds ${got:-none}% of the weights, split measured $truth%" \
-		near "${got:-x}" "$truth" "$SHARE_POINTS"
+	check "speedscope: work_a holds ${got:-none}% of the weights, the report's $truth%" \
+		near "${got:-x}" "$truth" 0.1
 	check "speedscope: a profile per thread, named 'comm (tid)' ($(val "$WORK/speedscope.chk" names))" \
 		[ "$(val "$WORK/speedscope.chk" names)" = "split ($pid)" ]
 else
@@ -85,8 +88,9 @@ if [ -n "$have_node" ]; then
 	check "chrome: $(val "$c" slices) slices on $(val "$c" threads) thread(s), none outliving its parent, $(val "$c" cut) cut in two" \
 		eval '[ "$(val "$c" improper)" = 0 ] && [ "$(val "$c" cut)" = 0 ] && [ "$(val "$c" slices)" -gt 10 ]'
 	got=$(val "$c" share)
-	check "chrome: work_a's slices hold ${got:-none}% of the thread's time, split measured $truth%" \
-		near "${got:-x}" "$truth" "$SHARE_POINTS"
+	# a slice's time is its samples' intervals, cut at the next sample's time
+	check "chrome: work_a's slices hold ${got:-none}% of the thread's time, the report's $truth% of its samples" \
+		near "${got:-x}" "$truth" 0.5
 	first_us=$(val "$c" first_us)
 	check "chrome: timestamps are µs of the recording's clock (first ${first_us:-none} µs, kprof script's first sample at $first_s s)" \
 		awk -v a="${first_us:-0}" -v b="$first_s" 'BEGIN { d = a / 1e6 - b; exit !(b > 0 && d < 1e-5 && d > -1e-5) }'
@@ -103,8 +107,8 @@ if [ -n "$have_node" ]; then
 	g="$WORK/gecko.chk"
 	check "firefox: $(val "$g" samples) samples, the report's $nsamples" [ "$(val "$g" samples)" = "$nsamples" ]
 	got=$(val "$g" share)
-	check "firefox: work_a is on ${got:-none}% of the samples' stacks, split measured $truth%" \
-		near "${got:-x}" "$truth" "$SHARE_POINTS"
+	check "firefox: work_a is on ${got:-none}% of the samples' stacks, the report's $truth%" \
+		near "${got:-x}" "$truth" 0.1
 	check "firefox: one thread, named 'comm (tid)' as the Gecko format does ($(val "$g" names))" \
 		[ "$(val "$g" names)" = "split ($pid)" ]
 	# every report filter applies: the first half of the samples' time
@@ -113,8 +117,12 @@ if [ -n "$have_node" ]; then
 	"$KPROF" report -i "$WORK/s.kprof" --format firefox --time ",$mid" -o "$WORK/half.firefox" 2>/dev/null
 	node "$CHECK" gecko "$WORK/half.firefox" work_a >"$WORK/half.chk" 2>&1
 	half=$(val "$WORK/half.chk" samples)
-	check "firefox: --time ,$mid keeps about half the samples (${half:-none} of $nsamples)" \
-		awk -v h="${half:-0}" -v n="$nsamples" 'BEGIN { exit !(h > n * 0.35 && h < n * 0.65) }'
+	# the report's own filter on the same file is the truth: how many samples fall in the first
+	# half of the time depends on how much CPU split had then, which a busy machine moves
+	want=$("$KPROF" report -i "$WORK/s.kprof" --flat --time ",$mid" 2>/dev/null |
+		sed -n 's/^# kprof report of .*: \([0-9]*\) samples of.*/\1/p')
+	check "firefox: --time ,$mid keeps the samples report --time keeps (${half:-none} and ${want:-none} of $nsamples)" \
+		sh -c "[ -n '$half' ] && [ '$half' = '$want' ] && [ '$half' -gt 0 ] && [ '$half' -lt '$nsamples' ]"
 else
 	skips 5 "$no_node"
 fi
@@ -154,14 +162,15 @@ open_in_app() {
 	rc=$?
 	grep "CONSOLE" "$WORK/err$n" >"$WORK/console$n"
 }
-# first_row DOM: "NAME TOTAL%" of the sandwich table's first row
+# first_row DOM: "NAME TOTAL%" of the sandwich table's first row (its first bar is the total,
+# its second the self)
 first_row() {
 	sed 's/<tr/\n<tr/g' "$1" | grep -m1 '^<tr.*</td>' | awk '{
-		w = $0; sub(/.*width: /, "", w); sub(/%.*/, "", w)
+		w = $0; sub(/width: /, "\001", w); sub(/^[^\001]*\001/, "", w); sub(/%.*/, "", w)
 		n = $0; sub(/<\/td><\/tr>.*/, "", n); sub(/.*<\/span>/, "", n)
 		print n, w }'
 }
-# app_checks N WHAT IMPORTER: the app's first function is work_a with split's share of it
+# app_checks N WHAT IMPORTER: the app's first function is work_a with the report's share of it
 app_checks() {
 	n=$1 what=$2 want=$truth
 	check "$what: chromium opens it in speedscope's app (exit status $rc)" [ $rc -eq 0 ]
@@ -170,8 +179,8 @@ app_checks() {
 	check "$what: ...with no error on the console${bad:+ ($bad)}" [ -z "$bad" ]
 	row=$(first_row "$WORK/dom$n")
 	fn=${row% *} share=${row##* }
-	check "$what: the app's first function is '${fn:-none}' with ${share:-no}% of the time, work_a with $want% by split" \
-		eval '[ "$fn" = work_a ] && near "${share:-x}" "$want" "$SHARE_POINTS"'
+	check "$what: the app's first function is '${fn:-none}' with ${share:-no}% of the time, work_a with $want% in the report" \
+		eval '[ "$fn" = work_a ] && near "${share:-x}" "$want" 0.1'
 }
 if [ -n "$have_npm" ] && [ -n "$have_chromium" ]; then
 	SITE="$WORK/site"
