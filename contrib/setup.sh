@@ -181,6 +181,8 @@ fi
 if [ -f build/flaky.scripts ]; then
 	echo "flaky: $(wc -l <build/flaky.scripts) (failed in the parallel run, passed alone; their first logs are in build/flaky.log)"
 	head -n 30 build/flaky.txt
+else
+	echo "flaky: 0"
 fi
 summary build build-asan
 exit $rc
