@@ -150,11 +150,12 @@ static int copy_to_stream(struct kp_output *o)
 		if (n < 0)
 			return errno;
 		off += n;
-		for (char *p = buf; n > 0; p += w, n -= w)
-			if ((w = write(o->stream, p, (size_t)n)) < 0 && errno != EINTR)
+		for (const char *p = buf; n > 0; p += w, n -= w) {
+			while ((w = write(o->stream, p, (size_t)n)) < 0 && errno == EINTR)
+				;
+			if (w < 0)
 				return errno;
-			else if (w < 0)
-				w = 0;
+		}
 	}
 	return 0;
 }
