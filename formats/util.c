@@ -180,7 +180,7 @@ static int fd_named(const char *path)
 		return STDOUT_FILENO;
 	if (!strcmp(path, "/dev/stderr"))
 		return STDERR_FILENO;
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		size_t len = strlen(dirs[i]);
 		if (strncmp(path, dirs[i], len) || !isdigit((unsigned char)path[len]))
 			continue;

@@ -71,9 +71,9 @@ static void run_child(int go_rd, int exec_wr, char **argv, bool stdout_to_stderr
 	if (c != 'g')
 		_exit(127);
 	signal(SIGXFSZ, SIG_DFL); /* ignored dispositions survive exec: give the command its own */
-	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-		_exit(127);
-	execvp(argv[0], argv);
+	/* a failed dup2 is said as an exec failure is: the parent names the command and why */
+	if (!stdout_to_stderr || dup2(STDERR_FILENO, STDOUT_FILENO) >= 0)
+		execvp(argv[0], argv);
 	err = errno;
 	if (write(exec_wr, &err, sizeof(err)) < 0)
 		_exit(126);
