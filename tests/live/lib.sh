@@ -139,11 +139,7 @@ reach_main_from() {
 # Shares in perf report and kprof report of one file.
 # self_perf FUNC FILE: FUNC's self share in `perf report --no-children` of FILE, summed over
 # the binaries that have one (with -a, the suite's other workloads run a work_a too)
-self_perf() {
-	"${PERF:-perf}" report --no-children --stdio -g none --sort sym -i "$2" 2>/dev/null |
-		awk -v f="$1" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
-			END { if (n) printf "%.2f", s }'
-}
+self_perf() { share_perf --no-children "$@"; }
 # self_kprof FUNC FILE: the same in `kprof report --flat` (its first event's listing)
 self_kprof() {
 	"$KPROF" report -i "$2" --flat --color never 2>/dev/null |
@@ -152,9 +148,13 @@ self_kprof() {
 }
 # points A B N: A and B (shares in %) are at most N points apart
 points() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= n) }'; }
-# total_perf FUNC FILE: FUNC's total share (with its callees') in `perf report --children`
-total_perf() {
-	"${PERF:-perf}" report --children --stdio -g none --sort sym -i "$2" 2>/dev/null |
-		awk -v f="$1" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
+# total_perf FUNC FILE [ARGS...]: FUNC's total share (with its callees') in `perf report
+# --children` of FILE, with perf report's ARGS (a filter)
+total_perf() { share_perf --children "$@"; }
+# share_perf --children|--no-children FUNC FILE [ARGS...]: the two above
+share_perf() {
+	sp_how=$1 sp_f=$2 sp_file=$3; shift 3
+	"${PERF:-perf}" report "$sp_how" --stdio -g none --sort sym -i "$sp_file" "$@" 2>/dev/null |
+		awk -v f="$sp_f" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
 			END { if (n) printf "%.2f", s }'
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# perf's own perf.data, read by kprof: the same self shares as `perf report` on the same file
-# (plain -g, -z, --call-graph dwarf, -a), split's own truth, a cut file, and pipe mode.
+# perf's own perf.data, read by kprof: the same self and total shares as `perf report` on the
+# same file (plain -g, -z, --call-graph dwarf, -a), split's own truth where perf's recording
+# holds it, a cut file, and pipe mode.
 . "$top_srcdir/tests/live/lib.sh"
 
 PERF=${PERF:-perf}
@@ -28,13 +29,23 @@ for mode in g z dwarf a; do
 		check "$mode: $fn self $k% is within 0.5 points of perf report's $p%" points "$k" "$p" 0.5
 	done
 	# -a: this split's samples alone (another test's split may run beside it, and one
-	# recorded with stack copies spends much of its time in the kernel)
+	# recorded with stack copies spends much of its time in the kernel), as shares of them
 	[ $mode = a ] && filter="--pid $(sed -n 's/^pid=//p' "$WORK/$mode.out")" || filter=
 	"$KPROF" report -i "$file" --flat --color never $filter >"$WORK/$mode.split" 2>/dev/null
 	for fn in work_a work_b work_c; do
 		got=$(total_of $fn "$WORK/$mode.split") want=$(truth_of $fn "$WORK/$mode.out")
-		check "$mode: $fn total $got% is within $SHARE_POINTS points of split's own $want%" \
-			points "$got" "$want" $SHARE_POINTS
+		p=$(total_perf $fn "$file" $filter ${filter:+--percentage relative})
+		check "$mode: $fn total $got% is within 0.5 points of perf report --children's $p%" \
+			points "$got" "$p" 0.5
+		# split's own clocks, where perf's report of its own file is near them: what perf
+		# sampled is the kernel's doing, not kprof's reading (beside a CPU burner, perf -a
+		# gave work_a 53.45% and 66.88% of split's samples in two runs, for 58.51% and 59.34%)
+		if points "$p" "$want" $SHARE_POINTS; then
+			check "$mode: $fn total $got% is within $SHARE_POINTS points of split's own $want%" \
+				points "$got" "$want" $SHARE_POINTS
+		else
+			skip "$mode: perf's own report of its file gives $fn $p%, off split's $want%: perf's samples, not kprof's reading"
+		fi
 	done
 done
 
