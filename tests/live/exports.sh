@@ -152,14 +152,19 @@ open_in_app() {
 	n=$1 file=$2; shift 2
 	cp "$file" "$SITE/p$n.json"
 	url="http://127.0.0.1:$PORT/p$n.json"
-	case "$*" in *--screenshot*) ;; *) set -- --dump-dom "$@" ;; esac
-	timeout -k 5 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking --disable-component-update --disable-sync \
-		--disable-dev-shm-usage --user-data-dir="$WORK/chrome" --virtual-time-budget=8000 \
-		--enable-logging=stderr --v=0 "$@" \
-		"http://127.0.0.1:$PORT/index.html#profileURL=$(printf %s "$url" | sed 's|:|%3A|g; s|/|%2F|g')&view=sandwich" \
-		>"$WORK/dom$n" 2>"$WORK/err$n"
-	rc=$?
+	case "$*" in *--screenshot*) dom= ;; *) dom=1; set -- --dump-dom "$@" ;; esac
+	# on a busy machine the page's 8 s of virtual time can pass before the import ends, and
+	# the DOM has no table yet: the page is loaded again, up to three times, until it has one
+	for try in 1 2 3; do
+		timeout -k 5 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+			--no-first-run --disable-background-networking --disable-component-update \
+			--disable-sync --disable-dev-shm-usage --user-data-dir="$WORK/chrome" \
+			--virtual-time-budget=8000 --enable-logging=stderr --v=0 "$@" \
+			"http://127.0.0.1:$PORT/index.html#profileURL=$(printf %s "$url" | sed 's|:|%3A|g; s|/|%2F|g')&view=sandwich" \
+			>"$WORK/dom$n" 2>"$WORK/err$n"
+		rc=$?
+		[ -z "$dom" ] || [ -n "$(first_row "$WORK/dom$n")" ] && break
+	done
 	grep "CONSOLE" "$WORK/err$n" >"$WORK/console$n"
 }
 # first_row DOM: "NAME TOTAL%" of the sandwich table's first row (its first bar is the total,
