@@ -24,7 +24,11 @@ check "a cut file still prints what comes before the cut ($cut of $full lines)" 
 # a corrupted byte in a chunk of the middle: that chunk is skipped, the later ones are read
 mid=$(( $(stat -c %s "$WORK/a.kprof") / 2 ))
 cp "$WORK/a.kprof" "$WORK/bad.kprof"
-printf 'X' | dd of="$WORK/bad.kprof" bs=1 seek=$mid conv=notrunc 2>/dev/null
+# the byte's bits flipped: writing a fixed byte left the file as it was when that byte was there
+b=$(od -An -tu1 -j $mid -N1 "$WORK/a.kprof" | tr -d ' ')
+printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$WORK/bad.kprof" bs=1 seek=$mid conv=notrunc 2>/dev/null
+check "the corrupted copy differs from the recording in one byte" \
+	sh -c "[ \$(cmp -l '$WORK/a.kprof' '$WORK/bad.kprof' | wc -l) -eq 1 ]"
 "$KPROF" script -i "$WORK/bad.kprof" --raw >"$WORK/bad.txt" 2>"$WORK/bad.err"
 check "a corrupted byte is a checksum error with its offset, status 1 ($?)" \
 	grep -q "chunk checksum mismatch in the chunk at offset [0-9]*: skipped it, [0-9]* records" "$WORK/bad.err"
