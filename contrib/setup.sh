@@ -107,7 +107,7 @@ if command -v npm >/dev/null 2>&1; then
 fi
 rm -f build/test-suite.log build-asan/test-suite.log build/flaky.log build/flaky.txt \
 	build/flaky.scripts build/failures.txt build/rerun.out build-asan/rerun.out
-find build build-asan -name '*.trs' -delete
+find build build-asan \( -name '*.trs' -o -name '*.time' \) -delete
 
 # failed_tests DIR: the tests that failed in DIR's last run, as TESTS names them
 failed_tests() {
@@ -157,10 +157,16 @@ failures() {
 }
 
 rc=0
+t0=$(date +%s)
 echo "kprof setup: make check (build/)"
 check_in build || rc=1
+t1=$(date +%s)
 echo "kprof setup: make check under ASan and UBSan (build-asan/)"
 check_in build-asan || rc=1
+t2=$(date +%s)
+echo "kprof setup: make check took $((t1 - t0)) s in build/, $((t2 - t1)) s in build-asan/;" \
+	"the ten slowest tests (make check-times in a build directory lists all):"
+tests/times.sh -n 10 build build-asan
 for d in build build-asan; do
 	grep -E '^SKIP:' "$d/check.out" | sed "s|^|$d: |" || true
 done

@@ -13,8 +13,6 @@
 #include "strtab.h"
 #include "view.h"
 
-enum { KEY_COMM = 1, KEY_DSO = 2, KEY_SYM = 4 };
-
 struct row {
 	uint32_t comm, dso, sym;	/* strtab ids, 0 when not a key */
 	struct kp_weight self, total;
@@ -32,25 +30,36 @@ struct flat {
 	uint32_t *comm_of;	/* node -> strtab id of its comm */
 };
 
-static int parse_sort(const char *sort, unsigned *keys)
+/* --sort: some of comm,dso,sym, into kp_view_opts.sort (KP_SORT_*) */
+static int parse_sort(struct kp_view_opts *o, const char *arg, char *why, size_t size)
 {
-	char *copy = kp_xstrdup(sort ? sort : "sym"), *save = NULL, *tok;
+	char *copy = kp_xstrdup(arg), *save = NULL, *tok;
+	unsigned keys = 0;
 	int rc = 0;
 
-	*keys = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "comm"))
-			*keys |= KEY_COMM;
+			keys |= KP_SORT_COMM;
 		else if (!strcmp(tok, "dso"))
-			*keys |= KEY_DSO;
+			keys |= KP_SORT_DSO;
 		else if (!strcmp(tok, "sym"))
-			*keys |= KEY_SYM;
+			keys |= KP_SORT_SYM;
 		else
 			rc = -EINVAL;
 	}
 	free(copy);
-	return rc || !*keys ? -EINVAL : 0;
+	if (rc || !keys) {
+		snprintf(why, size, "bad --sort keys '%s' (known: comm, dso, sym)", arg);
+		return -EINVAL;
+	}
+	o->sort = keys;
+	return 0;
 }
+
+const struct kp_view_option kp_flat_options[] = {
+	{ "sort", "KEYS", "group by some of comm,dso,sym (default sym)", parse_sort },
+	{ NULL, NULL, NULL, NULL },
+};
 
 struct want_row {
 	const struct flat *f;
@@ -69,9 +78,9 @@ static uint32_t row_for(struct flat *f, uint32_t node)
 {
 	const struct kp_profile *p = f->p;
 	const struct kp_func *fn = &p->funcs[p->locs[p->nodes[node].loc].func];
-	struct want_row want = { f, { f->keys & KEY_COMM ? f->comm_of[node] : 0,
-				      f->keys & KEY_DSO ? fn->dso : 0,
-				      f->keys & KEY_SYM ? fn->name : 0 } };
+	struct want_row want = { f, { f->keys & KP_SORT_COMM ? f->comm_of[node] : 0,
+				      f->keys & KP_SORT_DSO ? fn->dso : 0,
+				      f->keys & KP_SORT_SYM ? fn->name : 0 } };
 	const uint32_t *k = want.k;
 	uint64_t key = kp_hash_bytes(k, sizeof(want.k), 3);
 	uint64_t *id = kp_hash_find(&f->ids, &key, same_row, &want);
@@ -140,20 +149,27 @@ static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 	uint64_t whole = kp_view_weight(o, kp_profile_total(f->p, 0, f->event));
 	const struct kp_strtab *s = f->p->strs;
 
-	fprintf(out, "#    self    total   samples%s%s%s\n#\n", f->keys & KEY_COMM ? "  comm" : "",
-		f->keys & KEY_DSO ? "  dso" : "", f->keys & KEY_SYM ? "  symbol" : "");
+	bool time = kp_view_durations(f->p, o);
+
+	fprintf(out, "#    self    total%s   samples%s%s%s\n#\n", time ? "     self time" : "",
+		f->keys & KP_SORT_COMM ? "  comm" : "",
+		f->keys & KP_SORT_DSO ? "  dso" : "", f->keys & KP_SORT_SYM ? "  symbol" : "");
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct row *r = &f->rows[i];
 		fputs("  ", out);
 		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->self), whole), o->color);
 		fputs("  ", out);
 		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->total), whole), o->color);
+		if (time) {
+			fputs("  ", out);
+			kp_view_print_time(out, r->self.period);
+		}
 		fprintf(out, "  %8llu", (unsigned long long)r->self.count);
-		if (f->keys & KEY_COMM)
+		if (f->keys & KP_SORT_COMM)
 			fprintf(out, "  %-15s", kp_strtab_get(s, r->comm));
-		if (f->keys & KEY_DSO)
+		if (f->keys & KP_SORT_DSO)
 			fprintf(out, "  %-20s", r->dso ? kp_strtab_get(s, r->dso) : "[unknown]");
-		if (f->keys & KEY_SYM)
+		if (f->keys & KP_SORT_SYM)
 			fprintf(out, "  %s", kp_strtab_get(s, r->sym));
 		fputc('\n', out);
 	}
@@ -163,8 +179,7 @@ int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 {
 	struct flat f = { .p = p, .o = o, .event = o->event };
 
-	if (parse_sort(o->sort, &f.keys))
-		return -EINVAL;
+	f.keys = o->sort ? o->sort : KP_SORT_SYM;
 	kp_hash_init(&f.ids);
 	f.row_of = kp_xcalloc(p->nr_nodes, sizeof(*f.row_of));
 	f.comm_of = kp_xcalloc(p->nr_nodes, sizeof(*f.comm_of));

@@ -47,6 +47,10 @@ static void print_node(struct tree *t, uint32_t node, size_t depth, bool last)
 	kp_view_print_pct(t->out, kp_view_pct(kp_view_weight(t->o, tot), t->whole), t->o->color);
 	fputs("  ", t->out);
 	kp_view_print_pct(t->out, kp_view_pct(kp_view_weight(t->o, self), t->whole), t->o->color);
+	if (kp_view_durations(t->p, t->o)) {
+		fputs("  ", t->out);
+		kp_view_print_time(t->out, tot->period);
+	}
 	if (t->o->diff) { /* NEW's share minus BASE's share, each of its own total */
 		double d = kp_view_pct(kp_view_weight(t->o, tot), t->whole) -
 			   kp_view_pct(kp_view_weight(t->o, kp_profile_total(t->p, node, 0)), t->base_whole);
@@ -81,7 +85,8 @@ int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 	uint32_t *tops;
 	size_t n = kp_view_children(p, o, 0, &tops);
 
-	fprintf(out, "#   total     self  %s%s\n#\n", o->diff ? "   change  " : "",
+	fprintf(out, "#   total     self  %s%s%s\n#\n",
+		kp_view_durations(p, o) ? "  total time  " : "", o->diff ? "   change  " : "",
 		o->inverted ? "callee tree: each function above the ones that called it"
 			    : "call tree: each function above the ones it called");
 	for (size_t i = 0; i < n; i++)

@@ -9,7 +9,8 @@
 const struct kp_view kp_views[] = {
 	{ "tree", kp_view_tree, "caller-based call tree with total and self percentages",
 	  .text = true, .inverted = KP_INVERTED_CALLEES, .diff = true },
-	{ "flat", kp_view_flat, "functions by self time", .text = true },
+	{ "flat", kp_view_flat, "functions by self time", .text = true,
+	  .options = kp_flat_options },
 	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count",
 	  .one_event = true },
 	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
@@ -71,6 +72,19 @@ void kp_svg_opts_init(struct kp_svg_opts *o)
 	o->minwidth = 0.1;
 	o->fontsize = 12;
 	o->normalize = true;
+}
+
+bool kp_view_durations(const struct kp_profile *p, const struct kp_view_opts *o)
+{
+	return !o->by_samples && o->event < p->nr_events && p->events[o->event].durations;
+}
+
+void kp_view_print_time(FILE *out, uint64_t ns)
+{
+	if (ns >= 10000000000ull)
+		fprintf(out, "%10.3f s ", ns / 1e9);
+	else
+		fprintf(out, "%10.3f ms", ns / 1e6);
 }
 
 void kp_view_print_pct(FILE *out, double pct, bool color)

@@ -59,11 +59,16 @@ struct kp_view_opts {
 	bool srcline;		/* tree: show file:line after names */
 	bool inverted;		/* the profile was built leaf first (callee-based) */
 	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
-	const char *sort;	/* flat: comma-separated keys among comm, dso, sym */
+	unsigned sort;		/* flat: the grouping, KP_SORT_* (0: by symbol) */
 	unsigned no_labels;	/* pprof: KP_LABEL_* left out of each sample (0: all) */
 	const struct kp_seq *seq; /* the samples in time order, for a view whose seq trait asks */
 	struct kp_svg_opts svg;
 };
+
+/* What the flat view groups by (--sort). */
+#define KP_SORT_COMM	0x1
+#define KP_SORT_DSO	0x2
+#define KP_SORT_SYM	0x4
 
 /* What a pprof sample may be labelled with (--pprof-labels). */
 #define KP_LABEL_PID	0x1
@@ -115,6 +120,7 @@ const struct kp_view *kp_view_find(const char *name);
 
 int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+extern const struct kp_view_option kp_flat_options[];
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_pprof(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
@@ -146,6 +152,13 @@ double kp_view_pct_d(double part, double whole);
  * no surrogate, at most U+10FFFF), or 0 when the byte there starts none: the views replace it
  * with U+FFFD. */
 size_t kp_utf8_len(const unsigned char *s, size_t n);
+
+/* kp_view_durations - whether @o's event weighs off-CPU or wall time, which tree and flat show
+ * as time beside the shares (not with --weight samples). */
+bool kp_view_durations(const struct kp_profile *p, const struct kp_view_opts *o);
+
+/* kp_view_print_time - @ns as "%10.3f ms" or "%10.3f s " (10 + 3 characters), for those. */
+void kp_view_print_time(FILE *out, uint64_t ns);
 
 /* kp_view_print_pct - "%6.2f%%" coloured as perf does: red from 5%, green from 0.5%. */
 void kp_view_print_pct(FILE *out, double pct, bool color);

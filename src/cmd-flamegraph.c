@@ -26,7 +26,7 @@
 #include "report/view.h"
 #include "svgopts.h"
 
-#define MAX_BAD_LINES 20
+#define MAX_BAD_LINES 5
 
 static const char flamegraph_usage[] =
 	"usage: kprof flamegraph [options] [FILE|-]\n"

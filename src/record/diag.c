@@ -4,6 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
 
 static const char *const prefixes[] = {
 	[KP_DIAG_ERROR] = "kprof: ",
@@ -65,4 +68,54 @@ noreturn void kp_die(const char *fmt, ...)
 {
 	SAY(KP_DIAG_ERROR);
 	exit(1);
+}
+
+/* Levenshtein distance, for suggesting the names closest to a misspelt one. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], prev, tmp;
+
+	if (lb >= ARRAY_SIZE(row))
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+bool kp_hint_nearest(const char *name, const char *const *names, size_t nr)
+{
+	size_t best = (size_t)-1, shown = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		size_t d = edit_distance(name, names[i]);
+		best = d < best ? d : best;
+	}
+	if (best == (size_t)-1 || (best > 3 && best > strlen(name) / 2))
+		return false;
+	for (size_t i = 0; i < nr && shown < 5; i++) {
+		bool dup = false;
+		if (edit_distance(name, names[i]) != best)
+			continue;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = !strcmp(names[j], names[i]);
+		if (!dup) {
+			kp_hint("did you mean '%s'?", names[i]);
+			shown++;
+		}
+	}
+	return true;
 }

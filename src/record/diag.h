@@ -4,11 +4,14 @@
  * lowercase, what failed first, the subject in quotes, then why; `hint:` lines give a known
  * fix. Each goes, as one line without its prefix, to the program's sink (libperf's and
  * libbpf's print callback): stderr with "kprof: " by default, or what kp_diag_set_sink()
- * installs. Usage errors, which name a command's --help, are the commands' (src/cmd.h).
+ * installs. Usage errors, which name a command's --help, are the commands' own
+ * (kp_usage_error()).
  */
 #ifndef KP_DIAG_H
 #define KP_DIAG_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdnoreturn.h>
 
 #define KP_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -27,6 +30,11 @@ void kp_warn(const char *fmt, ...) KP_PRINTF(1, 2);
 void kp_notice(const char *fmt, ...) KP_PRINTF(1, 2);
 /* kp_hint - "hint: <msg>" after an error */
 void kp_hint(const char *fmt, ...) KP_PRINTF(1, 2);
+/*
+ * kp_hint_nearest - "hint: did you mean 'X'?" for the names of @names (up to five) closest
+ * to @name by edit distance, if any is close; returns whether it printed one.
+ */
+bool kp_hint_nearest(const char *name, const char *const *names, size_t nr);
 /* kp_die - kp_error() and exit(1) */
 noreturn void kp_die(const char *fmt, ...) KP_PRINTF(1, 2);
 

@@ -2,6 +2,8 @@
 #include "perf.h"
 
 #include <errno.h>
+#include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,63 @@ void kp_perf_explain(const char *what, const struct perf_event_attr *attr, int e
 	default:
 		break;
 	}
+}
+
+/* The real, effective and saved uids of process @pid from /proc (hostile text: all three or
+ * nothing), and its command in @comm; 0 or -1. */
+static int proc_uids(pid_t pid, unsigned uid[3], char *comm, size_t size)
+{
+	char path[64], line[256];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	snprintf(comm, size, "?");
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Name:\t", 6)) {
+			size_t len = strcspn(line + 6, "\n");
+			if (len >= size)
+				len = size - 1;
+			memcpy(comm, line + 6, len);
+			comm[len] = 0;
+		} else if (sscanf(line, "Uid:\t%u\t%u\t%u", &uid[0], &uid[1], &uid[2]) == 3) {
+			n = 3;
+		}
+	}
+	fclose(f);
+	return n == 3 ? 0 : -1;
+}
+
+/* @uid's login name into @buf (getpwuid's result is static: copy it before the next call) */
+static const char *user_name(unsigned uid, char *buf, size_t size)
+{
+	const struct passwd *pw = getpwuid((uid_t)uid);
+
+	snprintf(buf, size, "%s", pw ? pw->pw_name : "?");
+	return buf;
+}
+
+bool kp_perf_explain_target(const char *what, pid_t pid, int err)
+{
+	unsigned uid[3], me = (unsigned)getuid(), other;
+	char comm[64], his[64], mine[64];
+
+	if ((err != -EACCES && err != -EPERM) || pid <= 0 || !me ||
+	    proc_uids(pid, uid, comm, sizeof(comm)))
+		return false;
+	/* the kernel's ptrace check (PTRACE_MODE_READ_REALCREDS): all three are our real uid */
+	if (uid[0] == me && uid[1] == me && uid[2] == me)
+		return false;
+	other = uid[1] != me ? uid[1] : uid[0] != me ? uid[0] : uid[2];
+	kp_error("cannot open event '%s' on process %d (%s): %s", what, (int)pid, comm,
+		 strerror(-err));
+	kp_hint("process %d runs as user '%s' (uid %u), not as you ('%s', uid %u): attaching to "
+		"another user's process needs CAP_PERFMON or CAP_SYS_PTRACE, or ptrace rights over "
+		"it (kernel.yama.ptrace_scope)", (int)pid, user_name(other, his, sizeof(his)), other,
+		user_name(me, mine, sizeof(mine)), me);
+	return true;
 }
 
 /* Parse "0-3,5,7-8" into a list of CPU numbers. */

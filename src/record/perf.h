@@ -5,6 +5,7 @@
 #ifndef KP_PERF_H
 #define KP_PERF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
@@ -27,6 +28,14 @@ int kp_perf_set_filter(int fd, const char *filter);
  * the sysctl or capability for EACCES/EPERM, the limits for EINVAL/EMFILE/ENOMEM.
  */
 void kp_perf_explain(const char *what, const struct perf_event_attr *attr, int err);
+
+/*
+ * kp_perf_explain_target - when opening @what on process @pid failed with -@err because the
+ * process is another user's (its uids are not all the caller's, and the caller is not root),
+ * print that: the process, its owner, and what allows it. Returns true when it said so, false
+ * (and prints nothing) when that is not the reason, so the caller explains as before.
+ */
+bool kp_perf_explain_target(const char *what, pid_t pid, int err);
 
 /* kp_perf_is_unsupported - the error a missing PMU gives (ENOENT, EOPNOTSUPP, ENODEV). */
 int kp_perf_is_unsupported(int err);

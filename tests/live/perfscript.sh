@@ -67,21 +67,7 @@ collapse() {
 		perl "$sc" "$1"
 		return
 	fi
-	# stackcollapse-perf.pl's rules: comm, then frames root first; "+0x..." and what follows
-	# a "(" dropped; an [unknown] symbol is "[DSO's base name]", or "[unknown]"; the
-	# sample's period is its count
-	awk '
-	function flush() { if (comm != "") { s = comm; for (i = n; i >= 1; i--) s = s ";" fr[i]; c[s] += per } comm = "" }
-	/^$/ { flush(); next }
-	/^\t/ {
-		sym = $0; sub(/^\t *[0-9a-f]+ /, "", sym); sub(/ \([^()]*\)$/, "", sym)
-		sub(/\+0x[0-9a-f]+$/, "", sym); dso = $NF; gsub(/^\(|\)$/, "", dso)
-		if (sym == "[unknown]" && dso != "[unknown]") { sub(/.*\//, "", dso); sym = "[" dso "]" }
-		gsub(/;/, ":", sym); if (sym !~ /\(anonymous namespace\)/) sub(/\(.*/, "", sym)
-		fr[++n] = sym; next
-	}
-	{ flush(); comm = $1; n = 0; per = $(NF - 1) }
-	END { flush(); for (s in c) print s, c[s] }' "$1"
+	collapse_script "$1" period
 }
 collapse "$WORK/k.txt" | awk '{ $NF = $NF / 1000000; print }' | sort >"$WORK/k.script.folded"
 # the report's names for what has no symbol ("libc.so.6+0x12") as collapsed ("[libc.so.6]"),

@@ -194,6 +194,8 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null || [ "$paranoid" -lt 2 ]; then
 	skip "unprivileged run needs root, runuser and perf_event_paranoid >= 2 (have uid $(id -u), paranoid $paranoid)"
 	skip "unprivileged run with :k"
+	skip "unprivileged -p 1"
+	skip "unprivileged -p on one's own process"
 else
 	unpriv_copy "$SPLIT"
 	as_user nobody "$UNPRIV/kprof" record -o "$UNPRIV/out/n.kprof" -- "$UNPRIV/split" 0.2 >/dev/null 2>"$WORK/n.err"
@@ -211,6 +213,33 @@ else
 	else
 		fail "unprivileged :k: an error with the sysctl hint, and no file" "$(cat "$WORK/k.err")"
 	fi
+	# another user's process: the owner is the reason, not perf_event_paranoid
+	as_user nobody "$UNPRIV/kprof" record -p 1 --duration 1 -o "$UNPRIV/out/p1.kprof" \
+		>"$WORK/p1.out" 2>"$WORK/p1.err"
+	rc=$?
+	p1=$(awk '/^Name:/ { print $2 }' /proc/1/status)
+	owner=$(awk '/^Uid:/ { print $3 }' /proc/1/status)
+	want="hint: process 1 runs as user '$(id -nu "$owner")' (uid $owner), not as you ('nobody', uid $(id -u nobody)): attaching to another user's process needs CAP_PERFMON or CAP_SYS_PTRACE, or ptrace rights over it (kernel.yama.ptrace_scope)"
+	if [ $rc -eq 1 ] && [ ! -s "$WORK/p1.out" ] && [ ! -e "$UNPRIV/out/p1.kprof" ] &&
+		grep -qxF "kprof: cannot open event 'cpu-clock' on process 1 ($p1): Permission denied" "$WORK/p1.err" &&
+		grep -qxF "$want" "$WORK/p1.err" && ! grep -q paranoid "$WORK/p1.err"; then
+		pass "unprivileged -p 1: status 1, the process's owner is the reason, no paranoid hint"
+	else
+		fail "unprivileged -p 1: status 1, the process's owner is the reason, no paranoid hint" \
+			"status $rc" "$(cat "$WORK/p1.err")"
+	fi
+	# the same user's process: recorded in user space, the paranoid notice where it applies
+	runuser -u nobody -- sh -c "echo \$\$ >'$UNPRIV/out/own.pid'; exec sleep 30" &
+	sl=$!
+	i=0
+	while [ $i -lt 600 ] && [ ! -s "$UNPRIV/out/own.pid" ]; do sleep 0.1; i=$((i + 1)); done
+	as_user nobody "$UNPRIV/kprof" record -p "$(cat "$UNPRIV/out/own.pid")" --duration 0.3 \
+		-o "$UNPRIV/out/own.kprof" >/dev/null 2>"$WORK/own.err"
+	rc=$?
+	check "unprivileged -p on one's own process: recorded ($rc), with the paranoid notice only" \
+		sh -c "[ $rc -eq 0 ] && grep -q 'in user space only' '$WORK/own.err' && ! grep -q 'runs as user' '$WORK/own.err'"
+	kill "$(cat "$UNPRIV/out/own.pid")" $sl 2>/dev/null
+	wait $sl 2>/dev/null
 fi
 
 # --- exit status, missing commands, FILE.old --------------------------------------------------
@@ -235,9 +264,10 @@ check "SIGTERM ends the command and kprof exits 128+15" [ $? -eq 143 ]
 "$KPROF" script -i "$WORK/t.kprof" --stats >"$WORK/t.stats"
 check "the interrupted recording is complete (it has its statistics)" grep -q "^# samples: " "$WORK/t.stats"
 
-# --- a full disk (here a 150 kB file size limit, about two chunks): stop, say so, keep the complete chunks ------
+# --- a full disk (here a 60 kB file size limit, about two chunks of the 130 kB that 4 s at 10 kHz packs
+# into): stop, say so, keep the complete chunks --------------------------------------------
 if command -v prlimit >/dev/null; then
-	prlimit --fsize=150000 "$KPROF" record -F 10000 -g -o "$WORK/f.kprof" -- "$SPLIT" 4 \
+	prlimit --fsize=60000 "$KPROF" record -F 10000 -g -o "$WORK/f.kprof" -- "$SPLIT" 4 \
 		>/dev/null 2>"$WORK/f.err"
 	rc=$?
 	check "a failed write ends kprof with status 1 ($rc)" [ $rc -eq 1 ]
@@ -278,6 +308,17 @@ at_setup() { # at_setup PID: 0 in set-up, 1 not yet there, 2 past it
 	done
 	return 0
 }
+# ran_since_cont PID: continue PID and wait until it has been on a CPU (its schedstat run time
+# grew), so that each stop lets it advance: a stop sent right after the continue can otherwise
+# come before the scheduler ever runs it, and a slow start (a sanitizer build) never gets there
+ran_since_cont() {
+	read -r ran _ </proc/$1/schedstat 2>/dev/null || return 0
+	kill -CONT $1 2>/dev/null
+	n=0
+	while [ $n -lt 2000 ] && read -r now _ </proc/$1/schedstat 2>/dev/null && [ "$now" = "$ran" ]; do
+		n=$((n + 1))
+	done
+}
 caught=0
 for try in 1 2 3 4 5 6 7 8 9 10; do
 	rm -f "$WORK/started" "$WORK/su.kprof"
@@ -288,7 +329,7 @@ for try in 1 2 3 4 5 6 7 8 9 10; do
 		kill -STOP $kpid 2>/dev/null
 		at_setup $kpid
 		state=$?
-		[ $state = 0 ] || kill -CONT $kpid 2>/dev/null
+		[ $state = 0 ] || ran_since_cont $kpid
 		i=$((i + 1))
 	done
 	if [ $state != 0 ]; then

@@ -25,8 +25,16 @@ check "folded: work_a through via_left is its own stack" grep -q ";main;via_left
 check "folded: work_a through via_right is its own stack" grep -q ";main;via_right;work_a [0-9]*\$" "$WORK/folded"
 check "folded: every line is 'frames count'" awk '!/^[^ ;][^\n]* [0-9]+$/ { exit 1 }' "$WORK/folded"
 sum=$(awk '{ s += $NF } END { print s }' "$WORK/folded")
-period=$(sed -n "s/^# kprof report of .*, period \([0-9]*\).*/\1/p" "$WORK/flat")
-check "folded values add up to the period, the views' weight ($sum of $period)" [ "$sum" = "$period" ]
+# the header says the sampling as it was asked (record's default, -F 4000) and the time the
+# samples stand for, which is what the views weigh: the folded values' sum, in ns
+n=$(sed -n "s/^# kprof report of .*: \([0-9]*\) samples.*/\1/p" "$WORK/flat")
+want=$(awk -v s="$sum" 'BEGIN { u = s >= 1e9 ? "s" : "ms"; printf "%.2f %s", s / (u == "s" ? 1e9 : 1e6), u }')
+check "the header: '$n samples of cpu-clock (-F 4000), $want in all, 0 lost' (folded values add up to $sum ns)" \
+	grep -qxF "# kprof report of '$WORK/s.kprof': $n samples of cpu-clock (-F 4000), $want in all, 0 lost" "$WORK/flat"
+"$KPROF" record -c 1000000 -o "$WORK/c.kprof" -- "$SPLIT" 0.2 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/c.kprof" --flat | head -1 >"$WORK/c.head"
+check "...and '-c 1000000' for a fixed period: $(cat "$WORK/c.head")" \
+	grep -qE "^# kprof report of '.*': [0-9]+ samples of cpu-clock \(-c 1000000\), [0-9.]+ m?s in all, 0 lost\$" "$WORK/c.head"
 "$KPROF" report -i "$WORK/s.kprof" --folded --weight samples >"$WORK/folded.samples"
 sum=$(awk '{ s += $NF } END { print s }' "$WORK/folded.samples")
 shown=$(sed -n "s/^# kprof report of .*: \([0-9]*\) samples.*/\1/p" "$WORK/flat")
@@ -79,8 +87,18 @@ check "a cut recording fails with status 1" [ $? -eq 1 ]
 check "...naming the offset" grep -q "truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
 "$KPROF" report -i "$WORK/s.kprof" --event nope >/dev/null 2>"$WORK/ev.err"
 check "an unknown --event is an error that lists the events" grep -q "hint: it has 'cpu-clock'" "$WORK/ev.err"
-"$KPROF" report -i "$WORK/s.kprof" --flat --sort bogus >/dev/null 2>&1
-check "a bad --sort is a usage error" [ $? -eq 2 ]
+# every option is checked before anything is written: status 2, nothing on stdout
+bad_keys="kprof report: bad --sort keys 'bogus' (known: comm, dso, sym)"
+for args in "--flat --sort bogus|$bad_keys" "--sort bogus|$bad_keys" \
+	"--tree --sort dso|kprof report: --sort applies to --format flat"; do
+	why=${args#*|}
+	"$KPROF" report -i "$WORK/s.kprof" ${args%%|*} >"$WORK/sort.out" 2>"$WORK/sort.err"
+	rc=$?
+	check "${args%%|*}: status 2 ($rc), stdout empty, '$why'" \
+		sh -c "[ $rc -eq 2 ] && [ ! -s '$WORK/sort.out' ] && grep -qxF \"$why\" '$WORK/sort.err'"
+done
+"$KPROF" report -i "$WORK/s.kprof" --flat --sort dso,sym --color never >"$WORK/sort.out"
+check "--flat --sort dso,sym groups by both" grep -qE ' [^ ]*split +work_a$' "$WORK/sort.out"
 
 # --- -o files are written beside their path, then renamed: a failed write keeps what was there,
 # and a symbolic link at the path is refused, never followed
