@@ -7,10 +7,11 @@
  * and every size is frozen by a _Static_assert: changing one is a format change.
  *
  * A file is a kp_file_header followed by chunks. A chunk is a kp_chunk_header followed by one
- * independent zstd frame whose content is a run of whole records. A record starts with the
- * same 8-byte header the kernel uses (struct perf_event_header), is 8-byte aligned and at most
- * KP_REC_MAX_SIZE (65528) bytes long. Kernel records (types 1..63) are stored exactly as the
- * kernel wrote them; kprof's own records use types from 64 up.
+ * independent zstd frame whose content is a run of whole records, or (KP_CODEC_PACKED, what
+ * version 2 writes) their packed encoding, which decodes back to the same bytes. A record
+ * starts with the same 8-byte header the kernel uses (struct perf_event_header), is 8-byte
+ * aligned and at most KP_REC_MAX_SIZE (65528) bytes long. Kernel records (types 1..63) are
+ * stored exactly as the kernel wrote them; kprof's own records use types from 64 up.
  */
 #ifndef KPROF_FORMAT_H
 #define KPROF_FORMAT_H
@@ -20,10 +21,11 @@
 #include <linux/perf_event.h>
 
 #define KP_FILE_MAGIC		"KPROFDAT"	/* 8 bytes, no terminator on disk */
-#define KP_FORMAT_VERSION	1		/* bumped on any incompatible change */
+#define KP_FORMAT_VERSION	2		/* bumped on any incompatible change */
 #define KP_ENDIAN_MARK		0x01020304u	/* written natively: tells the byte order */
 #define KP_CHUNK_MAGIC		0x4843504bu	/* "KPCH" in little-endian bytes */
-#define KP_CODEC_ZSTD		1
+#define KP_CODEC_ZSTD		1		/* zstd over the records (version 1's only codec) */
+#define KP_CODEC_PACKED		2		/* zstd over the records packed (recpack.h) */
 
 /* A reader refuses chunks larger than these: they bound every allocation. */
 #define KP_CHUNK_MAX_USIZE	(256u << 20)	/* uncompressed bytes of one chunk */
@@ -59,7 +61,7 @@ _Static_assert(sizeof(struct kp_file_header) == 64, "kp_file_header changed size
 /**
  * struct kp_chunk_header - frames one zstd frame of whole records
  * @magic: KP_CHUNK_MAGIC
- * @codec: KP_CODEC_ZSTD
+ * @codec: KP_CODEC_ZSTD or KP_CODEC_PACKED
  * @csize: bytes of the compressed frame that follows this header
  * @usize: bytes of records once decompressed (multiple of 8)
  * @nrec:  number of records in the frame

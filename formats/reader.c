@@ -112,28 +112,24 @@ static size_t valid_prefix(const uint8_t *buf, size_t len, uint32_t *nrec)
 	return pos;
 }
 
-/*
- * A torn last chunk: the @avail bytes of its frame that the file holds, through zstd's
- * streaming decoder, which gives out each block as it completes. @c->len is set to the whole,
- * valid records of what came out; they cannot be checked against the CRC, which covers the
- * whole frame. The output grows as it fills, up to the header's usize.
- */
-static void salvage(int fd, void *dc, const struct kp_chunk_header *h, uint64_t avail,
-		    struct kp_chunk *c)
+/* The most bytes a packed chunk of @usize bytes of records may decompress to. */
+static size_t packed_max(uint64_t usize)
 {
-	ZSTD_inBuffer in;
-	ZSTD_outBuffer out;
-	size_t cap = h->usize < (1u << 20) ? h->usize : (1u << 20);
-	uint32_t n;
+	return 2 * usize + 4096;
+}
 
-	c->torn = true;
-	c->end = c->off + sizeof(*h) + avail;
-	ensure(&c->cbuf, &c->ccap, avail ? avail : 1);
-	if (!avail || kp_read_at(fd, c->cbuf, avail, c->off + sizeof(*h)))
-		return;
-	ensure(&c->ubuf, &c->ucap, cap ? cap : 8);
-	in = (ZSTD_inBuffer){ c->cbuf, avail, 0 };
-	out = (ZSTD_outBuffer){ c->ubuf, cap, 0 };
+/*
+ * What zstd's streaming decoder gives of the @avail bytes at @src (a frame cut short) into
+ * *@buf, grown as it fills up to @limit bytes: each block comes out as it completes.
+ */
+static size_t inflate_prefix(void *dc, const uint8_t *src, size_t avail, uint8_t **buf,
+			     size_t *cap, size_t limit)
+{
+	ZSTD_inBuffer in = { src, avail, 0 };
+	ZSTD_outBuffer out;
+
+	ensure(buf, cap, limit < (1u << 20) ? (limit ? limit : 8) : (1u << 20));
+	out = (ZSTD_outBuffer){ *buf, *cap < limit ? *cap : limit, 0 };
 	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
 	for (;;) {
 		size_t before_in = in.pos, before_out = out.pos;
@@ -141,22 +137,76 @@ static void salvage(int fd, void *dc, const struct kp_chunk_header *h, uint64_t 
 
 		if (ZSTD_isError(rc) || rc == 0)
 			break; /* damaged, or (oddly for a torn chunk) the frame's end */
-		if (out.pos == out.size && out.size < h->usize) { /* full: grow, keeping what came */
-			size_t grown = out.size * 2 < h->usize ? out.size * 2 : h->usize;
+		if (out.pos == out.size && out.size < limit) { /* full: grow, keeping what came */
+			size_t grown = out.size * 2 < limit ? out.size * 2 : limit;
 			uint8_t *p = kp_xmalloc(grown);
 
-			memcpy(p, c->ubuf, out.pos);
-			free(c->ubuf);
-			c->ubuf = p;
-			c->ucap = grown;
+			memcpy(p, *buf, out.pos);
+			free(*buf);
+			*buf = p;
+			*cap = grown;
 			out.dst = p;
 			out.size = grown;
 		} else if (in.pos == before_in && out.pos == before_out) {
 			break; /* the rest is a block cut short */
 		}
 	}
-	c->len = valid_prefix(c->ubuf, out.pos, &n);
+	return out.pos;
+}
+
+/*
+ * A torn last chunk: the @avail bytes of its frame that the file holds, decompressed as far as
+ * they go and, packed, unpacked as far as whole blocks go. @c->len is set to the whole, valid
+ * records of what came out; they cannot be checked against the CRC, which covers the whole
+ * frame.
+ */
+static void salvage(int fd, void *dc, const struct kp_chunk_header *h, uint64_t avail,
+		    struct kp_chunk *c)
+{
+	size_t got;
+	uint32_t n;
+
+	c->torn = true;
+	c->end = c->off + sizeof(*h) + avail;
+	ensure(&c->cbuf, &c->ccap, avail ? avail : 1);
+	if (!avail || kp_read_at(fd, c->cbuf, avail, c->off + sizeof(*h)))
+		return;
+	if (h->codec == KP_CODEC_ZSTD) {
+		got = inflate_prefix(dc, c->cbuf, avail, &c->ubuf, &c->ucap, h->usize);
+	} else {
+		size_t plen = inflate_prefix(dc, c->cbuf, avail, &c->pbuf, &c->pcap,
+					     packed_max(h->usize));
+		ensure(&c->ubuf, &c->ucap, h->usize ? h->usize : 8);
+		/* a damaged block ends it as a cut one does: what came before it stands */
+		kp_unpack(&c->up, c->pbuf, plen, true, c->ubuf, h->usize, &got, &n);
+	}
+	c->len = valid_prefix(c->ubuf, got, &n);
 	c->nrec = n;
+}
+
+/* Decompress the whole frame in c->cbuf (@csize bytes) into the chunk's @usize bytes of records. */
+static int inflate_chunk(void *dc, const struct kp_chunk_header *h, struct kp_chunk *c)
+{
+	unsigned long long plen;
+	size_t got;
+	uint32_t n;
+
+	ensure(&c->ubuf, &c->ucap, h->usize);
+	if (h->codec == KP_CODEC_ZSTD) {
+		got = ZSTD_decompressDCtx(dc, c->ubuf, h->usize, c->cbuf, h->csize);
+		return ZSTD_isError(got) || got != h->usize ? -KP_EDECOMPRESS : 0;
+	}
+	plen = ZSTD_getFrameContentSize(c->cbuf, h->csize);
+	if (plen == ZSTD_CONTENTSIZE_UNKNOWN || plen == ZSTD_CONTENTSIZE_ERROR ||
+	    plen > packed_max(h->usize))
+		return -KP_EDECOMPRESS;
+	ensure(&c->pbuf, &c->pcap, plen ? plen : 1);
+	got = ZSTD_decompressDCtx(dc, c->pbuf, plen, c->cbuf, h->csize);
+	if (ZSTD_isError(got) || got != plen ||
+	    kp_unpack(&c->up, c->pbuf, plen, false, c->ubuf, h->usize, &got, &n) ||
+	    got != h->usize || n != h->nrec)
+		return -KP_EDECOMPRESS;
+	return 0;
 }
 
 /*
@@ -168,7 +218,6 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 {
 	struct kp_chunk_header h;
 	uint32_t crc;
-	size_t got;
 	int err;
 
 	c->off = off;
@@ -181,7 +230,8 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	err = kp_read_at(fd, &h, sizeof(h), off);
 	if (err)
 		return err;
-	if (h.magic != KP_CHUNK_MAGIC || h.codec != KP_CODEC_ZSTD || h.usize % 8 ||
+	if (h.magic != KP_CHUNK_MAGIC || (h.codec != KP_CODEC_ZSTD && h.codec != KP_CODEC_PACKED) ||
+	    h.usize % 8 ||
 	    h.csize == 0 || h.csize > KP_CHUNK_MAX_CSIZE || h.usize > KP_CHUNK_MAX_USIZE ||
 	    h.nrec > h.usize / 8)
 		return -KP_ECHUNK;
@@ -208,10 +258,9 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 #else
 	(void)crc;
 #endif
-	ensure(&c->ubuf, &c->ucap, h.usize);
-	got = ZSTD_decompressDCtx(dc, c->ubuf, h.usize, c->cbuf, h.csize);
-	if (ZSTD_isError(got) || got != h.usize)
-		return -KP_EDECOMPRESS;
+	err = inflate_chunk(dc, &h, c);
+	if (err)
+		return err;
 	err = check_records(c->ubuf, h.usize, h.nrec);
 	if (err)
 		return err;
@@ -363,6 +412,8 @@ static void chunk_release(struct kp_chunk *c)
 {
 	free(c->cbuf);
 	free(c->ubuf);
+	free(c->pbuf);
+	kp_unpacker_release(&c->up);
 }
 
 void kp_reader_release(struct kp_reader *r)

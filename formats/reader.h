@@ -9,10 +9,12 @@
  *
  * A complete chunk reads whole or not at all: one that fails its CRC, decompression or record
  * checks is skipped, and the chunks after it are read (its header says where they start); the
- * first such failure is reported at the end. A torn last chunk, cut short by a crash or a full
- * disk, gives back what its written part holds: zstd's streaming decoder decodes its complete
- * blocks (the writer flushes one every KP_WRITER_BLOCK bytes of records), and every whole,
- * valid record of them is handed out before the truncation is reported. Only a damaged chunk
+ * first such failure is reported at the end. A packed chunk (KP_CODEC_PACKED) is decompressed,
+ * then unpacked (recpack.h) into the records it was made of. A torn last chunk, cut short by a
+ * crash or a full disk, gives back what its written part holds: zstd's streaming decoder
+ * decodes its complete blocks (the writer flushes one every KP_WRITER_BLOCK bytes of records),
+ * the complete packed blocks among them are unpacked, and every whole, valid record of them is
+ * handed out before the truncation is reported. Only a damaged chunk
  * header stops the reading, since nothing then says where the next chunk is.
  *
  * A perf.data file (perf's magic) is read by perfdata.h behind the same calls: its records
@@ -27,11 +29,15 @@
 #include <stdint.h>
 
 #include "kprof-format.h"
+#include "recpack.h"
 
 /* One decompressed chunk and the buffers it was loaded through. */
 struct kp_chunk {
 	uint8_t *cbuf, *ubuf;
 	size_t ccap, ucap;
+	uint8_t *pbuf;		/* a packed chunk's decompressed blocks (KP_CODEC_PACKED) */
+	size_t pcap;
+	struct kp_unpacker up;
 	size_t len;		/* bytes of records in ubuf */
 	uint64_t off, end;	/* where the chunk starts in the file, and where the next one does
 				 * (0 when its header is unusable: nothing after it can be read) */

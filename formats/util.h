@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define kp_align8(n) (((n) + 7) & ~(size_t)7)
@@ -65,6 +66,25 @@ char *kp_xstrdup(const char *s);
 			(cap) = kp_new_cap_;                                              \
 		}                                                                         \
 	} while (0)
+
+/* A growing byte buffer: @len bytes used of @cap at @p (owned by its user, free()). */
+struct kp_bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+/*
+ * kp_bytes_put - append the @n bytes at @src to @b, growing it (aborts on OOM). Inline: the
+ * packer calls it for every field of every sample it records.
+ */
+static inline void kp_bytes_put(struct kp_bytes *b, const void *src, size_t n)
+{
+	if (!n)
+		return;
+	KP_GROW(b->p, b->cap, b->len + n);
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
 
 /*
  * kp_read_fd - read @fd to its end into *@buf (owned by the caller, free(); NULL when nothing

@@ -58,6 +58,8 @@ int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
 		return w->err;
 	}
 	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
+	w->pk = kp_xmalloc(sizeof(*w->pk));
+	kp_packer_init(w->pk);
 	init_buf(w, reserve);
 
 	memset(&h, 0, sizeof(h));
@@ -131,12 +133,39 @@ static void chunk_done(struct kp_writer *w)
 }
 
 /*
- * Compress the open chunk into one zstd frame at @dst (@cap bytes), flushed every
- * KP_WRITER_BLOCK bytes of records so that each block decodes without the ones after it.
- * Returns the frame's size, or 0 on failure.
+ * Pack the open chunk (recpack.h) into w->pk->out, a block for the records up to the first
+ * record end at or past each multiple of KP_WRITER_BLOCK: a torn chunk then loses at most the
+ * records after the last multiple its complete blocks reach. Fills w->ends with where each
+ * block ends in the packed bytes.
+ */
+static void pack_blocks(struct kp_writer *w)
+{
+	size_t pos = 0;
+
+	kp_packer_chunk(w->pk);
+	w->nends = 0;
+	while (pos < w->len) {
+		size_t start = pos, target = (pos / KP_WRITER_BLOCK + 1) * KP_WRITER_BLOCK;
+		uint32_t n = 0;
+
+		while (pos < w->len && pos < target) {
+			pos += ((const struct kp_rec_header *)(w->buf + pos))->size;
+			n++;
+		}
+		kp_packer_block(w->pk, w->buf + start, pos - start, n);
+		KP_GROW(w->ends, w->ends_cap, w->nends + 1);
+		w->ends[w->nends++] = w->pk->out.len;
+	}
+}
+
+/*
+ * Compress the packed chunk into one zstd frame at @dst (@cap bytes), flushed at the end of
+ * each block so that each decodes without the ones after it. Returns the frame's size, or 0
+ * on failure.
  */
 static size_t compress_blocks(struct kp_writer *w, uint8_t *dst, size_t cap)
 {
+	const struct kp_bytes *src = &w->pk->out;
 	ZSTD_outBuffer out = { dst, cap, 0 };
 	size_t pos = 0;
 
@@ -146,11 +175,10 @@ static size_t compress_blocks(struct kp_writer *w, uint8_t *dst, size_t cap)
 	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel,
 			       w->len < KP_WRITER_SMALL && w->level < KP_WRITER_SMALL_LEVEL
 				       ? KP_WRITER_SMALL_LEVEL : w->level);
-	ZSTD_CCtx_setPledgedSrcSize(w->zc, w->len);
-	do {
-		size_t n = w->len - pos < KP_WRITER_BLOCK ? w->len - pos : KP_WRITER_BLOCK;
-		ZSTD_inBuffer in = { w->buf + pos, n, 0 };
-		ZSTD_EndDirective mode = pos + n == w->len ? ZSTD_e_end : ZSTD_e_flush;
+	ZSTD_CCtx_setPledgedSrcSize(w->zc, src->len);
+	for (size_t b = 0; b < w->nends; b++) {
+		ZSTD_inBuffer in = { src->p + pos, w->ends[b] - pos, 0 };
+		ZSTD_EndDirective mode = b + 1 == w->nends ? ZSTD_e_end : ZSTD_e_flush;
 		size_t left;
 
 		do {
@@ -160,8 +188,8 @@ static size_t compress_blocks(struct kp_writer *w, uint8_t *dst, size_t cap)
 		} while (left && out.pos < out.size);
 		if (left)
 			return 0; /* out of room: cannot happen with the bound the caller sized */
-		pos += n;
-	} while (pos < w->len);
+		pos = w->ends[b];
+	}
 	return out.pos;
 }
 
@@ -182,8 +210,9 @@ int kp_writer_flush(struct kp_writer *w)
 			chunk_done(w);
 		return w->err;
 	}
+	pack_blocks(w);
 	/* each flushed block may end up stored raw, with a block header of its own */
-	bound = sizeof(h) + ZSTD_compressBound(w->len) + (w->len / KP_WRITER_BLOCK + 1) * 8;
+	bound = sizeof(h) + ZSTD_compressBound(w->pk->out.len) + (w->nends + 1) * 8;
 	if (bound > w->ccap) {
 		free(w->cbuf);
 		w->ccap = bound;
@@ -194,7 +223,7 @@ int kp_writer_flush(struct kp_writer *w)
 		w->err = -KP_ECOMPRESS;
 		return w->err;
 	}
-	h = (struct kp_chunk_header){ KP_CHUNK_MAGIC, KP_CODEC_ZSTD, csize, w->len, w->nrec, 0 };
+	h = (struct kp_chunk_header){ KP_CHUNK_MAGIC, KP_CODEC_PACKED, csize, w->len, w->nrec, 0 };
 	h.crc = kp_crc32c(kp_crc32c(0, &h, sizeof(h)), w->cbuf + sizeof(h), csize);
 	memcpy(w->cbuf, &h, sizeof(h));
 	err = write_all(w->fd, w->cbuf, sizeof(h) + csize);
@@ -215,6 +244,12 @@ int kp_writer_close(struct kp_writer *w)
 	int err = kp_writer_flush(w);
 
 	ZSTD_freeCCtx(w->zc);
+	if (w->pk)
+		kp_packer_release(w->pk);
+	free(w->pk);
+	free(w->ends);
+	w->pk = NULL;
+	w->ends = NULL;
 	free(w->buf);
 	free(w->cbuf);
 	w->zc = NULL;

@@ -7,8 +7,9 @@
  * or once its first records are KP_WRITER_MAX_AGE old: no more than about a second of
  * recording is ever only in memory. A chunk is written with one write() of header + frame, so
  * a writer killed at any moment leaves whole chunks followed by at most one partial chunk.
- * The frame is flushed into zstd blocks of at most KP_WRITER_BLOCK bytes of records, which a
- * reader decodes on their own from a torn chunk: a cut loses at most one block of records.
+ * The chunk is packed (recpack.h) block by block, a block for about KP_WRITER_BLOCK bytes of
+ * records, and the zstd frame is flushed at the end of each: a reader decodes the complete
+ * blocks of a torn chunk on their own, so a cut loses at most one block of records.
  *
  * Errors are sticky: the first failure (a write error, a full disk) is kept in @err, later
  * calls do nothing, and kp_writer_close() returns it. After a failed chunk write the file is
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "kprof-format.h"
+#include "recpack.h"
 
 #define KP_WRITER_CHUNK (1u << 20)	/* close a chunk at a round once this much is buffered */
 #define KP_WRITER_HARD (64u << 20)	/* close it even between rounds beyond this */
@@ -47,6 +49,8 @@ struct kp_writer {
 	uint8_t *buf;		/* records of the open chunk */
 	size_t len, cap;
 	uint32_t nrec;
+	struct kp_packer *pk;	/* packs each chunk before zstd (not for a sink) */
+	size_t *ends, nends, ends_cap;	/* where each block of the packed chunk ends */
 	uint8_t *cbuf;		/* chunk header + compressed frame */
 	size_t ccap;
 	uint64_t off;		/* file size: header + complete chunks */

@@ -28,7 +28,7 @@
 
 static const char script_usage[] =
 	"usage: kprof script [-i FILE] [-F FIELDS] [--raw] [--header] [--stats] [--kallsyms]\n"
-	"                    [--unwinder LIB] [--no-inline] [--no-demangle]\n"
+	"                    [--unwinder LIB] [--no-inline | --inline] [--no-demangle]\n"
 	"\n"
 	"Prints the samples of a recording in time order as perf script does, for the tools that\n"
 	"read its text (stackcollapse-perf.pl, the Firefox Profiler, speedscope): a line of\n"
@@ -48,6 +48,8 @@ static const char script_usage[] =
 	"      --kallsyms     print the kernel symbols stored in the recording, by address\n"
 	"      --unwinder LIB unwind stack copies with libdw (the default) or libunwind\n"
 	"      --no-inline    do not show inlined functions as frames of their own\n"
+	"      --inline       show them also where only a separate debug file has them\n"
+	"                     (libc6-dbg, -dbgsym packages): slower, its DWARF is inflated\n"
 	"      --no-demangle  show C++ and Rust names as they are in the binary\n"
 	"  -h, --help         this text\n";
 
@@ -445,6 +447,7 @@ static const struct option long_opts[] = {
 	{ "fields", required_argument, NULL, 'F' },
 	{ "raw", no_argument, NULL, 'D' },
 	{ "no-inline", no_argument, NULL, 'N' },
+	{ "inline", no_argument, NULL, 'I' },
 	{ "no-demangle", no_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -477,6 +480,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'N':
 			s.dso.inline_frames = false;
+			break;
+		case 'I':
+			s.dso.inline_frames = s.dso.inline_debug = true;
 			break;
 		case 'M':
 			s.dso.demangle = false;

@@ -4,7 +4,8 @@
  * header and chunk checks, record validation, the attr/meta views, the event lookup, the
  * sample and trailer parsers, the typed views of the side-band records, the encoders (each
  * parsed record written again, parsed, and written once more to the same bytes), and the
- * tracepoint decoder (stored format files, through libtraceevent, against RAW payloads).
+ * tracepoint decoder (stored format files, through libtraceevent, against RAW payloads); and
+ * the packed chunk encoding on its own, for inputs that are not a file.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include "formats/evlist.h"
 #include "formats/reader.h"
 #include "formats/rec.h"
+#include "formats/recpack.h"
 #include "formats/util.h"
 #include "report/tracepoint.h"
 #include "report/unwind-stats.h"
@@ -225,6 +227,36 @@ static void visit(struct kp_evlist *l, struct kp_tp *tp, struct unwind_seen *u,
 	}
 }
 
+/*
+ * The packed encoding on its own (recpack.h): an input that is not a file is a chunk's
+ * payload after zstd, decoded whole and torn. It may decode or fail, but every record it
+ * hands out must walk (sizes that add up to what it says it wrote) inside the room given.
+ */
+static void unpack_raw(const uint8_t *data, size_t size)
+{
+	static uint8_t out[1 << 16];
+	struct kp_unpacker u;
+
+	kp_unpacker_init(&u);
+	for (int partial = 0; partial < 2; partial++) {
+		size_t got, pos = 0;
+		uint32_t n, seen = 0;
+
+		kp_unpack(&u, data, size, partial, out, sizeof(out), &got, &n);
+		if (got > sizeof(out))
+			abort();
+		for (; pos < got; seen++) {
+			const struct kp_rec_header *h = (const void *)(out + pos);
+			if (h->size < sizeof(*h) || h->size > got - pos)
+				abort();
+			pos += h->size;
+		}
+		if (pos != got || seen != n)
+			abort();
+	}
+	kp_unpacker_release(&u);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kp_reader r;
@@ -232,6 +264,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct kp_rec_header *rec;
 	int fd = memfd_create("fuzz", MFD_CLOEXEC);
 
+	if (size < sizeof(KP_FILE_MAGIC) - 1 || memcmp(data, KP_FILE_MAGIC, sizeof(KP_FILE_MAGIC) - 1))
+		unpack_raw(data, size);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
 		if (fd >= 0)
 			close(fd);

@@ -4,8 +4,10 @@
  * runs it, with the reader's read-ahead thread on (kp_session_open() starts it), the session
  * replay, the resolver against the real binaries under tests/golden/root (--symfs), and then
  * every view of kp_views[] on every event, the headers, --stats, the warnings, and a
- * differential tree and graph of the profile against itself. The input is a .kprof file; the
- * seeds in corpus-report/ are the golden recordings and real DWARF recordings. Its length's
+ * differential tree and graph of the profile against itself. The input is a recording; the
+ * seeds in corpus-report/ are the golden recordings, real DWARF recordings, and a perf.data of
+ * perf's --call-graph dwarf (its stack copies, and the MMAP2 of every data mapping perf's
+ * mmap_data adds, which the session keeps as holes). Its length's
  * low bit chooses stacks root first or leaf first (--inverted), the next one locations
  * with or without addresses (kp_report_opts.addrs), and the third whether tracepoint samples
  * carry their decoded fields (kp_report_opts.tp_fields), so every path is fuzzed.

@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "formats/recpack.h"
 #include "formats/util.h"
 #include "formats/writer.h"
 #include "synth.h"
@@ -82,6 +84,39 @@ static void all_fields_seed(const char *dir)
 	close(fd);
 }
 
+/*
+ * A packed chunk on its own (recpack.h), what fuzz-reader hands the unpacker when an input is
+ * not a file: the records of a synthetic recording, in blocks of about 512 bytes.
+ */
+static void packed_seed(const char *dir)
+{
+	struct synth s = { 0 };
+	struct kp_packer p;
+	int fd = memfd_create("synth", 0), out = create(dir, "packed-chunk.bin");
+	size_t pos = 0;
+
+	if (fd < 0 || synth_file(&s, fd, 40, 0, 1))
+		exit(1);
+	kp_packer_init(&p);
+	kp_packer_chunk(&p);
+	while (pos < s.len) {
+		size_t start = pos;
+		uint32_t n = 0;
+
+		while (pos < s.len && (n == 0 || pos - start < 512)) {
+			pos += ((const struct kp_rec_header *)(s.recs + pos))->size;
+			n++;
+		}
+		kp_packer_block(&p, s.recs + start, pos - start, n);
+	}
+	if (write(out, p.out.p, p.out.len) != (ssize_t)p.out.len)
+		exit(1);
+	kp_packer_release(&p);
+	synth_release(&s);
+	close(fd);
+	close(out);
+}
+
 /* Walk the chunks and rewrite each CRC; a chunk whose size runs past the end stops the walk. */
 static int fix_crc(const char *path)
 {
@@ -133,5 +168,6 @@ int main(int argc, char **argv)
 	synth_seed(argv[1], "truncated.kprof", 40, 12, 7);
 	synth_seed(argv[1], "header-only.kprof", 0, 0, 0);
 	all_fields_seed(argv[1]);
+	packed_seed(argv[1]);
 	return 0;
 }
