@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "formats/util.h"
+#include "report/debuginfo.h"
 #include "report/hash.h"
 #include "report/strtab.h"
 #include "report/symrank.h"
@@ -56,11 +57,14 @@ struct kp_dso {
 	Dwfl_Module *mod;
 	GElf_Addr bias; /* module address = ELF vaddr + bias */
 	uint64_t entry;	/* e_entry, an ELF vaddr */
+	unsigned machine; /* e_machine */
 	struct load *loads;
 	size_t nr_loads, cap_loads;
 	struct sym *syms; /* sorted by addr: libdwfl's own lookup scans every symbol */
 	size_t nr_syms, cap_syms;
 	struct kp_hash cache; /* file_off -> packed frame range */
+	bool own_dwarf;	/* the binary carries its DWARF (else only a debug file can have it) */
+	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
 	uint8_t file_build_id[20]; /* the file's, read when it is checked */
 	size_t file_build_id_len;
 	size_t build_id_len;
@@ -92,7 +96,7 @@ static const char *const status_str[] = {
 /* The fd given to dwfl_report_elf() is used; find_elf only serves modules reported by name. */
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = kp_debuginfo_find,
 	.debuginfo_path = NULL,
 };
 
@@ -243,6 +247,16 @@ const char *kp_dso_short_name(const struct kp_dso *d)
 	return d->short_name;
 }
 
+const char *kp_dso_debug_file(struct kp_dso *d, enum kp_dso_dwarf *dwarf)
+{
+	const char *main_file = NULL, *debug_file = NULL;
+
+	*dwarf = d->dwarf;
+	if (d->mod)
+		dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+	return debug_file && (!main_file || strcmp(debug_file, main_file)) ? debug_file : NULL;
+}
+
 /* Bytes of the live vDSO image: its section header table or last PT_LOAD, whichever ends last. */
 static size_t vdso_size(const unsigned char *img)
 {
@@ -388,8 +402,10 @@ static bool check_elf(struct kp_dso *d, int fd)
 		d->status = KP_DSO_NO_SYMBOLS; /* nothing is mapped from it: no offset can resolve */
 	else
 		good = true;
-	if (good)
+	if (good) {
 		d->entry = eh.e_entry;
+		d->machine = eh.e_machine;
+	}
 	if (elf)
 		elf_end(elf);
 	return good;
@@ -608,6 +624,26 @@ static const struct sym *sym_find(const struct kp_dso *d, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Whether the DWARF may be read for a frame (@named: a symbol table names it), and why: the
+ * binary's own always; a separate debug file's, which libdw inflates whole, only for what
+ * only it has: source lines (--srcline), a name no symbol table gives, inline frames when
+ * asked for them there (--inline).
+ */
+static bool dwarf_wanted(struct kp_dso *d, bool named)
+{
+	const struct kp_dso_opts *o = &d->t->opts;
+	enum kp_dso_dwarf why = d->own_dwarf ? KP_DWARF_OWN
+				: o->srcline ? KP_DWARF_SRCLINE
+				: !named ? KP_DWARF_UNNAMED
+				: o->inline_debug && o->inline_frames ? KP_DWARF_INLINE
+								      : KP_DWARF_NONE;
+
+	if (why != KP_DWARF_NONE && d->dwarf == KP_DWARF_NONE)
+		d->dwarf = why;
+	return why != KP_DWARF_NONE;
+}
+
 static void dso_load(struct kp_dso *d)
 {
 	Dwarf_Addr dbias;
@@ -623,9 +659,10 @@ static void dso_load(struct kp_dso *d)
 		d->status = KP_DSO_NOT_ELF;
 		return;
 	}
+	d->own_dwarf = kp_debuginfo_has_dwarf(dwfl_module_getelf(d->mod, &dbias));
 	/* A symbol table (.symtab, .dynsym, separate debuginfo, minidebuginfo) or else DWARF. */
 	syms_load(d);
-	if (d->nr_syms || dwfl_module_getdwarf(d->mod, &dbias))
+	if (d->nr_syms || (dwarf_wanted(d, false) && dwfl_module_getdwarf(d->mod, &dbias)))
 		d->status = KP_DSO_OK;
 	else
 		d->status = KP_DSO_NO_SYMBOLS;
@@ -667,6 +704,63 @@ static bool off_to_vaddr(const struct kp_dso *d, uint64_t off, uint64_t *vaddr)
 	if (hit)
 		*vaddr = off - hit->off + hit->vaddr;
 	return hit != NULL;
+}
+
+/* The file offset of ELF address @vaddr: the PT_LOAD whose file bytes hold it. */
+static bool vaddr_to_off(const struct kp_dso *d, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const struct load *l = &d->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*off = vaddr - l->vaddr + l->off;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
+{
+	const struct sym *sym;
+	uint64_t vaddr;
+
+	if (kp_dso_status(d) != KP_DSO_OK || !off_to_vaddr(d, file_off, &vaddr) ||
+	    !(sym = sym_find(d, vaddr + d->bias)) || sym->addr < d->bias)
+		return false;
+	f->vaddr = sym->addr - d->bias;
+	f->size = sym->size;
+	f->name = intern_func(d->t, sym->name);
+	return vaddr_to_off(d, f->vaddr, &f->off);
+}
+
+const uint8_t *kp_dso_code(struct kp_dso *d, uint64_t off, uint64_t len, unsigned *machine)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	const char *raw;
+	size_t size;
+
+	if (kp_dso_status(d) != KP_DSO_OK || !(elf = dwfl_module_getelf(d->mod, &bias)) ||
+	    !(raw = elf_rawfile(elf, &size)))
+		return NULL;
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const struct load *l = &d->loads[i];
+
+		if (!l->exec || off < l->off || off - l->off > l->filesz ||
+		    len > l->filesz - (off - l->off) || off > size || len > size - off)
+			continue;
+		*machine = d->machine;
+		return (const uint8_t *)raw + off;
+	}
+	return NULL;
+}
+
+size_t kp_dso_file_build_id(struct kp_dso *d, const uint8_t **bits)
+{
+	kp_dso_status(d);
+	*bits = d->file_build_id;
+	return d->file_build_id_len;
 }
 
 int kp_dso_debug_frame(struct kp_dso *d, uint64_t vaddr, Dwarf_Frame **frame)
@@ -817,7 +911,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 	if (!off_to_vaddr(d, off, &vaddr))
 		return first << 8;
 	sym = sym_find(d, vaddr + d->bias);
-	if (t->opts.inline_frames || t->opts.srcline)
+	if ((t->opts.inline_frames || t->opts.srcline) && dwarf_wanted(d, sym != NULL))
 		n = dwarf_chain(d, vaddr + d->bias, chain);
 	if (!n && !sym)
 		return first << 8;

@@ -25,6 +25,9 @@ struct kp_dso_opts {
 	bool srcline;		/* fill file:line (--srcline); off saves the line-table lookups */
 	bool demangle;		/* C++ and Rust (legacy and v0) names demangled (--no-demangle) */
 	const char *kernel_release; /* of the recording: the live vDSO is used only if it matches */
+	bool inline_debug;	/* inline frames also where only a separate debug file's DWARF
+				 * has them (--inline): libdw inflates that DWARF whole, tens of
+				 * ms for libc; by default a debug file gives its .symtab's names */
 };
 
 /* Why a DSO gives no symbols; KP_DSO_OK when it does (possibly not for every address). */
@@ -93,6 +96,35 @@ int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *f
  */
 size_t kp_dso_build_id(struct kp_dso *d, const uint8_t **bits);
 
+/*
+ * kp_dso_file_build_id - the build-id of the file on disk (read when the DSO was loaded, also
+ * when it differs from the recorded one), its length the result: 0 when it has none.
+ */
+size_t kp_dso_file_build_id(struct kp_dso *d, const uint8_t **bits);
+
+/**
+ * struct kp_dso_func - the ELF symbol holding an address, as annotate reads it
+ * @name:  the function, named as kp_dso_symbolize() names it (borrowed from the table)
+ * @vaddr: its first byte, an ELF address
+ * @size:  its bytes (a sizeless symbol runs to the next one, as perf has it)
+ * @off:   the file offset of its first byte
+ */
+struct kp_dso_func {
+	const char *name;
+	uint64_t vaddr, size, off;
+};
+
+/* kp_dso_func_at - the symbol covering @file_off into *@f; false when none does or the DSO
+ * cannot be used. */
+bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f);
+
+/*
+ * kp_dso_code - the @len bytes at @file_off of the DSO's file, only when all of them lie in the
+ * file bytes of one executable PT_LOAD (a hostile size reads nothing); *@machine is the ELF's
+ * e_machine. Borrowed (the file's mapping): valid until kp_dsos_free(). NULL otherwise.
+ */
+const uint8_t *kp_dso_code(struct kp_dso *d, uint64_t file_off, uint64_t len, unsigned *machine);
+
 /* kp_dso_status - loads the DSO if needed and tells whether it can be used. */
 enum kp_dso_status kp_dso_status(struct kp_dso *d);
 
@@ -125,6 +157,22 @@ int kp_dso_debug_frame(struct kp_dso *d, uint64_t vaddr, struct Dwarf_Frame_s **
 /* kp_dso_entry - the file offset of the ELF entry point into *@off; false when the DSO cannot
  * be used or its entry is in no PT_LOAD (a shared library's is usually 0). */
 bool kp_dso_entry(struct kp_dso *d, uint64_t *off);
+
+/* Why a DSO's DWARF was read (KP_DWARF_NONE: it was not). */
+enum kp_dso_dwarf {
+	KP_DWARF_NONE,
+	KP_DWARF_OWN,		/* the binary's own sections */
+	KP_DWARF_SRCLINE,	/* a debug file's, for source lines (--srcline) */
+	KP_DWARF_UNNAMED,	/* a debug file's, for an address no symbol table names */
+	KP_DWARF_INLINE,	/* a debug file's, for inline frames (--inline) */
+};
+
+/*
+ * kp_dso_debug_file - the separate debug file libdw found for the DSO (for its symbols or its
+ * DWARF), or NULL when none was opened; why its DWARF (or the binary's own) was read into
+ * *@dwarf. Borrowed: valid until kp_dsos_free().
+ */
+const char *kp_dso_debug_file(struct kp_dso *d, enum kp_dso_dwarf *dwarf);
 
 /* kp_dso_path / kp_dso_short_name - the recorded path, and its last component. */
 const char *kp_dso_path(const struct kp_dso *d);

@@ -128,3 +128,11 @@ const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr)
 
 	return e ? e->name : NULL;
 }
+
+uint64_t kp_ksyms_end(struct kp_ksyms *k, const struct kp_ksym_ent *e)
+{
+	for (size_t i = (size_t)(e - k->syms) + 1; i < k->nr; i++)
+		if (k->syms[i].addr > e->addr)
+			return k->syms[i].addr;
+	return 0;
+}

@@ -40,4 +40,8 @@ const char *kp_ksyms_lookup(struct kp_ksyms *k, uint64_t addr);
 /* kp_ksyms_find - the same lookup, as the entry: its address gives a symbol offset. */
 const struct kp_ksym_ent *kp_ksyms_find(struct kp_ksyms *k, uint64_t addr);
 
+/* kp_ksyms_end - where the symbol @e (from kp_ksyms_find()) ends: the next symbol's address,
+ * or 0 for the last one, whose size the table does not know. */
+uint64_t kp_ksyms_end(struct kp_ksyms *k, const struct kp_ksym_ent *e);
+
 #endif /* KP_KSYMS_H */

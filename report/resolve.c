@@ -489,8 +489,17 @@ static uint32_t stack_resolve(struct kp_resolver *r, const struct kp_sample *smp
 	return kp_profile_path(r->p, r->locs, n);
 }
 
-uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp_in, uint16_t misc,
+uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
 			struct kp_thread *t, bool inverted, size_t event, uint64_t period)
+{
+	uint32_t node = kp_resolve_stack(r, smp, misc, t, inverted);
+
+	kp_profile_add_node(r->p, node, event, period);
+	return node;
+}
+
+uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in, uint16_t misc,
+			  struct kp_thread *t, bool inverted)
 {
 	struct kp_sample joined;
 	const struct kp_sample *smp =
@@ -503,12 +512,10 @@ uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp_in, u
 	e = n ? stack_find(r, key, n, &hkey) : NULL;
 	if (e) {
 		stack_replay(r, e);
-		kp_profile_add_node(r->p, e->node, event, period);
 		return e->node;
 	}
 	r->log_len = 0;
 	uint32_t node = stack_resolve(r, smp, misc, t, inverted);
-	kp_profile_add_node(r->p, node, event, period);
 	if (!n)
 		return node;
 	KP_GROW(r->stack_ents, r->cap_stacks, r->nr_stacks + 1);

@@ -120,4 +120,8 @@ void kp_resolve_addr(struct kp_resolver *r, struct kp_thread *t, uint64_t addr, 
 uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
 			struct kp_thread *t, bool inverted, size_t event, uint64_t period);
 
+/* kp_resolve_stack - kp_resolve_add() without the weight: the node @smp's stack reaches. */
+uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
+			  struct kp_thread *t, bool inverted);
+
 #endif /* KP_RESOLVE_H */

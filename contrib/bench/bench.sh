@@ -6,13 +6,16 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,exports,perfdata,dwarf,distro,storm);
+#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate);
 #                                    the table holds theirs
 #   STACKCOLLAPSE=PATH ...           FlameGraph's stackcollapse-perf.pl (default: on PATH), the
 #                                    collapse perf users pipe perf script into (perfdata)
 #   DWARF_PERF_BUDGET=300 ...        seconds perf report may take over its DWARF runs (it
 #                                    unwinds every sample); fewer runs than RUNS beyond
 #                                    that, and the table says so
+#   BEFORE=PATH ...                  an earlier kprof binary: the record section also runs it
+#                                    on split-fp, for the recorder's CPU and bytes per sample
+#                                    before and after a change
 #
 # Every figure is a median with its min-max over RUNS runs, and every comparison a ratio of
 # kprof to perf measured in the same run: timings drift on shared machines, ratios less so.
@@ -24,7 +27,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -34,11 +37,13 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | perfdata | dwarf | distro | storm) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
+before=${BEFORE:-}
+[ -z "$before" ] || [ -x "$before" ] || die "BEFORE='$before' is not an executable kprof"
 command -v perf >/dev/null || die "perf is missing: apt-get install linux-perf"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install time"
 command -v cc >/dev/null || die "no C compiler: apt-get install build-essential"
@@ -82,10 +87,21 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a / b - 1) * 100 }'; }
 kprof_samples() { sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$tmp/err"; }
 perf_samples() { sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/err"; }
 kprof_lost() { sed -n 's/.*samples, \([0-9]*\) lost.*/\1/p' "$tmp/err"; }
+# perfz_samples FILE: perf -z does not print its sample count: ask perf report
+perfz_samples() { perf report -i "$1" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -1; }
 
 # --- 1. recording overhead, recorder cost, file size --------------------------------------
+# the workload under a recorder runs timed itself, so that the recorder's own CPU is the run's
+# less the workload's (which sampling slows down too); recorder_cpu FILE: that difference, s
+timed=(/usr/bin/time -f "%U %S" -o "$tmp/inner")
+recorder_cpu() {
+	[ -s "$tmp/inner" ] || die "the workload under a recorder left no timing ($tmp/err: $(tail -1 "$tmp/err"))"
+	tail -1 "$tmp/inner" | awk -v t="$(tail -1 "$1" | cut -d' ' -f2)" '{ printf "%.3f", t - $1 - $2 }'
+	rm -f "$tmp/inner"
+}
 record_rows=""
 size_rows=""
+before_rows=""
 # overhead WORKLOAD LABEL OPTS...: alone, kprof, perf (and perf -z at 4 kHz), alternating
 overhead() {
 	local w=$1 label=$2; shift 2
@@ -94,16 +110,19 @@ overhead() {
 	for i in $(seq 0 "$runs"); do
 		local f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
 		run "$f/alone" ${workloads[$w]}
-		run "$f/kprof" "$kprof" record -g "$@" -o "$tmp/k.kprof" -- ${workloads[$w]}
-		echo "$(kprof_samples) $(stat -c %s "$tmp/k.kprof")" >>"$f/kprof.n"
-		run "$f/perf" perf record -g "$@" -o "$tmp/p.data" -- ${workloads[$w]}
-		echo "$(perf_samples) $(stat -c %s "$tmp/p.data")" >>"$f/perf.n"
-		if [ "$label" = "4 kHz" ] && [ "$w" = split-fp ]; then
+		run "$f/kprof" "$kprof" record -g "$@" -o "$tmp/k.kprof" -- "${timed[@]}" ${workloads[$w]}
+		echo "$(kprof_samples) $(stat -c %s "$tmp/k.kprof") $(recorder_cpu "$f/kprof")" >>"$f/kprof.n"
+		run "$f/perf" perf record -g "$@" -o "$tmp/p.data" -- "${timed[@]}" ${workloads[$w]}
+		echo "$(perf_samples) $(stat -c %s "$tmp/p.data") $(recorder_cpu "$f/perf")" >>"$f/perf.n"
+		if [ -n "$before" ] && [ "$w" = split-fp ]; then
+			run "$f/before" "$before" record -g "$@" -o "$tmp/b.kprof" -- "${timed[@]}" ${workloads[$w]}
+			echo "$(kprof_samples) $(stat -c %s "$tmp/b.kprof") $(recorder_cpu "$f/before")" >>"$f/before.n"
+		fi
+		if [ "$w" = split-fp ] && [ "$label" = "4 kHz" -o "$label" = "99 Hz" ]; then
 			run "$f/perfz" perf record -z -g "$@" -o "$tmp/pz.data" -- ${workloads[$w]}
-			# perf -z does not print its sample count: ask perf report
-			echo "$(perf report -i "$tmp/pz.data" --stats 2>/dev/null |
-				sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -1) \
-				$(stat -c %s "$tmp/pz.data")" >>"$f/perfz.n"
+			echo "$(perfz_samples "$tmp/pz.data") $(stat -c %s "$tmp/pz.data")" >>"$f/perfz.n"
+		fi
+		if [ "$label" = "4 kHz" ] && [ "$w" = split-fp ]; then
 			"$kprof" report -i "$tmp/k.kprof" --flat --color never >"$f/kflat.$i"
 			perf report -i "$tmp/p.data" --no-children --stdio --sort sym >"$f/pflat.$i" 2>/dev/null
 		fi
@@ -111,20 +130,25 @@ overhead() {
 	local a k p ks ps
 	a=$(med "$d/alone" 1); k=$(med "$d/kprof" 1); p=$(med "$d/perf" 1)
 	ks=$(med "$d/kprof.n" 1); ps=$(med "$d/perf.n" 1)
-	local ko po ac kc pc
+	local ko po
 	ko=$(pct "$k" "$a"); po=$(pct "$p" "$a")
-	ac=$(med "$d/alone" 2); kc=$(med "$d/kprof" 2); pc=$(med "$d/perf" 2)
-	# the recorder's own CPU: the run's CPU minus the workload's, per 1000 samples (ms)
+	# the recorder's own CPU per 1000 samples (ms): the run's CPU minus the workload's own
 	local kr pr
-	kr=$(awk -v t="$kc" -v a="$ac" -v n="$ks" 'BEGIN { printf "%.2f", (n ? (t - a) * 1e6 / n : 0) }')
-	pr=$(awk -v t="$pc" -v a="$ac" -v n="$ps" 'BEGIN { printf "%.2f", (n ? (t - a) * 1e6 / n : 0) }')
+	kr=$(awk -v t="$(med "$d/kprof.n" 3)" -v n="$ks" 'BEGIN { printf "%.2f", (n ? t * 1e6 / n : 0) }')
+	pr=$(awk -v t="$(med "$d/perf.n" 3)" -v n="$ps" 'BEGIN { printf "%.2f", (n ? t * 1e6 / n : 0) }')
 	record_rows+="| $w | $label | $(range "$d/alone" 1) | $(range "$d/kprof" 1) | $ko% | $(range "$d/perf" 1) | $po% | $(awk -v a="$ko" -v b="$po" 'BEGIN { if (b <= 0) print "n/a"; else printf "%.2f", a / b }') | $kr | $pr | $(ratio "$kr" "$pr") | $ks / $ps |"$'\n'
 	if [ -f "$d/perfz.n" ]; then
 		local kb pb pzb
 		kb=$(bps "$d/kprof.n"); pb=$(bps "$d/perf.n"); pzb=$(bps "$d/perfz.n")
-		size_rows+="| $w, -g, 4 kHz | $kb | $pb | $pzb | $(ratio "$kb" "$pb") | $(ratio "$kb" "$pzb") |"$'\n'
-		accuracy "$d"
+		size_rows+="| $w, -g, $label | $kb | $pb | $pzb | $(ratio "$kb" "$pb") | $(ratio "$kb" "$pzb") |"$'\n'
 	fi
+	if [ -f "$d/before.n" ]; then
+		local br
+		br=$(awk -v t="$(med "$d/before.n" 3)" -v n="$(med "$d/before.n" 1)" 'BEGIN { printf "%.2f", (n ? t * 1e6 / n : 0) }')
+		before_rows+="| $w, -g, $label | $br | $kr | $(ratio "$kr" "$br") | $(bps "$d/before.n") | $(bps "$d/kprof.n") |"$'\n'
+	fi
+	[ "$label" = "4 kHz" ] && [ "$w" = split-fp ] && accuracy "$d"
+	return 0
 }
 
 # split_error FILE MAX: the larger of MAX and FILE's largest error of self% against 60/30/10
@@ -151,6 +175,7 @@ accuracy() {
 
 if want record; then
 	echo "bench: recording overhead ($runs runs each, alternating)..." >&2
+	overhead split-fp "99 Hz" -F 99
 	overhead split-fp "1 kHz" -F 1000
 	overhead split-fp "4 kHz" -F 4000
 	overhead split-fp "-c 100000" -c 100000
@@ -174,6 +199,14 @@ if want system; then
 		run "$f/perf" perf record -a -g -F 1000 -o "$tmp/a.data" -- sleep "$secs"
 		echo "$(perf_samples) $(stat -c %s "$tmp/a.data") $(perf report -i "$tmp/a.data" --stats 2>/dev/null |
 			sed -n 's/^ *LOST events: *\([0-9]*\).*/\1/p' | head -1)" >>"$f/perf.n"
+		perf record -z -a -g -F 1000 -o "$tmp/az.data" -- sleep "$secs" >/dev/null 2>&1
+		echo "$(perfz_samples "$tmp/az.data") $(stat -c %s "$tmp/az.data")" >>"$f/perfz.n"
+		# always on: the whole machine at 19 Hz with stack copies, unwound while recording, for
+		# $secs and for 4 x $secs: the difference is what running costs, without the start-up
+		run "$f/always" "$kprof" record -a -F 19 --call-graph dwarf -o "$tmp/on.kprof" -- sleep "$secs"
+		echo "$(kprof_samples) $(stat -c %s "$tmp/on.kprof")" >>"$f/always.n"
+		run "$f/always4" "$kprof" record -a -F 19 --call-graph dwarf -o "$tmp/on.kprof" -- sleep $((4 * secs))
+		echo "$(kprof_samples) $(stat -c %s "$tmp/on.kprof")" >>"$f/always4.n"
 	done
 	kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null || true
 	# the recorder's own CPU (sleep's is nil), per 1000 samples; bytes per sample; lost
@@ -186,6 +219,16 @@ if want system; then
 			"$(awk -v c="$cpu" -v n="$n" 'BEGIN { print (n ? c * 1e6 / n : 0) }')" "$b" "$l"
 	}
 	sys_rows="$(sys_row kprof)"$'\n'"$(sys_row perf)"$'\n'
+	kb=$(bps "$d/kprof.n"); pb=$(bps "$d/perf.n"); pzb=$(bps "$d/perfz.n")
+	size_rows+="| -a -g -F 1000, sleep $secs | $kb | $pb | $pzb | $(ratio "$kb" "$pb") | $(ratio "$kb" "$pzb") |"$'\n'
+	# the recorder's CPU as a share of one CPU: the long run's extra CPU over its extra wall time
+	always_rows=""
+	for a in always always4; do
+		always_rows+="| $(med "$d/$a" 1) | $(med "$d/$a.n" 1) | $(bps "$d/$a.n") | $(range "$d/$a" 2) |"$'\n'
+	done
+	always_run=$(awk -v c1="$(med "$d/always" 2)" -v t1="$(med "$d/always" 1)" \
+		-v c4="$(med "$d/always4" 2)" -v t4="$(med "$d/always4" 1)" \
+		'BEGIN { printf "%.3f", (t4 > t1 ? 100 * (c4 - c1) / (t4 - t1) : 0) }')
 fi
 
 # --- 2. report throughput and scaling -----------------------------------------------------
@@ -235,18 +278,27 @@ if want report; then
 	report_ratio="kprof report --folded against perf report --stdio: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-report" 1)")")x the throughput; against perf script + the awk collapse: $(ratio "$kr" "$(rate "$pbig" "$(med "$d/p-script-collapse" 1)")")x (stackcollapse-perf.pl, which is not in this repository, is much slower than that awk); peak RSS $(med "$d/k-folded" 3) KB against perf report's $(med "$d/p-report" 3) KB"
 
 	echo "bench: scaling..." >&2
-	# 5 M samples: the 1 M recording's data chunks five times over, behind its first chunk
+	# 5 M and 10 M samples: the 1 M recording's data chunks five and ten times over, behind its
+	# first chunk (perf has no such file: its rows stop at 1 M)
 	first=$(od -An -t u8 -j 72 -N 8 "$tmp/big.kprof" | tr -d ' ')
 	meta=$((64 + 32 + first))
 	head -c "$meta" "$tmp/big.kprof" >"$tmp/big5.kprof"
 	for i in 1 2 3 4 5; do tail -c +"$((meta + 1))" "$tmp/big.kprof" >>"$tmp/big5.kprof"; done
-	"$kprof" record -c 20000 -g -o "$tmp/small.kprof" -- "$tmp/work-fp" split $((big / 10)) >/dev/null 2>"$tmp/err"
+	cp "$tmp/big5.kprof" "$tmp/big10.kprof"
+	for i in 1 2 3 4 5; do tail -c +"$((meta + 1))" "$tmp/big.kprof" >>"$tmp/big10.kprof"; done
+	# about 150 k samples, by each tool
+	"$kprof" record -c 20000 -g -o "$tmp/small.kprof" -- "$tmp/work-fp" split $((big * 15 / 100)) >/dev/null 2>"$tmp/err"
 	ksmall=$(kprof_samples)
+	perf record -c 20000 -g -o "$tmp/small.data" -- "$tmp/work-fp" split $((big * 15 / 100)) >/dev/null 2>"$tmp/err"
+	psmall=$(perf_samples)
+	for i in $(seq 1 "$runs"); do run "$d/p-small" perf report -i "$tmp/small.data" --stdio; done
 	scale_rows=""
-	for t in small:$ksmall big:$kbig big5:$((kbig * 5)); do
-		name=${t%%:*}; n=${t#*:}
+	for t in small:$ksmall:p-small:$psmall big:$kbig:p-report:$pbig big5:$((kbig * 5)):: big10:$((kbig * 10))::; do
+		IFS=: read -r name n pname pn <<<"$t"
 		for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$name.kprof" --folded; done
-		scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) |"$'\n'
+		local_p="- | - | -"
+		[ -n "$pname" ] && local_p="$pn | $(range "$d/$pname" 1) | $(ratio "$(rate "$n" "$(med "$d/s-$name" 1)")" "$(rate "$pn" "$(med "$d/$pname" 1)")")x"
+		scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) | $local_p |"$'\n'
 	done
 fi
 
@@ -340,8 +392,6 @@ fi
 # at most 1.5 times its size) and perf record --call-graph dwarf, with and without -z.
 # copies_kept: how many samples a compact recording stored as copies (it falls behind), or "-"
 copies_kept() { sed -n 's/.*; \([0-9]*\) kept as copies.*/\1/p' "$tmp/err" | grep . || echo -; }
-# perfz_samples FILE: perf -z does not print its sample count: ask perf report
-perfz_samples() { perf report -i "$1" --stats 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -1; }
 dwarf_sizes() {
 	local d=$tmp/dw w=${workloads[split-nofp]} f i
 	mkdir -p "$d"
@@ -414,6 +464,8 @@ dwarf_report() {
 		run "$f/kk" "$kprof" report -i "$tmp/dwk.kprof" --folded
 		[ "$i" -le "$dwarf_perf_runs" ] && run "$f/pr" perf report -i "$tmp/dwp.data" --stdio
 		run "$f/kc" "$kprof" report -i "$tmp/dwc.kprof" --folded
+		# perf's own file, its stack copies unwound by kprof: the same file as perf report's
+		run "$f/kp" "$kprof" report -i "$tmp/dwp.data" --folded
 		if [ "$i" -eq 0 ]; then
 			dwarf_perf_runs=$(awk -v b="$budget" -v t="$(med "$f/pr" 1)" -v r="$runs" \
 				'BEGIN { n = t > 0 ? int(b / t) : r; print n < 1 ? 1 : (n > r ? r : n) }')
@@ -421,16 +473,17 @@ dwarf_report() {
 	done
 	dwarf_report_rows=""
 	for t in kk:"kprof report --folded, --keep-stacks file":$dwk \
-		kc:"kprof report --folded, compact file":$dwc pr:"perf report --stdio":$dwp; do
+		kc:"kprof report --folded, compact file":$dwc \
+		kp:"kprof report --folded, perf's perf.data":$dwp pr:"perf report --stdio":$dwp; do
 		local name=${t%%:*} rest=${t#*:} label n
 		label=${rest%:*}; n=${rest##*:}
 		[ "$name" = pr ] && [ "$dwarf_perf_runs" -lt "$runs" ] && label+=" ($dwarf_perf_runs runs)"
 		dwarf_report_rows+="| $label | $n | $(range "$d/$name" 1) | $(awk -v r="$(sps "$n" "$(med "$d/$name" 1)")" 'BEGIN { printf "%.1f", r / 1e3 }') | $(med "$d/$name" 3) |"$'\n'
 	done
-	local kr cr pr
+	local kr cr pr kpr
 	kr=$(sps "$dwk" "$(med "$d/kk" 1)"); cr=$(sps "$dwc" "$(med "$d/kc" 1)")
-	pr=$(sps "$dwp" "$(med "$d/pr" 1)")
-	dwarf_report_ratio="throughput against perf report --stdio: $(ratio "$kr" "$pr")x on the --keep-stacks file, $(ratio "$cr" "$pr")x on the compact one; peak RSS $(med "$d/kk" 3) and $(med "$d/kc" 3) KB against perf's $(med "$d/pr" 3) KB"
+	pr=$(sps "$dwp" "$(med "$d/pr" 1)"); kpr=$(sps "$dwp" "$(med "$d/kp" 1)")
+	dwarf_report_ratio="throughput against perf report --stdio: $(ratio "$kpr" "$pr")x on perf's own perf.data (the same file), $(ratio "$kr" "$pr")x on the --keep-stacks file, $(ratio "$cr" "$pr")x on the compact one; peak RSS $(med "$d/kk" 3) and $(med "$d/kc" 3) KB against perf's $(med "$d/pr" 3) KB"
 }
 
 dwarf_table() {
@@ -521,6 +574,71 @@ if want distro; then
 	distro
 fi
 
+# --- 4b. The report's start on real programs: the regression guard ---------------------------
+# Debian's gzip, xz and python3 and a small gcc build, each recorded by kprof and by perf with
+# -g and with --call-graph dwarf; then, alternating, RUNS times: kprof report --flat against
+# perf report --stdio and perf report --no-children -g none on the same workload, and the debug
+# files kprof opened and the bytes it inflated (--stats). And the first answer: a 200-sample
+# recording of split, median of 10 reports each.
+realprog_cmd() {
+	case $1 in
+	gcc) cmd=(sh -c "for i in 1 2 3 4; do gcc -O2 -D_GNU_SOURCE -c -o '$tmp/rp.o' '$top/report/dso.c' -I'$top' -I'$build' || exit 1; done") ;;
+	*) distro_cmd "$1" ;;
+	esac
+}
+realprog() {
+	local d=$tmp/rp p mode i opt tag
+	mkdir -p "$d"
+	[ -s "$tmp/numbers" ] || seq 1 $((3000000 / scale)) >"$tmp/numbers"
+	realprog_rows=""
+	for p in gzip xz python3 gcc; do
+		realprog_cmd "$p"
+		command -v "${cmd[0]}" >/dev/null || continue
+		for mode in g dwarf; do
+			opt=-g; [ $mode = dwarf ] && opt="--call-graph dwarf"
+			tag=$p-$mode
+			echo "bench: report start on $p $opt ($runs runs each, alternating)..." >&2
+			"$kprof" record $opt -F 4000 -o "$d/$tag.kprof" -- "${cmd[@]}" >/dev/null 2>"$tmp/err"
+			local ks; ks=$(kprof_samples)
+			# perf 6.1 sometimes aborts at the end of a recording: try again, twice
+			for i in 1 2 3; do
+				perf record $opt -F 4000 -o "$d/$tag.data" -- "${cmd[@]}" >/dev/null \
+					2>"$tmp/err" && break
+			done
+			local ps; ps=$(perf_samples)
+			: >"$d/$tag.k"; : >"$d/$tag.ps"; : >"$d/$tag.pn"
+			for i in $(seq 0 "$runs"); do
+				local sfx=; [ "$i" -eq 0 ] && sfx=.warm
+				run "$d/$tag.k$sfx" "$kprof" report -i "$d/$tag.kprof" --flat
+				run "$d/$tag.ps$sfx" perf report -i "$d/$tag.data" --stdio
+				run "$d/$tag.pn$sfx" perf report -i "$d/$tag.data" --stdio --no-children -g none
+			done
+			local dbg
+			dbg=$("$kprof" report -i "$d/$tag.kprof" --flat --stats 2>/dev/null | sed -n 's/^# debug files: \([0-9]*\) opened for their symbols, the DWARF of \([0-9]*\) read (\([0-9.]*\) MB inflated)/\1 \2 \3/p')
+			set -- $dbg
+			realprog_rows+="| $p | $opt | $ks / $ps | $(range "$d/$tag.k" 1) | $(range "$d/$tag.ps" 1) | $(range "$d/$tag.pn" 1) | $(ratio "$(med "$d/$tag.pn" 1)" "$(med "$d/$tag.k" 1)") | ${1:-?} / ${2:-?} / ${3:-?} MB |"$'\n'
+		done
+	done
+	# the first answer: a 200-sample recording (split at 4 kHz for 0.05 s), 10 reports each
+	"$kprof" record -g -o "$d/first.kprof" -- "$build/tests/workloads/split" 0.05 >/dev/null 2>"$tmp/err"
+	first_k=$(kprof_samples)
+	perf record -g -o "$d/first.data" -- "$build/tests/workloads/split" 0.05 >/dev/null 2>"$tmp/err"
+	first_p=$(perf_samples)
+	: >"$d/first.k"; : >"$d/first.p"
+	for i in $(seq 1 10); do
+		local s e
+		s=$(date +%s%N); "$kprof" report -i "$d/first.kprof" >/dev/null 2>&1; e=$(date +%s%N)
+		echo "$(( (e - s) / 1000 ))" >>"$d/first.k"
+		s=$(date +%s%N); perf report -i "$d/first.data" --stdio >/dev/null 2>&1; e=$(date +%s%N)
+		echo "$(( (e - s) / 1000 ))" >>"$d/first.p"
+	done
+	first_row="| $first_k / $first_p | $(awk '{ printf "%.1f\n", $1 / 1000 }' "$d/first.k" >"$d/first.km"; range "$d/first.km" 1) | $(awk '{ printf "%.1f\n", $1 / 1000 }' "$d/first.p" >"$d/first.pm"; range "$d/first.pm" 1) |"
+}
+
+if want realprog; then
+	realprog
+fi
+
 # --- 5. A fork storm in DWARF mode: 100 children of 40 ms of CPU at once, at 4 kHz ----------------
 # Samples kept and lost, and the share of stacks that reach the children's function, for kprof's
 # default (unwinding while recording), kprof --keep-stacks and perf, alternating, RUNS runs each.
@@ -555,6 +673,47 @@ if want storm; then
 	storm
 fi
 
+# --- 6. Annotating a large binary: kprof itself, reporting a recording, profiled by perf ------
+# One perf.data of kprof report --folded on a 200 k-sample recording (-F 4000): the 10 hottest
+# functions of kprof's own code, annotated by kprof annotate --top 10 and by perf annotate
+# --stdio, one symbol per run, as perf takes them; then every function with samples, which
+# plain perf annotate --stdio does.
+annotate_bench() {
+	local d=$tmp/ann i names
+	mkdir -p "$d"
+	echo "bench: annotate ($runs runs each, alternating)..." >&2
+	"$kprof" record -g -c 20000 -o "$d/in.kprof" -- $tmp/work-fp split $((r2s / 2)) >/dev/null 2>&1
+	for i in 1 2 3; do
+		perf record -F 4000 -o "$d/ann.data" -- "$kprof" report -i "$d/in.kprof" --folded \
+			-o /dev/null >/dev/null 2>"$tmp/err" && break
+	done
+	ann_samples=$(perf_samples)
+	"$kprof" annotate -i "$d/ann.data" --json --top 40 2>/dev/null | python3 -c '
+import json, sys
+names = [f["function"] for f in json.load(sys.stdin) if not f["kernel"] and not f["error"] and f["dso"].endswith("/kprof")]
+print(" ".join(names[:10]))' >"$d/names"
+	names=$(cat "$d/names")
+	ann_nr=$(echo "$names" | wc -w)
+	: >"$d/k10"; : >"$d/p10"; : >"$d/kall"; : >"$d/pall"
+	for i in $(seq 0 "$runs"); do
+		local sfx=; [ "$i" -eq 0 ] && sfx=.warm
+		run "$d/k10$sfx" "$kprof" annotate -i "$d/ann.data" --stdio $names
+		# shellcheck disable=SC2086
+		run "$d/p10$sfx" sh -c 'd=$1; shift; for n; do perf annotate --stdio -i "$d" "$n"; done' \
+			sh "$d/ann.data" $names
+		run "$d/kall$sfx" "$kprof" annotate -i "$d/ann.data" --stdio --top 100000
+		run "$d/pall$sfx" perf annotate --stdio -i "$d/ann.data"
+	done
+	ann_funcs=$("$kprof" annotate -i "$d/ann.data" --json --top 100000 2>/dev/null |
+		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+	annotate_rows="| the $ann_nr hottest functions of kprof | $(range "$d/k10" 1) | $(range "$d/p10" 1) | $(ratio "$(med "$d/p10" 1)" "$(med "$d/k10" 1)") | $(range "$d/k10" 3) |"$'\n'
+	annotate_rows+="| every function with samples ($ann_funcs) | $(range "$d/kall" 1) | $(range "$d/pall" 1) | $(ratio "$(med "$d/pall" 1)" "$(med "$d/kall" 1)") | $(range "$d/kall" 3) |"$'\n'
+}
+
+if want annotate; then
+	annotate_bench
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -578,8 +737,24 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| tool | samples | recorder CPU s, median (min-max) | CPU ms per 1000 samples | bytes per sample | lost (all runs) |"
 		echo "|---|---|---|---|---|---|"
 		printf "%s" "$sys_rows"
+		echo
+		echo "### Always on: kprof record -a -F 19 --call-graph dwarf -- sleep $secs and $((4 * secs)), the same machine"
+		echo
+		echo "| wall s | samples | bytes per sample | recorder CPU s, median (min-max) |"
+		echo "|---|---|---|---|"
+		printf "%s" "$always_rows"
+		echo
+		echo "running costs $always_run% of one CPU (the longer run's extra CPU over its extra wall time; the rest is start-up: reading /proc and kallsyms, opening the rings)"
 	fi
-	if want record; then
+	if [ -n "$before_rows" ]; then
+		echo
+		echo "### The recorder before and after: $before against this build"
+		echo
+		echo "| recording | before: CPU ms/1000 samples | after | after/before | before: bytes per sample | after |"
+		echo "|---|---|---|---|---|---|"
+		printf "%s" "$before_rows"
+	fi
+	if want record || want system; then
 		echo
 		echo "### File size: bytes per sample"
 		echo
@@ -597,10 +772,10 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo
 		echo "$report_ratio."
 		echo
-		echo "### Scaling: kprof report --folded"
+		echo "### Scaling: kprof report --folded, and perf report --stdio on a recording of the same size"
 		echo
-		echo "| samples | wall s | M samples/s | peak RSS KB |"
-		echo "|---|---|---|---|"
+		echo "| samples | wall s | M samples/s | peak RSS KB | perf's samples | perf report --stdio wall s | kprof's throughput / perf's |"
+		echo "|---|---|---|---|---|---|---|"
 		printf "%s" "$scale_rows"
 	fi
 	if want exports; then
@@ -648,6 +823,20 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "|---|---|---|---|---|"
 		printf "%s" "$storm_rows"
 	fi
+	if want realprog; then
+		echo
+		echo "### The report's start on real programs (-F 4000): wall s, median (min-max) over $runs runs, alternating"
+		echo
+		echo "| program | recording | samples kprof / perf | kprof report --flat | perf report --stdio | perf report --no-children -g none | speed-up against the latter | kprof's debug files: opened / DWARF read / inflated |"
+		echo "|---|---|---|---|---|---|---|---|"
+		printf "%s" "$realprog_rows"
+		echo
+		echo "### The first answer: kprof report and perf report --stdio of a 200-sample recording of split (-g), ms, median (min-max) of 10"
+		echo
+		echo "| samples kprof / perf | kprof report | perf report --stdio |"
+		echo "|---|---|---|"
+		echo "$first_row"
+	fi
 	if want distro; then
 		echo
 		echo "### Debian's programs in DWARF mode (-F 4000, 8 KiB copies): kprof / perf"
@@ -657,5 +846,13 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		printf "%s" "$distro_rows"
 		echo
 		echo "sqlite3's stacks are deeper than an 8 KiB copy in both tools (kprof says so, with the fix: --call-graph dwarf,65528)."
+	fi
+	if want annotate; then
+		echo
+		echo "### Annotate: a perf.data of $ann_samples samples (-F 4000) of kprof report, wall s, median (min-max)"
+		echo
+		echo "| functions | kprof annotate | perf annotate --stdio | speed-up | kprof peak RSS KB |"
+		echo "|---|---|---|---|---|"
+		printf "%s" "$annotate_rows"
 	fi
 } | tee "$out/results.md"

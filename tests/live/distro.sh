@@ -136,8 +136,8 @@ fi
 strip --strip-all -o "$WORK/split-stripped" "$EXPORT"
 strip --strip-all -o "$WORK/split-rdyn-stripped" "$RDYN"
 for v in stripped rdyn-stripped; do
-	"$KPROF" record --call-graph dwarf -o "$WORK/$v.kprof" -- "$WORK/split-$v" 1 >/dev/null 2>&1
-	"$KPROF" report -i "$WORK/$v.kprof" --folded --no-inline >"$WORK/$v.folded" 2>/dev/null
+	"$KPROF" record --call-graph dwarf -o "$WORK/$v.kprof" -- "$WORK/split-$v" 1 >"$WORK/$v.out" 2>/dev/null
+	"$KPROF" report -i "$WORK/$v.kprof" --folded --no-inline --annotate --weight samples >"$WORK/$v.folded" 2>/dev/null
 done
 # name the stripped binary's offsets after the functions of the unstripped build, which has
 # the same code at the same offsets (strip removes only symbols and debug sections)
@@ -166,15 +166,26 @@ for v in stripped rdyn; do
 	check "split stripped ($v): stacks reach main in $m% of $3 samples (at least 99), $2 frames deep" \
 		at_least "$m" 99
 done
-# each stack holding 2% of either profile holds the same share of the other, within
-# $SHARE_POINTS_2 points (two runs of the same workload, each within $SHARE_POINTS of the truth)
-diffs=$(awk -v m=$SHARE_POINTS_2 'NR == FNR { a[substr($0, 1, length($0) - length($NF) - 1)] += $NF; ta += $NF; next }
+# each run's work functions hold their true shares, from that run's own clocks (a busy machine
+# changes the split between two runs, so the two recordings are not held to each other's) ...
+for v in stripped rdyn; do
+	o=$v; [ $v = rdyn ] && o=rdyn-stripped
+	for f in work_a work_b work_c; do
+		got=$(awk -v f="$f" '{ t += $NF; if ($0 ~ ";" f "(;| )") g += $NF }
+			END { printf "%.2f", t ? 100 * g / t : 0 }' "$WORK/$v.named")
+		want=$(truth_of "$f" "$WORK/$o.out")
+		check "split stripped ($v): $f on ${got}% of the stacks against the true ${want:-none}% (within $SHARE_POINTS points)" \
+			awk -v g="$got" -v w="${want:--100}" -v m=$SHARE_POINTS 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= m) }'
+	done
+done
+# ... and the two have the same stacks: each one holding 2% of either profile is in the other
+diffs=$(awk 'NR == FNR { a[substr($0, 1, length($0) - length($NF) - 1)] += $NF; ta += $NF; next }
 	{ s = substr($0, 1, length($0) - length($NF) - 1); b[s] += $NF; tb += $NF }
 	END { for (s in a) u[s] = 1; for (s in b) u[s] = 1
 		for (s in u) { x = 100 * a[s] / ta; y = 100 * b[s] / tb
-			if ((x >= 2 || y >= 2) && (x - y > m || y - x > m)) printf "%s %.1f/%.1f; ", s, x, y } }' \
+			if ((x >= 2 || y >= 2) && (x == 0 || y == 0)) printf "%s %.1f/%.1f; ", s, x, y } }' \
 	"$WORK/stripped.named" "$WORK/rdyn.named")
-check "stripped with and without -rdynamic: the same stacks in the same shares${diffs:+ ($diffs)}" \
+check "stripped with and without -rdynamic: the same stacks${diffs:+ ($diffs)}" \
 	[ -z "$diffs" ]
 check "...and work_a through via_left is one of them" \
 	grep -q "^split;.*;main;via_left;work_a [0-9]*\$" "$WORK/stripped.named"
