@@ -390,34 +390,19 @@ static void feat_build_id(struct kp_perfhdr *m, struct cur *c, int key)
 	}
 }
 
-/* A feature's bytes, as they are written. */
-struct obuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void put(struct obuf *o, const void *b, size_t n)
+static void put_u32(struct kp_bytes *o, uint32_t v)
 {
-	if (!n)
-		return;
-	KP_GROW(o->p, o->cap, o->len + n);
-	memcpy(o->p + o->len, b, n);
-	o->len += n;
+	kp_bytes_put(o, &v, sizeof(v));
 }
 
-static void put_u32(struct obuf *o, uint32_t v)
+static void put_u64(struct kp_bytes *o, uint64_t v)
 {
-	put(o, &v, sizeof(v));
-}
-
-static void put_u64(struct obuf *o, uint64_t v)
-{
-	put(o, &v, sizeof(v));
+	kp_bytes_put(o, &v, sizeof(v));
 }
 
 /* A perf_header_string: u32 len, then the string, NUL-padded to len (64-byte steps, perf's
  * NAME_ALIGN). */
-static void put_string(struct obuf *o, const char *s)
+static void put_string(struct kp_bytes *o, const char *s)
 {
 	size_t n = strlen(s) + 1, len = (n + 63) & ~(size_t)63;
 
@@ -428,7 +413,7 @@ static void put_string(struct obuf *o, const char *s)
 	o->len += len;
 }
 
-static bool put_fact(const struct kp_perfhdr *m, struct obuf *o, int key)
+static bool put_fact(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
 	if (!m->facts[key])
 		return false;
@@ -437,7 +422,7 @@ static bool put_fact(const struct kp_perfhdr *m, struct obuf *o, int key)
 }
 
 /* HEADER_NRCPUS: u32 available, u32 online; kprof knows the CPUs online. */
-static bool put_nrcpus(const struct kp_perfhdr *m, struct obuf *o, int key)
+static bool put_nrcpus(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
 	unsigned long n;
 	char *end;
@@ -453,7 +438,7 @@ static bool put_nrcpus(const struct kp_perfhdr *m, struct obuf *o, int key)
 }
 
 /* HEADER_CMDLINE: the words of kprof's space-joined command line, as a string list. */
-static bool put_cmdline(const struct kp_perfhdr *m, struct obuf *o, int key)
+static bool put_cmdline(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
 	char *line, *save = NULL;
 	uint32_t nr = 0;
@@ -471,7 +456,7 @@ static bool put_cmdline(const struct kp_perfhdr *m, struct obuf *o, int key)
 }
 
 /* HEADER_EVENT_DESC: every event's attr, ids and name (@desc_names, else perf's default). */
-static bool put_event_desc(const struct kp_perfhdr *m, struct obuf *o, int key)
+static bool put_event_desc(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
 	(void)key;
 	if (!m->nr_attrs)
@@ -481,16 +466,16 @@ static bool put_event_desc(const struct kp_perfhdr *m, struct obuf *o, int key)
 	for (size_t i = 0; i < m->nr_attrs; i++) {
 		char buf[64];
 
-		put(o, &m->attrs[i].attr, sizeof(m->attrs[i].attr));
+		kp_bytes_put(o, &m->attrs[i].attr, sizeof(m->attrs[i].attr));
 		put_u32(o, m->attrs[i].nr_ids);
 		put_string(o, kp_perfhdr_event_name(m, i, buf, sizeof(buf)));
-		put(o, m->attrs[i].ids, m->attrs[i].nr_ids * sizeof(uint64_t));
+		kp_bytes_put(o, m->attrs[i].ids, m->attrs[i].nr_ids * sizeof(uint64_t));
 	}
 	return true;
 }
 
 /* HEADER_BUILD_ID: a build_id_event per file, of the host (pid -1), its size byte valid. */
-static bool put_build_id(const struct kp_perfhdr *m, struct obuf *o, int key)
+static bool put_build_id(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
 	(void)key;
 	for (size_t i = 0; i < m->nr_bids; i++) {
@@ -508,9 +493,9 @@ static bool put_build_id(const struct kp_perfhdr *m, struct obuf *o, int key)
 			continue;
 		memcpy(id, b->id, b->size);
 		id[20] = b->size;
-		put(o, &h, sizeof(h));
-		put(o, &pid, sizeof(pid));
-		put(o, id, sizeof(id));
+		kp_bytes_put(o, &h, sizeof(h));
+		kp_bytes_put(o, &pid, sizeof(pid));
+		kp_bytes_put(o, id, sizeof(id));
 		KP_GROW(o->p, o->cap, o->len + len);
 		memset(o->p + o->len, 0, len);
 		memcpy(o->p + o->len, b->path, n);
@@ -520,7 +505,7 @@ static bool put_build_id(const struct kp_perfhdr *m, struct obuf *o, int key)
 }
 
 /* HEADER_SAMPLE_TIME: the first and the last sample's time */
-static bool put_sample_time(const struct kp_perfhdr *m, struct obuf *o, int key)
+static bool put_sample_time(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
 	(void)key;
 	if (!m->last_time)
@@ -538,7 +523,7 @@ static bool put_sample_time(const struct kp_perfhdr *m, struct obuf *o, int key)
 static const struct feat {
 	unsigned id;
 	void (*take)(struct kp_perfhdr *m, struct cur *c, int key);
-	bool (*put)(const struct kp_perfhdr *m, struct obuf *o, int key);
+	bool (*put)(const struct kp_perfhdr *m, struct kp_bytes *o, int key);
 	int key;
 } feats[] = {
 	{ 2, feat_build_id, put_build_id, -1 },	/* HEADER_BUILD_ID */
@@ -644,7 +629,7 @@ void kp_perfhdr_release(struct kp_perfhdr *m)
 
 /* The feature sections of @m: the bits of @features set, their bodies in @o, and their
  * sections (offsets from the start of @o) in @sec, as many as the bits. */
-static size_t put_features(const struct kp_perfhdr *m, uint64_t *features, struct obuf *o,
+static size_t put_features(const struct kp_perfhdr *m, uint64_t *features, struct kp_bytes *o,
 			   struct kp_perf_section *sec)
 {
 	size_t n = 0;
@@ -664,7 +649,7 @@ int kp_perfhdr_write(const struct kp_perfhdr *m, int fd, uint64_t data_off, uint
 {
 	struct kp_perf_file_header h = { .magic = KP_PERF_MAGIC2, .size = sizeof(h) };
 	struct kp_perf_section sec[ARRAY_SIZE(feats)];
-	struct obuf body = { NULL, 0, 0 }, tail = { NULL, 0, 0 };
+	struct kp_bytes body = { NULL, 0, 0 }, tail = { NULL, 0, 0 };
 	uint64_t at = data_off + data_size, ids;
 	size_t n = put_features(m, h.features, &body, sec);
 	int err;
@@ -672,13 +657,13 @@ int kp_perfhdr_write(const struct kp_perfhdr *m, int fd, uint64_t data_off, uint
 	/* the section table right after the data (perf looks there), then the bodies */
 	for (size_t i = 0; i < n; i++) {
 		sec[i].offset += at + n * sizeof(*sec);
-		put(&tail, &sec[i], sizeof(sec[i]));
+		kp_bytes_put(&tail, &sec[i], sizeof(sec[i]));
 	}
-	put(&tail, body.p, body.len);
+	kp_bytes_put(&tail, body.p, body.len);
 	/* then every event's ids, then the attr section pointing at them */
 	ids = at + tail.len;
 	for (size_t i = 0; i < m->nr_attrs; i++)
-		put(&tail, m->attrs[i].ids, m->attrs[i].nr_ids * sizeof(uint64_t));
+		kp_bytes_put(&tail, m->attrs[i].ids, m->attrs[i].nr_ids * sizeof(uint64_t));
 	h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct kp_perf_section);
 	h.attrs = (struct kp_perf_section){ at + tail.len, m->nr_attrs * h.attr_size };
 	for (size_t i = 0; i < m->nr_attrs; i++) {
@@ -686,8 +671,8 @@ int kp_perfhdr_write(const struct kp_perfhdr *m, int fd, uint64_t data_off, uint
 		struct kp_perf_section s = { ids, m->attrs[i].nr_ids * sizeof(uint64_t) };
 
 		a.size = sizeof(a);
-		put(&tail, &a, sizeof(a));
-		put(&tail, &s, sizeof(s));
+		kp_bytes_put(&tail, &a, sizeof(a));
+		kp_bytes_put(&tail, &s, sizeof(s));
 		ids += s.size;
 	}
 	h.data = (struct kp_perf_section){ data_off, data_size };

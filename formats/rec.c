@@ -583,11 +583,12 @@ static void put_branch(const struct perf_event_attr *attr, const struct sample_f
 }
 
 /* REGS_USER and REGS_INTR: abi, then one u64 per mask bit unless abi is NONE. */
-static void take_regs(struct cursor *c, uint64_t mask, uint64_t *abi, uint32_t *nr,
-		      const uint64_t **regs)
+static void take_regs(struct cursor *c, uint64_t mask, uint64_t *abi, uint64_t *mask_out,
+		      uint32_t *nr, const uint64_t **regs)
 {
 	*abi = take1(c);
 	if (*abi) {
+		*mask_out = mask;
 		*nr = __builtin_popcountll(mask);
 		*regs = take(c, *nr);
 	}
@@ -607,11 +608,11 @@ static void parse_regs(const struct perf_event_attr *attr, const struct sample_f
 		       struct cursor *c, struct kp_sample *s)
 {
 	if (f->off)
-		take_regs(c, attr->sample_regs_intr, &s->regs_intr_abi, &s->nr_regs_intr,
-			  &s->regs_intr);
+		take_regs(c, attr->sample_regs_intr, &s->regs_intr_abi, &s->regs_intr_mask,
+			  &s->nr_regs_intr, &s->regs_intr);
 	else
-		take_regs(c, attr->sample_regs_user, &s->regs_user_abi, &s->nr_regs_user,
-			  &s->regs_user);
+		take_regs(c, attr->sample_regs_user, &s->regs_user_abi, &s->regs_user_mask,
+			  &s->nr_regs_user, &s->regs_user);
 }
 
 static void put_regs_of(const struct perf_event_attr *attr, const struct sample_field *f,
@@ -776,6 +777,7 @@ int kp_rec_encode_unwound(const struct perf_event_attr *attr, const struct kp_sa
 	u.nr_callchain = n;
 	u.callchain = chain;
 	u.regs_user_abi = PERF_SAMPLE_REGS_ABI_NONE;
+	u.regs_user_mask = 0;
 	u.nr_regs_user = 0;
 	u.regs_user = NULL;
 	u.stack_size = u.stack_dyn_size = 0;

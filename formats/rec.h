@@ -68,7 +68,9 @@ struct kp_sample {
 	uint64_t nr_branches;
 	uint64_t branch_hw_index;	/* with PERF_SAMPLE_BRANCH_HW_INDEX in branch_sample_type */
 	const uint64_t *branches;	/* nr_branches × {from, to, flags} */
-	uint64_t regs_user_abi;
+	uint64_t regs_user_abi;		/* PERF_SAMPLE_REGS_ABI_*: NONE (no registers), 32, 64 */
+	uint64_t regs_user_mask;	/* the attr's sample_regs_user: register i of the arch's
+					 * numbering is regs_user[popcount(mask & (2^i - 1))] */
 	uint32_t nr_regs_user;
 	const uint64_t *regs_user;
 	uint64_t stack_size, stack_dyn_size;
@@ -77,6 +79,7 @@ struct kp_sample {
 	uint64_t data_src;
 	uint64_t transaction;
 	uint64_t regs_intr_abi;
+	uint64_t regs_intr_mask;	/* the attr's sample_regs_intr, read the same way */
 	uint32_t nr_regs_intr;
 	const uint64_t *regs_intr;
 	uint64_t phys_addr;

@@ -250,6 +250,7 @@ struct chain_walk {
 	struct kp_script *sc;
 	struct kp_thread *t;
 	uint32_t f;
+	bool unwound;		/* the user part was unwound here from the sample's stack copy */
 };
 
 /* Each frame of an address a line, its inlined functions first. */
@@ -259,6 +260,13 @@ static bool print_addr(void *ctx, uint64_t addr, bool kernel, bool ret)
 	struct kp_addr_info ai;
 	int i = 0;
 
+	/* perf script shows a return address its unwinder found as the call's last byte (the
+	 * return address minus one, with the offset from there), one the kernel recorded as it
+	 * is: so does this, and the lookup is the same either way */
+	if (w->unwound && ret && !kernel) {
+		addr--;
+		ret = false;
+	}
 	kp_resolve_addr(&w->sc->res, w->t, addr, kernel, ret, &ai);
 	do {
 		fprintf(w->sc->out, "\t%16" PRIx64, ai.rel);
@@ -287,6 +295,7 @@ void kp_script_sample(struct kp_script *sc, size_t ev, const struct kp_sample *s
 {
 	const struct kp_evsel *e = &sc->s->evl.ev[ev];
 	uint32_t f = sc->ev_fields[ev];
+	const struct kp_sample *recorded = smp;
 	struct kp_sample joined;
 	bool chain;
 
@@ -304,7 +313,7 @@ void kp_script_sample(struct kp_script *sc, size_t ev, const struct kp_sample *s
 	if ((f & KP_SF_TRACE) && smp->raw_size)
 		print_trace(sc, smp);
 	if (chain) {
-		struct chain_walk w = { sc, t, f };
+		struct chain_walk w = { sc, t, f, smp != recorded };
 
 		fputc('\n', sc->out);
 		kp_stack_walk(smp, misc, print_addr, &w);

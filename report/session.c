@@ -161,8 +161,11 @@ static size_t deleted_suffix(const char *path)
 		       : 0;
 }
 
-/* Put @m into @p's sorted maps, cutting away whatever part of older maps it overlaps. */
-static void insert_map(struct kp_proc *p, const struct kp_map *m)
+/*
+ * Put @m into @p's sorted maps, cutting away whatever part of older maps it overlaps; with
+ * @hole, only cut (a mapping of data, which holds no code to find).
+ */
+static void insert_map(struct kp_proc *p, const struct kp_map *m, bool hole)
 {
 	struct kp_map *old = p->maps, *out;
 	size_t n = 0, cap = p->nr_maps + 2, pos = 0;
@@ -184,14 +187,17 @@ static void insert_map(struct kp_proc *p, const struct kp_map *m)
 			out[n++] = o;
 		}
 	}
+	free(old);
+	p->maps = out;
+	p->nr_maps = n;
+	p->cap_maps = cap;
+	if (hole)
+		return;
 	while (pos < n && out[pos].start < m->start)
 		pos++;
 	memmove(out + pos + 1, out + pos, (n - pos) * sizeof(*out));
 	out[pos] = *m;
-	free(old);
-	p->maps = out;
 	p->nr_maps = n + 1;
-	p->cap_maps = cap;
 }
 
 const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr)
@@ -230,18 +236,30 @@ static void meta_clock(struct kp_session *s, const char *key, const char *value)
 		end = strptime(value, "%Y-%m-%dT%H:%M:%SZ", &tm);
 		if (end && !*end)
 			s->meta_wall_ns = (int64_t)timegm(&tm) * 1000000000;
-	} else if (!strcmp(key, "start-monotonic-ns")) {
+	} else if (!strcmp(key, "start-monotonic-ns") || !strcmp(key, "end-monotonic-ns")) {
 		errno = 0;
 		unsigned long long v = strtoull(value, &end, 10);
-		if (!errno && end != value && !*end && v < INT64_MAX)
+		if (errno || end == value || *end || v >= INT64_MAX)
+			return;
+		if (key[0] == 's')
 			s->meta_mono_ns = (int64_t)v;
+		else
+			s->end_mono_ns = v;
 	}
 	if (s->meta_wall_ns > 0 && s->meta_mono_ns >= 0)
 		s->wall_at_mono = s->meta_wall_ns - s->meta_mono_ns;
 }
 
-/* The map of an MMAP or MMAP2 record (only MMAP2 has a build-id), in its process. */
-static void on_mmap(struct kp_session *s, const struct kp_mmap *mm)
+/*
+ * The map of an MMAP or MMAP2 record (only MMAP2 has a build-id), in its process. A mapping
+ * without PROT_EXEC (the kernel marks it PERF_RECORD_MISC_MMAP_DATA in both record types) is
+ * reported only to an event with mmap_data, as perf records them: the rest of a binary's
+ * segments, the heap, [stack], [vvar], //anon. It holds no code, so it takes the place of
+ * what it overlaps and is kept as a hole: a return address found there is garbage, not a
+ * frame in an anonymous map, and a binary's data segment is not a second module at another
+ * bias.
+ */
+static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t misc)
 {
 	const uint8_t *bid = mm->has_build_id ? mm->build_id : NULL;
 	size_t bid_len = mm->has_build_id ? mm->build_id_size : 0;
@@ -250,6 +268,12 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm)
 
 	if (m.end <= m.start)
 		return;
+	if (misc & PERF_RECORD_MISC_MMAP_DATA) {
+		p = proc_get(s, mm->pid);
+		insert_map(p, &m, true);
+		p->gen++;
+		return;
+	}
 	m.name = kp_strtab_intern(&s->strs, mm->filename);
 	if (!is_file(mm->filename)) {
 		m.flags |= KP_MAP_ANON;
@@ -264,7 +288,7 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm)
 		m.dso = dso_id(s, mm->filename, bid, bid_len);
 	}
 	p = proc_get(s, mm->pid);
-	insert_map(p, &m);
+	insert_map(p, &m, false);
 	p->gen++;
 }
 
@@ -318,7 +342,7 @@ static void update_model(struct kp_session *s, const struct kp_rec_header *rec)
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		if (!kp_rec_parse_mmap(rec, rec->size, &mm))
-			on_mmap(s, &mm);
+			on_mmap(s, &mm, rec->misc);
 		break;
 	case PERF_RECORD_COMM:
 		if (!kp_rec_parse_comm(rec, rec->size, &c))

@@ -96,6 +96,8 @@ struct kp_session {
 	int64_t wall_at_mono;		/* wall-clock minus record time, ns (META start-time and
 					 * start-monotonic-ns); 0 when unknown */
 	int64_t meta_wall_ns, meta_mono_ns;	/* those two, -1 until read */
+	uint64_t end_mono_ns;		/* META end-monotonic-ns: when sampling stopped, 0
+					 * unknown (older files, perf.data) */
 	char *live_release;		/* set when the recording stores no kernel symbols and
 					 * this machine runs another kernel (this one): its
 					 * kernel frames stay addresses */

@@ -141,10 +141,10 @@ int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_session *s, const stru
 		  enum kp_unwind_end *end)
 {
 	uint64_t regs[KP_UNWIND_NR_REGS], ra, cfa;
-	bool rbp_known = true, beyond = false;
+	bool rbp_known, beyond = false;
 	size_t n = 0;
 
-	kp_unwind_regs(smp, regs);
+	rbp_known = kp_unwind_regs(smp, regs) >> KP_UNWIND_RBP & 1;
 	*end = KP_UNWIND_END_DONE;
 	while (n < max) {
 		uint64_t pc = regs[KP_UNWIND_RIP];

@@ -29,8 +29,9 @@ enum kp_unwind_end {
  * @free:   releases what @new returned
  * @unwind: the frames of @smp in @t's address space into @pcs (at most @max): the IP first,
  *          then return addresses, as found on the stack (not minus one); *@end says how the
- *          walk ended. kp_unwind() has checked that @smp has the 20 registers of mask
- *          0xff0fff and a non-empty stack copy.
+ *          walk ended. kp_unwind() has checked that @smp has a 64-bit process's
+ *          registers, the SP and IP among them (kp_unwind_has_copy()), and a non-empty
+ *          stack copy.
  */
 struct kp_unwind_ops {
 	const char *name;
@@ -47,8 +48,19 @@ extern const struct kp_unwind_ops kp_unwind_libunwind;
 #define KP_UNWIND_NR_REGS 17
 enum { KP_UNWIND_RBP = 6, KP_UNWIND_RSP = 7, KP_UNWIND_RIP = 16 };
 
-/* kp_unwind_regs - @smp's registers (perf's order for mask 0xff0fff) in DWARF's order. */
-void kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS]);
+/*
+ * kp_unwind_user_reg - user register @reg (perf's x86-64 number: AX 0, BX, CX, DX, SI, DI, BP,
+ * SP 7, IP 8, FLAGS, CS, SS, DS, ES, FS, GS, R8 16 ... R15 23) of @smp into *@val. The sample
+ * holds the registers of its event's mask in the order of their numbers, so the one asked
+ * for is found through the mask. False when the mask does not have it.
+ */
+bool kp_unwind_user_reg(const struct kp_sample *smp, unsigned reg, uint64_t *val);
+
+/*
+ * kp_unwind_regs - @smp's user registers in DWARF's order; returns which of them it has (bit
+ * i for DWARF register i). Those it lacks are 0 in @regs and must be taken as unknown.
+ */
+uint32_t kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS]);
 
 /*
  * kp_unwind_stack_word - the 8 bytes at @addr in @smp's stack copy, which starts at the

@@ -80,6 +80,7 @@ struct lu {
 	const struct lu_space *sp;
 	const struct region *last;	/* the last region found: the next lookup often hits it */
 	uint64_t regs[KP_UNWIND_NR_REGS];	/* of the frame libunwind starts from */
+	uint32_t known;		/* which of them the sample had (bit i: DWARF register i) */
 	bool beyond_copy;	/* a read above the SP missed the stack copy */
 	bool below_sp;		/* ... or one below it, in no binary: an unreadable stack */
 	bool no_cfi;		/* find_proc_info() found no CFI for the frame */
@@ -312,6 +313,15 @@ static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *a
 	return -UNW_ENOINFO;
 }
 
+/* The sampled SP, where the stack copy starts (kp_unwind_has_copy() saw it is there). */
+static uint64_t sp_of(const struct kp_sample *smp)
+{
+	uint64_t sp = 0;
+
+	kp_unwind_user_reg(smp, KP_PERF_REG_SP, &sp);
+	return sp;
+}
+
 /* The stack copy, then the files: .eh_frame sits in a read-only segment that MMAP2 does not
  * report, so every address of a mapped binary is read through its executable map's bias. */
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
@@ -337,7 +347,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 		return 0;
 	}
 	l->beyond_copy |= beyond;
-	l->below_sp |= !beyond && addr < l->smp->regs_user[7];
+	l->below_sp |= !beyond && addr < sp_of(l->smp);
 	return -UNW_EINVAL;
 }
 
@@ -349,7 +359,7 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, in
 	(void)as;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (reg < 0 || reg >= KP_UNWIND_NR_REGS)
+	if (reg < 0 || reg >= KP_UNWIND_NR_REGS || !(l->known >> reg & 1))
 		return -UNW_EBADREG;
 	*val = l->regs[reg];
 	return 0;
@@ -443,6 +453,7 @@ static bool fp_step(struct lu *l, unw_cursor_t *c)
 	regs[KP_UNWIND_RBP] = prev;
 	regs[KP_UNWIND_RSP] = fp + 16;
 	regs[KP_UNWIND_RIP] = ret;
+	l->known |= 1u << KP_UNWIND_RBP | 1u << KP_UNWIND_RSP | 1u << KP_UNWIND_RIP;
 	return true;
 }
 
@@ -486,7 +497,7 @@ static size_t lu_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	l->smp = smp;
 	l->last = NULL;
 	l->beyond_copy = l->below_sp = false;
-	kp_unwind_regs(smp, l->regs);
+	l->known = kp_unwind_regs(smp, l->regs);
 	pcs[n++] = l->regs[KP_UNWIND_RIP];
 	while (n < max) {
 		if ((rc = unw_init_remote(&c, l->sp->as, l)) < 0)

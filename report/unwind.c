@@ -36,24 +36,46 @@ struct kp_unwinder {
 
 /* --- what the libraries share ------------------------------------------------------------- */
 
-/* perf's register order for mask 0xff0fff (AX BX CX DX SI DI BP SP IP FLAGS CS SS R8-R15)
- * to DWARF's x86-64 order (RAX RDX RCX RBX RSI RDI RBP RSP R8-R15 RIP) */
-static const int dwarf_from_perf[KP_UNWIND_NR_REGS] = {
-	0, 3, 2, 1, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19, 8
+/* perf's x86-64 register numbers of DWARF's registers 0..16 (RAX RDX RCX RBX RSI RDI RBP RSP
+ * R8-R15 RIP): AX 0, BX 1, CX 2, DX 3, SI 4, DI 5, BP 6, SP 7, IP 8, R8-R15 16-23 */
+static const uint8_t perf_of_dwarf[KP_UNWIND_NR_REGS] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8
 };
 
-void kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS])
+bool kp_unwind_user_reg(const struct kp_sample *smp, unsigned reg, uint64_t *val)
 {
-	for (int i = 0; i < KP_UNWIND_NR_REGS; i++)
-		regs[i] = smp->regs_user[dwarf_from_perf[i]];
+	uint64_t bit = reg < 64 ? 1ull << reg : 0;
+	unsigned i;
+
+	if (!(smp->regs_user_mask & bit) || !smp->regs_user)
+		return false;
+	i = (unsigned)__builtin_popcountll(smp->regs_user_mask & (bit - 1));
+	if (i >= smp->nr_regs_user)
+		return false;
+	*val = smp->regs_user[i];
+	return true;
+}
+
+uint32_t kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS])
+{
+	uint32_t known = 0;
+
+	for (int i = 0; i < KP_UNWIND_NR_REGS; i++) {
+		regs[i] = 0;
+		if (kp_unwind_user_reg(smp, perf_of_dwarf[i], &regs[i]))
+			known |= 1u << i;
+	}
+	return known;
 }
 
 /* Memory is what the kernel copied from the stack, at and above the sampled SP. */
 bool kp_unwind_stack_word(const struct kp_sample *smp, uint64_t addr, uint64_t *val,
 			  bool *beyond)
 {
-	uint64_t sp = smp->regs_user[7];
+	uint64_t sp;
 
+	if (!kp_unwind_user_reg(smp, KP_PERF_REG_SP, &sp))
+		return false;
 	if (addr < sp || addr - sp > smp->stack_dyn_size ||
 	    addr - sp + sizeof(*val) > smp->stack_dyn_size) {
 		if (addr >= sp)
@@ -220,12 +242,15 @@ static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct dw *d = arg;
 	uint64_t regs[KP_UNWIND_NR_REGS];
-	Dwarf_Word words[KP_UNWIND_NR_REGS];
+	uint32_t known = kp_unwind_regs(d->smp, regs);
 
-	kp_unwind_regs(d->smp, regs);
-	for (int i = 0; i < KP_UNWIND_NR_REGS; i++)
-		words[i] = regs[i];
-	return dwfl_thread_state_registers(thread, 0, KP_UNWIND_NR_REGS, words);
+	/* only those the sample has: the others stay undefined, as CFI that needs them learns */
+	for (int i = 0; i < KP_UNWIND_NR_REGS; i++) {
+		Dwarf_Word w = regs[i];
+		if ((known >> i & 1) && !dwfl_thread_state_registers(thread, i, 1, &w))
+			return false;
+	}
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks dw_thread_callbacks = {

@@ -34,7 +34,7 @@ for mode in g z dwarf a; do
 	file="$WORK/$mode.data"
 	perf_record "$file" "$@" >"$WORK/$mode.out" 2>"$WORK/$mode.err"
 	check "perf record $* wrote a perf.data" [ -s "$file" ]
-	"$KPROF" report -i "$file" --flat >"$WORK/$mode.flat" 2>"$WORK/$mode.kerr"
+	"$KPROF" report -i "$file" --flat --color never >"$WORK/$mode.flat" 2>"$WORK/$mode.kerr"
 	check "kprof report -i FILE reads perf record $*" [ $? -eq 0 ]
 	for fn in work_a work_b work_c; do
 		k=$(self_kprof $fn "$file") p=$(self_perf $fn "$file")

@@ -76,7 +76,8 @@ pid=$("$KPROF" script -i "$WORK/two.kprof" -F comm,pid 2>/dev/null | awk '$1 == 
 "$KPROF" report -i "$WORK/two.kprof" --pid "$pid" --flat --color never >"$WORK/flat.pid" 2>/dev/null
 pprof_top -tagfocus="pid=$pid" "$WORK/two.pb.gz" >"$WORK/top.pid"
 pprof_top -unit=ns -tagfocus="pid=$pid" "$WORK/two.pb.gz" >"$WORK/top.pid.ns"
-k=$(awk '/^# kprof report/ { for (i = 1; i <= NF; i++) if ($i == "period") { gsub(",", "", $(i + 1)); print $(i + 1) } }' "$WORK/flat.pid")
+# the ns the process's samples stand for: the views' weight, which its folded values add up to
+k=$("$KPROF" report -i "$WORK/two.kprof" --pid "$pid" --folded 2>/dev/null | awk '{ s += $NF } END { print s }')
 g_ns=$(awk '/^Showing nodes accounting for/ { v = $5; sub(",", "", v); print v; exit }' \
 	"$WORK/top.pid.ns")
 echo "# pid $pid: kprof --pid ${k}ns, pprof -tagfocus $g_ns"

@@ -5,7 +5,10 @@
  * names, and from a callback there takes its own registers and stack as the kernel copies them
  * for --call-graph dwarf. A session fed this process's maps and that sample must unwind it
  * through the object's three frames (by its .eh_frame alone) to run_chain() and main(), and
- * count no stack as stopping early.
+ * count no stack as stopping early. It does so twice: as kprof records (mask 0xff0fff, the
+ * executable maps only), and as perf records with `--user-regs=bp,sp,ip --call-graph dwarf`
+ * (mask 0x1c0, three registers) and mmap_data (an MMAP2 of every mapping, the ones without
+ * PROT_EXEC marked PERF_RECORD_MISC_MMAP_DATA: the rest of each binary, heap, [stack]).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -92,8 +95,16 @@ static int feed(void *ctx, uint8_t **bufp, size_t *cap, size_t len, uint32_t nre
 	return 0;
 }
 
+/* How the recording is made: kprof's mask and maps, or perf's (see the top). */
+struct style {
+	const char *name;
+	uint64_t mask;		/* sample_regs_user */
+	bool data_maps;		/* an MMAP2 for each mapping, not only the executable ones */
+};
+
 /* A side-band record with the sample_id_all trailer (tid, time, cpu, identifier). */
-static void add_side(struct kp_writer *w, uint32_t type, const void *body, size_t body_len)
+static void add_side(struct kp_writer *w, uint32_t type, uint16_t misc, const void *body,
+		     size_t body_len)
 {
 	uint8_t buf[4096 + 128] = { 0 };
 	struct kp_rec_header *h = (void *)buf;
@@ -102,12 +113,14 @@ static void add_side(struct kp_writer *w, uint32_t type, const void *body, size_
 
 	memcpy(h + 1, body, body_len);
 	memcpy(buf + pos, trailer, sizeof(trailer));
-	*h = (struct kp_rec_header){ type, PERF_RECORD_MISC_USER, (uint16_t)(pos + sizeof(trailer)) };
+	*h = (struct kp_rec_header){ type, PERF_RECORD_MISC_USER | misc,
+				     (uint16_t)(pos + sizeof(trailer)) };
 	kp_writer_add(w, buf);
 }
 
-/* An MMAP2 record for every executable file mapping of this process. */
-static void add_maps(struct kp_writer *w)
+/* An MMAP2 record for every executable file mapping of this process; with @data, for every
+ * other mapping too, as the kernel reports them to perf's mmap_data (named as /proc does). */
+static void add_maps(struct kp_writer *w, bool data)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[4096 + 128], perms[8], path[4096];
@@ -117,8 +130,14 @@ static void add_maps(struct kp_writer *w)
 	while (f && fgets(line, sizeof(line), f)) {
 		struct synth_mmap2 mm = { 0 };
 
-		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &start, &end, perms, &off,
-			   &maj, &min, &ino, path) != 8 || perms[2] != 'x' || path[0] != '/')
+		bool exec;
+		int n = sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &start, &end, perms, &off,
+			       &maj, &min, &ino, path);
+
+		if (n == 7)
+			strcpy(path, "//anon");
+		exec = perms[2] == 'x';
+		if (n < 7 || (!exec && !data) || (!data && path[0] != '/'))
 			continue;
 		mm.pid = mm.tid = (uint32_t)getpid();
 		mm.addr = start;
@@ -127,20 +146,24 @@ static void add_maps(struct kp_writer *w)
 		mm.maj = maj;
 		mm.min = min;
 		mm.ino = ino;
-		mm.prot = 5; /* PROT_READ | PROT_EXEC */
+		mm.prot = (perms[0] == 'r') | (perms[1] == 'w') << 1 | exec << 2;
 		mm.flags = 2; /* MAP_PRIVATE */
 		memcpy(mm.name, path, strlen(path) + 1);
-		add_side(w, PERF_RECORD_MMAP2, &mm, synth_mmap2_len(&mm));
+		add_side(w, PERF_RECORD_MMAP2, exec ? 0 : PERF_RECORD_MISC_MMAP_DATA, &mm,
+			 synth_mmap2_len(&mm));
 	}
 	if (f)
 		fclose(f);
 }
 
-static void add_sample(struct kp_writer *w)
+/* The sample, with the registers of @mask (bits of mask 0xff0fff) in the order of their bits */
+static void add_sample(struct kp_writer *w, uint64_t mask)
 {
-	size_t size = 8 + 6 * 8 + 8 + sizeof(cap_regs) + 8 + STACK_SIZE + 8;
+	size_t nr = (size_t)__builtin_popcountll(mask);
+	size_t size = 8 + 6 * 8 + 8 + nr * 8 + 8 + STACK_SIZE + 8;
 	uint8_t *buf = calloc(1, size);
 	uint64_t *p = (uint64_t *)(buf + 8);
+	unsigned bit = 0;
 
 	*p++ = ID;				/* IDENTIFIER */
 	*p++ = cap_regs[8];			/* IP */
@@ -149,8 +172,9 @@ static void add_sample(struct kp_writer *w)
 	*p++ = 0;				/* CPU */
 	*p++ = 1;				/* PERIOD */
 	*p++ = PERF_SAMPLE_REGS_ABI_64;
-	memcpy(p, cap_regs, sizeof(cap_regs));
-	p += 20;
+	for (size_t i = 0; i < 20; bit++) /* cap_regs holds those of 0xff0fff */
+		if (0xff0fffull >> bit & 1 && (i++, mask >> bit & 1))
+			*p++ = cap_regs[i - 1];
 	*p++ = STACK_SIZE;
 	memcpy(p, cap_stack, cap_size);
 	p += STACK_SIZE / 8;
@@ -201,11 +225,13 @@ static const char *func_at(struct kp_session *s, uint32_t proc, uint64_t pc, boo
 }
 
 static void check_stack(struct kp_session *s, struct result *res, int lib, uint64_t lo,
-			uint64_t hi)
+			uint64_t hi, const char *style)
 {
-	const char *name = kp_unwind_lib_name((enum kp_unwind_lib)lib);
+	char name[64];
 	size_t n = res->n[lib], in_lib = 0, after = 0;
 	bool chain = false, main_seen = false;
+
+	snprintf(name, sizeof(name), "%s, %s", style, kp_unwind_lib_name((enum kp_unwind_lib)lib));
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t pc = res->pcs[lib][i];
@@ -227,31 +253,22 @@ static void check_stack(struct kp_session *s, struct result *res, int lib, uint6
 	       "%s: no stack is counted as stopping early", name);
 }
 
-int main(void)
+/* One recording of the captured sample in @st's way, unwound by both libraries. */
+static void run(const struct style *st, uint64_t lo, uint64_t hi)
 {
-	/* static: main's frame stays small, so the stack copy reaches past it into libc */
-	static char path[4096];
-	static struct utsname un;
 	static struct kp_session s;
 	static struct result res;
 	static struct kp_writer w;
 	static struct perf_event_attr a;
-	const char *bd = getenv("top_builddir");
+	static struct utsname un;
 	struct kp_dso_opts opts = { .inline_frames = true, .demangle = true };
 	struct kp_session_ops ops = { .sample = on_sample };
-	uint64_t id = ID, lo = 0, hi = 0;
-	int (*entry)(void (*)(void));
-	void *h;
+	uint64_t id = ID;
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/libnosym.so", bd ? bd : ".");
-	h = dlopen(path, RTLD_NOW);
-	if (!ok(h != NULL, "dlopen %s", path))
-		return tap_done();
-	entry = *(int (**)(void (*)(void)))dlsym(h, "kp_nosym_entry");
-	sink = run_chain(entry);
-	ok(cap_size > 1024, "a stack was captured (%llu bytes)", (unsigned long long)cap_size);
-	map_of((uint64_t)(uintptr_t)*(void **)dlsym(h, "kp_nosym_entry"), &lo, &hi);
-
+	memset(&s, 0, sizeof(s));
+	memset(&res, 0, sizeof(res));
+	memset(&w, 0, sizeof(w));
+	memset(&a, 0, sizeof(a));
 	uname(&un);
 	opts.kernel_release = un.release;
 	kp_session_init(&s, &opts);
@@ -266,27 +283,53 @@ int main(void)
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = 0xff0fff;
+	a.sample_regs_user = st->mask;
 	a.sample_stack_user = STACK_SIZE;
 	a.sample_id_all = 1;
+	a.mmap_data = st->data_maps;
 	kp_writer_add_attr(&w, &a, 0, &id, 1, "cpu-clock", "cpu-clock", 0);
-	add_maps(&w);
-	add_sample(&w);
+	add_maps(&w, st->data_maps);
+	add_sample(&w, st->mask);
 	kp_writer_flush(&w);
 	kp_session_end(&s);
-	ok(res.sampled, "the session delivers the sample");
+	ok(res.sampled, "%s: the session delivers the sample", st->name);
 
 	for (size_t i = 0; i < s.nr_dsos; i++)
 		if (strstr(kp_strtab_get(&s.strs, s.dso_list[i].path), "libnosym.so"))
 			is_u64(kp_dso_status(s.dso_list[i].dso), KP_DSO_NO_SYMBOLS,
-			       "libnosym.so has no symbols");
+			       "%s: libnosym.so has no symbols", st->name);
 	for (int i = 0; res.sampled && i < KP_UNWIND_NR_LIBS; i++)
-		check_stack(&s, &res, i, lo, hi);
+		check_stack(&s, &res, i, lo, hi, st->name);
 
 	kp_writer_close(&w);
 	for (int i = 0; i < KP_UNWIND_NR_LIBS; i++)
 		kp_unwinder_free(res.u[i]);
 	kp_session_release(&s);
+}
+
+int main(void)
+{
+	/* static: main's frame stays small, so the stack copy reaches past it into libc */
+	static char path[4096];
+	static const struct style styles[] = {
+		{ "kprof's", 0xff0fff, false },
+		{ "perf's", 0x1c0, true },	/* BP, SP, IP */
+	};
+	const char *bd = getenv("top_builddir");
+	uint64_t lo = 0, hi = 0;
+	int (*entry)(void (*)(void));
+	void *h;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/libnosym.so", bd ? bd : ".");
+	h = dlopen(path, RTLD_NOW);
+	if (!ok(h != NULL, "dlopen %s", path))
+		return tap_done();
+	entry = *(int (**)(void (*)(void)))dlsym(h, "kp_nosym_entry");
+	sink = run_chain(entry);
+	ok(cap_size > 1024, "a stack was captured (%llu bytes)", (unsigned long long)cap_size);
+	map_of((uint64_t)(uintptr_t)*(void **)dlsym(h, "kp_nosym_entry"), &lo, &hi);
+	for (size_t i = 0; i < sizeof(styles) / sizeof(styles[0]); i++)
+		run(&styles[i], lo, hi);
 	dlclose(h);
 	return tap_done();
 }
