@@ -42,13 +42,19 @@ static const char report_usage[] =
 	"                         svg: an icicle graph\n"
 	"      --diff BASE        tree: add the change of each entry against the recording BASE\n"
 	"      --percent-limit P  tree: hide entries below P percent\n"
-	"      --sort KEYS        flat: group by comm, dso and/or sym (default sym)\n"
-	"      --annotate         folded: suffix kernel frames _[k], inlined _[i], JIT _[j]\n"
+	"      --annotate [N]     tree, flat: then annotate the N hottest functions (default 3)\n"
+	"                         as kprof annotate does; folded: suffix kernel frames _[k],\n"
+	"                         inlined _[i], JIT _[j]\n"
 
 	"      --srcline          show file:line of each frame\n"
 	"      --no-inline        do not expand inlined functions\n"
+	"      --inline           expand them also where only a separate debug file has them\n"
+	"                         (libc6-dbg, -dbgsym packages): slower, its DWARF is inflated\n"
 	"      --no-demangle      keep C++ and Rust names mangled\n"
 	"      --event NAME       the event to show, when the recording has several\n"
+	"                         (offcpu: where a recording --off-cpu blocked, in ns)\n"
+	"      --wall             wall-clock time: CPU samples and off-CPU time in one\n"
+	"                         profile, preempted time under [runqueue] (record --off-cpu)\n"
 	"      --pid LIST, --tid LIST, --cpu LIST (e.g. 0-3,6), --comm LIST\n"
 	"                         only samples of these processes, threads, CPUs or commands\n"
 	"      --no-idle          leave out the idle task (swapper, pid 0) of a system-wide run\n"
@@ -72,6 +78,8 @@ struct report {
 	const struct kp_view_option *view_opt;	/* the last view option given, */
 	const struct kp_view *view_opt_of;	/* which is this view's */
 	bool stats;
+	bool annotate;		/* --annotate given, */
+	size_t annotate_top;	/* with this count (0: none given) */
 	/* progress on a terminal */
 	struct timespec t0;
 	int stderr_tty;		/* -1 until asked once */
@@ -132,6 +140,32 @@ static void say_aside(void *ctx, enum kp_report_say kind, const char *msg)
 		kp_hint("%s", msg);
 	else
 		kp_warn("%s", msg);
+}
+
+/* --annotate N: the recording again with addresses, annotated after the report. */
+static int emit_annotation(struct report *r, const struct kp_report *rep, FILE *out)
+{
+	struct kp_report_opts ao_ro = r->ro;
+	struct kp_ann_opts ao = { .top = r->annotate_top, .by_samples = r->vo.by_samples };
+	struct kp_report arep;
+	int rc;
+
+	ao_ro.addrs = true;
+	ao_ro.seq = ao_ro.tp_fields = ao_ro.reverse = false;
+	ao_ro.progress = NULL;
+	ao.event = rep->event >= 0 ? (size_t)rep->event : 0;
+	rc = kp_input_build(&ao_ro, &arep);
+	if (!rc) {
+		fprintf(out, "\n# the %zu hottest functions of %s, annotated\n", ao.top,
+			rep->s.evl.ev[ao.event].name);
+		rc = kp_cmd_annotate_print(&arep, &ao, false,
+					   &(struct kp_ann_print_opts){ .by_samples = ao.by_samples,
+									.color = r->vo.color,
+									.source = true },
+					   out);
+	}
+	kp_report_release(&arep);
+	return rc;
 }
 
 /* --tree --diff BASE: BASE built with the report's options, both profiles in one of two events. */
@@ -212,21 +246,18 @@ static int output(struct report *r, struct kp_report *rep)
 {
 	struct kp_output o;
 	FILE *out = kp_output_open(&o, r->output, stdout);
-	int rc;
+	int rc, annotated = 0;
 
 	if (!out)
 		return 1;
 	if (!rep->s.evl.nr)
 		kp_warn("'%s' has no events", r->ro.input);
 	rc = rep->s.evl.nr ? emit_views(r, rep, out) : 0;
+	if (!rc && r->annotate_top && rep->s.evl.nr)
+		annotated = emit_annotation(r, rep, out);
 	if (rc == -KP_ERROR_END) { /* the diff's base said why */
 		kp_output_abort(&o);
 		return 1;
-	}
-	if (rc == -EINVAL) {
-		kp_output_abort(&o);
-		return kp_usage_error("report", "bad --sort keys '%s' (known: comm, dso, sym)",
-				      r->vo.sort);
 	}
 	/* folded stacks and SVG are read by other tools: their statistics go to stderr */
 	if (r->stats)
@@ -234,7 +265,7 @@ static int output(struct report *r, struct kp_report *rep)
 	if (kp_output_commit(&o))
 		return 1;
 	kp_report_warnings(rep, false, true, say_aside, NULL);
-	return kp_input_replayed(&rep->s, r->ro.input);
+	return kp_input_replayed(&rep->s, r->ro.input) | annotated;
 }
 
 static int run(struct report *r)
@@ -259,10 +290,11 @@ static int run(struct report *r)
 /* --- options ------------------------------------------------------------------------------ */
 
 enum {
-	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT, OPT_SORT,
-	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID, OPT_TID,
+	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT,
+	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID,
+	OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT,
+	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -275,10 +307,10 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "percent-limit", required_argument, NULL, OPT_LIMIT },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+	{ "annotate", optional_argument, NULL, OPT_ANNOTATE },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "pid", required_argument, NULL, OPT_PID },
@@ -294,6 +326,7 @@ static const struct option long_opts[] = {
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "wall", no_argument, NULL, OPT_WALL },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -346,10 +379,9 @@ static int parse_opt(struct report *r, int c)
 	case OPT_FORMAT: return set_view(r, optarg);
 	case OPT_INVERTED: r->vo.inverted = true; return 0; /* a callee tree, or an icicle */
 	case OPT_LIMIT: return parse_limit(r, optarg);
-	case OPT_SORT: r->vo.sort = optarg; return 0;
-	case OPT_ANNOTATE: r->vo.annotate = true; return 0;
 	case OPT_SRCLINE: r->vo.srcline = r->ro.dso.srcline = true; return 0;
 	case OPT_NO_INLINE: r->ro.dso.inline_frames = false; return 0;
+	case OPT_INLINE: r->ro.dso.inline_frames = r->ro.dso.inline_debug = true; return 0;
 	case OPT_NO_DEMANGLE: r->ro.dso.demangle = false; return 0;
 	case OPT_EVENT: r->ro.event_name = optarg; return 0;
 	case OPT_PID: return kp_cmd_idlist("report", "--pid", optarg, false, 0, KP_MAX_PID,
@@ -366,12 +398,12 @@ static int parse_opt(struct report *r, int c)
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
+	case OPT_WALL: r->ro.wall = true; return 0;
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
-		if (strcmp(optarg, "period") && strcmp(optarg, "samples"))
-			return kp_usage_error("report", "--weight takes period or samples, not '%s'",
-					      optarg);
-		r->vo.by_samples = r->ro.by_samples = !strcmp(optarg, "samples");
+		if (kp_cmd_weight("report", optarg, &r->vo.by_samples))
+			return 2;
+		r->ro.by_samples = r->vo.by_samples;
 		return 0;
 	default:
 		if (c >= KP_OPT_SVG_FIRST && c < KP_OPT_SVG_LAST)
@@ -380,16 +412,30 @@ static int parse_opt(struct report *r, int c)
 	}
 }
 
+int kp_cmd_weight(const char *cmd, const char *arg, bool *by_samples)
+{
+	if (strcmp(arg, "period") && strcmp(arg, "samples"))
+		return kp_usage_error(cmd, "--weight takes period or samples, not '%s'", arg);
+	*by_samples = !strcmp(arg, "samples");
+	return 0;
+}
+
+int kp_cmd_color(const char *cmd, const char *when, const char *output, bool *on)
+{
+	if (!strcmp(when, "always"))
+		*on = true;
+	else if (!strcmp(when, "auto"))
+		*on = !output && isatty(STDOUT_FILENO);
+	else if (!strcmp(when, "never"))
+		*on = false;
+	else
+		return kp_usage_error(cmd, "--color takes auto, always or never, not '%s'", when);
+	return 0;
+}
+
 static int check_color(struct report *r)
 {
-	if (!strcmp(r->color, "always"))
-		r->vo.color = true;
-	else if (!strcmp(r->color, "auto"))
-		r->vo.color = !r->output && isatty(STDOUT_FILENO);
-	else if (strcmp(r->color, "never"))
-		return kp_usage_error("report", "--color takes auto, always or never, not '%s'",
-				      r->color);
-	return 0;
+	return kp_cmd_color("report", r->color, r->output, &r->vo.color);
 }
 
 /* What the view's traits make of --inverted, --diff, --flamechart and the output. */
@@ -413,6 +459,14 @@ static int apply_traits(struct report *r)
 		return kp_usage_error("report", "--%s applies to --format %s", r->view_opt->name,
 				      r->view_opt_of->name);
 	r->ro.addrs = v->addrs;
+	if (r->annotate && !v->text && r->annotate_top)
+		return kp_usage_error("report", "--annotate N applies to the text reports (--tree, "
+				      "--flat); --folded's --annotate takes no count");
+	if (r->annotate && r->diff_base && v->text)
+		return kp_usage_error("report", "--annotate and --diff: annotate each recording");
+	r->vo.annotate = r->annotate && !v->text;
+	if (r->annotate && v->text && !r->annotate_top)
+		r->annotate_top = 3;
 	if (v->binary && !r->output && isatty(STDOUT_FILENO))
 		return kp_usage_error("report", "--format %s writes binary data: give -o FILE",
 				      v->name);
@@ -490,11 +544,24 @@ static int parse_options(struct report *r, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "i:o:h", all_opts(), NULL)) != -1) {
 		if (c == 'h')
 			return kp_cmd_help(report_usage) + view_usage() + kp_cmd_help(kp_svg_usage) - 1;
+		if (c == OPT_ANNOTATE) { /* its count may follow as the next word: --annotate 5 */
+			const char *n = optarg ? optarg
+				: optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9'
+				? argv[optind++] : NULL;
+
+			r->annotate = true;
+			if (n && (rc = kp_cmd_parse_top("report", "--annotate", n, &r->annotate_top)))
+				return rc;
+			continue;
+		}
 		if ((rc = c >= OPT_VIEW_FIRST ? parse_view_opt(r, c - OPT_VIEW_FIRST) : parse_opt(r, c)))
 			return rc;
 	}
 	if (optind < argc)
 		return kp_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (r->ro.wall && r->ro.event_name)
+		return kp_usage_error("report", "--wall is one profile of the clocks and offcpu: "
+				      "not with --event");
 	if ((rc = apply_traits(r)))
 		return rc;
 	return check_color(r);

@@ -18,6 +18,7 @@ struct kp_cmd {
 int cmd_record(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mkfixture.c - writes basic.kprof, the golden reports' recording: mkfixture FILE. With
- * --variant it writes basic2.kprof, the same with more samples in hot(), for the diff goldens.
+ * --variant it writes basic2.kprof, the same with more samples in hot(), one of them inside an
+ * instruction, for the diff goldens and annotate's.
  *
  * Synthetic records through the real writer, describing processes that run root/usr/bin/tiny
  * (checked in, so the addresses below stay true; see tiny.c). What it holds, and so what the
@@ -165,6 +166,8 @@ static void samples(struct kp_writer *w)
 	}
 	for (int i = 0; i < (variant ? 14 : 6); i++) /* the variant spends more time in hot() */
 		SAMPLE(w, 4242, 4242, 0, U, HOT, MAIN_RET, GONE_RET);
+	if (variant) /* inside hot()'s instruction, not at its start: annotate says so */
+		SAMPLE(w, 4242, 4242, 0, U, HOT + 1, MAIN_RET, GONE_RET);
 	for (int i = 0; i < 3; i++)
 		SAMPLE(w, 4242, 4242, 1, K, K_SYS, K_ENTRY, U, LEAF, MID_RET, TOP_RET, MAIN_RET);
 	SAMPLE(w, 4242, 4242, 0, K, K_NOSYM, U, LEAF, MID_RET, TOP_RET, MAIN_RET);

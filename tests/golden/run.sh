@@ -41,6 +41,10 @@ case_() {
 }
 
 case_ tree --tree
+# annotate: the two hottest functions of tiny, disassembled from root/usr/bin/tiny
+run annotate annotate -i basic.kprof --symfs root --stdio --no-source --top 2
+run annotate.json annotate -i basic.kprof --symfs root --json --no-source --top 2
+run annotate-stray annotate -i basic2.kprof --symfs root --stdio --no-source --callers top
 case_ tree-srcline --tree --srcline
 case_ tree-no-inline --tree --no-inline
 case_ tree-inverted --tree --inverted
@@ -123,6 +127,20 @@ check "hostile: bytes that are not UTF-8 became U+FFFD" grep -q "bad$(printf '\3
 long=$(grep -o '<title>std::vector&lt;[^<]*' "$WORK/hostile.svg" | head -1 | wc -c)
 check "hostile: a 5000-character template keeps its whole name in the title ($long)" [ "$long" -gt 5000 ]
 check "hostile: malformed lines are reported with their numbers" grep -q "line 7: no count at the end of the line" "$WORK/hostile.svg.err"
+# a file that is not folded stacks at all (a user's /etc/passwd): five lines named, then the
+# count of the rest, then why there is no graph
+awk 'BEGIN { for (i = 1; i <= 24; i++) print "user" i ":x:" i ":" i "::/home:/bin/sh" }' >"$WORK/passwd"
+"$KPROF" flamegraph "$WORK/passwd" >"$WORK/passwd.svg" 2>"$WORK/passwd.err"
+rc=$?
+{
+	for i in 1 2 3 4 5; do
+		echo "kprof: warning: '$WORK/passwd', line $i: no count at the end of the line; skipped"
+	done
+	echo "kprof: warning: '$WORK/passwd': 19 more malformed lines skipped"
+	echo "kprof: '$WORK/passwd' has no stacks"
+} >"$WORK/passwd.want"
+check "a file of 24 lines that are not stacks: status 1 ($rc), five lines named, then the count, then 'has no stacks'" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s '$WORK/passwd.svg' ] && cmp -s '$WORK/passwd.err' '$WORK/passwd.want'"
 
 # The binary that is on disk with another build-id is reported once, not per sample.
 (cd "$g" && "$KPROF" report -i basic.kprof --symfs root) >/dev/null 2>"$WORK/warn"
@@ -195,5 +213,16 @@ check "late ATTR: its event's samples are counted as skipped" \
 "$KPROF" script -i "$WORK/late.kprof" >"$WORK/late.script" 2>"$WORK/late.script.err"
 check "late ATTR: script succeeds" [ $? -eq 0 ]
 check "late ATTR: script warns the same" grep -q "came after the first sample" "$WORK/late.script.err"
+
+# A file of format version 1 (verbatim records in each chunk, what kprof wrote before the
+# packed chunks of version 2) reads back to the same reports: basic-v1.kprof is basic.kprof's
+# records as version 1 wrote them.
+check "basic.kprof is format version 2, basic-v1.kprof version 1" \
+	sh -c "[ \$(od -An -tu4 -j8 -N4 '$g/basic.kprof') = 2 ] && [ \$(od -An -tu4 -j8 -N4 '$g/basic-v1.kprof') = 1 ]"
+for view in flat tree folded; do
+	(cd "$g" && "$KPROF" report -i basic-v1.kprof --symfs root --color never --$view) >"$WORK/v1.$view" 2>/dev/null
+	check "version 1: report --$view of basic-v1.kprof is basic.kprof's" \
+		sh -c "sed 's|basic-v1.kprof|basic.kprof|' '$WORK/v1.$view' | diff - '$g/expected/$view'"
+done
 
 done_testing

@@ -158,3 +158,45 @@ share_perf() {
 		awk -v f="$sp_f" '$1 ~ /%$/ && $NF == f { sub("%", "", $1); s += $1; n++ }
 			END { if (n) printf "%.2f", s }'
 }
+
+# collapse_script FILE WEIGHT: perf script's text in FILE as stackcollapse-perf.pl folds it:
+# comm, then frames root first; "+0x..." and what follows a "(" dropped; an [unknown] symbol
+# is "[DSO's base name]", or "[unknown]"; a sample counts its period (WEIGHT period) or 1
+# (WEIGHT samples). The -1 perf prints where a stack copy ran out (ffffffffffffffff) is no
+# frame and is left out.
+collapse_script() {
+	awk -v w="$2" '
+	function flush() { if (comm != "") { s = comm; for (i = n; i >= 1; i--) s = s ";" fr[i]; c[s] += w == "period" ? per : 1 } comm = "" }
+	/^$/ { flush(); next }
+	/^\t *ffffffffffffffff / { next }
+	/^\t/ {
+		sym = $0; sub(/^\t *[0-9a-f]+ /, "", sym); sub(/ \([^()]*\)$/, "", sym)
+		sub(/\+0x[0-9a-f]+$/, "", sym); dso = $NF; gsub(/^\(|\)$/, "", dso)
+		if (sym == "[unknown]" && dso != "[unknown]") { sub(/.*\//, "", dso); sym = "[" dso "]" }
+		gsub(/;/, ":", sym); if (sym !~ /\(anonymous namespace\)/) sub(/\(.*/, "", sym)
+		fr[++n] = sym; next
+	}
+	{ flush(); comm = $1; n = 0; per = $(NF - 1) }
+	END { flush(); for (s in c) print s, c[s] }' "$1"
+}
+
+# temp_user N FILE...: a temporary system user in $user, removed at exit, and copies of kprof and
+# the FILEs it may run in $UNPRIV (unpriv_copy: the checkout may be in a private folder);
+# without root or the tools to make a user, N skips saying why, and status 1
+temp_user() {
+	tu_n=$1; shift
+	if [ "$(id -u)" -ne 0 ]; then
+		skips "$tu_n" "a temporary user needs root"; return 1
+	fi
+	if ! command -v useradd >/dev/null || ! command -v userdel >/dev/null ||
+		! command -v runuser >/dev/null; then
+		skips "$tu_n" "no useradd, userdel or runuser to make a temporary user"; return 1
+	fi
+	unpriv_copy "$@" || { skips "$tu_n" "cannot copy the programs into /tmp"; return 1; }
+	user=kprof-test-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+	trap 'userdel "$user" 2>/dev/null; rm -rf "$WORK" "$UNPRIV"' EXIT
+	trap 'exit 1' INT TERM HUP
+	if ! useradd -M -r -s /usr/sbin/nologin "$user" 2>"$WORK/useradd.err"; then
+		skips "$tu_n" "useradd failed: $(head -1 "$WORK/useradd.err")"; return 1
+	fi
+}

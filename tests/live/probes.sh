@@ -207,25 +207,15 @@ else
 fi
 
 # --- an unprivileged user: uprobes need CAP_SYS_ADMIN ---------------------------------------------
-if [ "$(id -u)" -ne 0 ] || [ ! -d $PMUS/uprobe ]; then
-	skips 2 "the unprivileged uprobe test needs root (to add a user) and the uprobe PMU"
-elif ! command -v useradd >/dev/null || ! command -v userdel >/dev/null || ! command -v runuser >/dev/null; then
-	skips 2 "no useradd, userdel or runuser to make a temporary user"
-else
-	user=kprof-test-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-	unpriv_copy "$CALLS"
-	trap 'userdel "$user" 2>/dev/null; rm -rf "$WORK" "$UNPRIV"' EXIT
-	trap 'exit 1' INT TERM HUP
-	if ! useradd -M -r -s /usr/sbin/nologin "$user" 2>"$WORK/useradd.err"; then
-		skips 2 "useradd failed: $(head -1 "$WORK/useradd.err")"
-	else
-		as_user "$user" "$UNPRIV/kprof" stat -e "uprobe:$UNPRIV/calls:calls_target" -- "$UNPRIV/calls" 10 \
-			>/dev/null 2>"$WORK/np.err"
-		check "unprivileged: a uprobe fails with status 1 ($?)" [ $? -eq 1 ]
-		check "...naming the event, with the CAP_SYS_ADMIN hint" sh -c \
-			"grep -q \"^kprof: cannot open event 'uprobe:$UNPRIV/calls:calls_target': Permission denied\" '$WORK/np.err' &&
-			 grep -q '^hint: uprobes need CAP_SYS_ADMIN' '$WORK/np.err'"
-	fi
+if [ ! -d $PMUS/uprobe ]; then
+	skips 3 "the unprivileged uprobe test needs the uprobe PMU"
+elif temp_user 3 "$CALLS"; then
+	as_user "$user" "$UNPRIV/kprof" stat -e "uprobe:$UNPRIV/calls:calls_target" -- "$UNPRIV/calls" 10 \
+		>/dev/null 2>"$WORK/np.err"
+	check "unprivileged: a uprobe fails with status 1 ($?)" [ $? -eq 1 ]
+	check "...naming the event, with the CAP_SYS_ADMIN hint" sh -c \
+		"grep -q \"^kprof: cannot open event 'uprobe:$UNPRIV/calls:calls_target': Permission denied\" '$WORK/np.err' &&
+		 grep -q '^hint: uprobes need CAP_SYS_ADMIN' '$WORK/np.err'"
 	userdel "$user" 2>/dev/null
 	check "the temporary user is gone" sh -c "! id '$user' >/dev/null 2>&1"
 fi
