@@ -246,7 +246,7 @@ void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_
 		const struct kp_prof_event *se = &src->events[src_event];
 		dst->events[dst_event] = (struct kp_prof_event){
 			intern_from(dst, src, se->name), intern_from(dst, src, se->unit), se->period,
-			se->freq };
+			se->freq, se->durations };
 	}
 	node[0] = 0;
 	for (size_t n = 0; n < src->nr_nodes; n++) { /* parents come before their children */
@@ -275,7 +275,8 @@ void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e)
 
 	if (last && last->node == e->node && last->pid == e->pid && last->tid == e->tid &&
 	    last->comm == e->comm && last->cpu == e->cpu && last->event == e->event &&
-	    !last->fields && !e->fields && last->count < UINT32_MAX) {
+	    !last->fields && !e->fields && last->kind == KP_SEQ_SAMPLES &&
+	    e->kind == KP_SEQ_SAMPLES && last->count < UINT32_MAX) {
 		last->count++;
 		last->value += e->value;
 		return;

@@ -67,6 +67,8 @@ struct kp_prof_event {
 				 * "events", or "samples" when samples carry no period */
 	uint64_t period;	/* the fixed period (-c), 0 with a frequency */
 	uint64_t freq;		/* samples per second asked (-F), 0 with a fixed period */
+	bool durations;		/* weights are off-CPU or wall time, worth showing as time
+				 * beside the shares (tree, flat) */
 };
 
 struct kp_node {
@@ -186,6 +188,17 @@ struct kp_seq_ent {
 	uint32_t fields;	/* strtab id of a tracepoint's decoded fields ("prev_pid=1 ..."),
 				 * with kp_report_opts.tp_fields; 0 otherwise. Such a sample is a
 				 * run of its own: it keeps its time */
+	uint32_t kind;		/* KP_SEQ_*: a run of samples, or a span of @span ns from @time */
+	uint64_t span;
+};
+
+/* What an entry of the timeline is. A span is an entry of its own (count 1); its node is the
+ * stack it left the CPU at (or "[off-CPU without a stack]"), its value its weight in the views'
+ * rule. */
+enum kp_seq_kind {
+	KP_SEQ_SAMPLES,		/* a run of samples */
+	KP_SEQ_BLOCKED,		/* an off-CPU interval: the thread blocked */
+	KP_SEQ_RUNNABLE,	/* ... preempted: runnable, waiting for a CPU */
 };
 
 struct kp_seq {
@@ -197,8 +210,8 @@ struct kp_seq {
 void kp_seq_push(struct kp_seq *s, uint32_t node, uint64_t value);
 
 /* kp_seq_push_sample - append one sample (@e gives all but count, which is 1 here); it joins
- * the last run when node, thread, command, CPU and event are the same and neither has
- * fields. */
+ * the last run when node, thread, command, CPU and event are the same, neither has fields and
+ * both are runs of samples (a span is an entry of its own). */
 void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e);
 
 /* kp_profile_name - the function name of @node's location (interned). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debuginfo.h"
 #include "report.h"
 #include "view.h"
 
@@ -40,6 +41,21 @@ static bool keep_sample(const struct kp_report_filter *f, const struct kp_sessio
 	return true;
 }
 
+/* An off-CPU event: every switch-out sampled, with the switch records that time it. */
+static bool is_off_cpu(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+	       a->context_switch;
+}
+
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+						 a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static void off_cpu_closed(void *ctx, const struct kp_offcpu_wait *w, uint64_t ns);
+
 /* The profile is sized on the event list, which is final once the first sample comes. */
 static void start_profile(struct kp_report *r)
 {
@@ -49,11 +65,22 @@ static void start_profile(struct kp_report *r)
 	r->prof.addrs = r->o->addrs;
 	for (size_t e = 0; e < s->evl.nr; e++) {
 		const struct perf_event_attr *a = &s->evl.ev[e].attr;
+		bool off = is_off_cpu(a);
 		r->prof.events[e] = (struct kp_prof_event){
 			kp_strtab_intern(&s->strs, s->evl.ev[e].name),
 			kp_strtab_intern(&s->strs, kp_report_event_unit(r, e, false)),
-			a->freq ? 0 : a->sample_period, a->freq ? a->sample_freq : 0 };
+			a->freq || off ? 0 : a->sample_period, a->freq ? a->sample_freq : 0, off };
 	}
+	if (r->off_event >= 0 && r->o->wall) {
+		struct kp_prof_event *pe = &r->prof.events[r->off_event];
+		uint32_t f = kp_profile_func(&r->prof, kp_strtab_intern(&s->strs, "[runqueue]"), 0,
+					     KP_LOC_UNNAMED);
+
+		pe->name = kp_strtab_intern(&s->strs, "wall");
+		r->rq_loc = kp_profile_loc(&r->prof, f, 0, 0, KP_LOC_UNNAMED);
+	}
+	kp_offcpu_init(&r->off, off_cpu_closed, r);
+	kp_hash_init(&r->rq_nodes);
 	kp_resolver_init(&r->res, s, &r->prof, r->o->unwinder);
 	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
 	r->ready = true;
@@ -62,8 +89,19 @@ static void start_profile(struct kp_report *r)
 static int pick_event(struct kp_report *r)
 {
 	const struct kp_evlist *evl = &r->s.evl;
+	bool clock = false;
 
 	r->event = -1;
+	r->off_event = -1;
+	for (size_t e = 0; e < evl->nr; e++) {
+		if (is_off_cpu(&evl->ev[e].attr) && r->off_event < 0)
+			r->off_event = (long)e;
+		clock |= is_clock(&evl->ev[e].attr);
+	}
+	if (r->o->wall) { /* the one column of the wall-clock profile */
+		r->event = r->off_event;
+		return r->off_event >= 0 && clock ? 0 : -KP_REPORT_ENOWALL;
+	}
 	if (!r->o->event_name)
 		return 0;
 	for (size_t e = 0; e < evl->nr; e++)
@@ -102,6 +140,16 @@ static uint32_t sample_fields(struct kp_report *r, const struct kp_sample *smp)
 	return kp_strtab_intern(&r->s.strs, buf[0] ? buf : " ");
 }
 
+/* An interval was opened (@w, or NULL if none): with a timeline, its entry @se, completed when
+ * the interval closes (off_cpu_closed()). */
+static void opened(struct kp_report *r, struct kp_offcpu_wait *w, const struct kp_seq_ent *se)
+{
+	if (!w || !r->o->seq)
+		return;
+	w->tag = r->seq.nr;
+	kp_seq_push_sample(&r->seq, se);
+}
+
 static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		     const struct kp_sample *smp, const struct kp_rec_header *rec,
 		     struct kp_thread *t)
@@ -114,17 +162,28 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		start_profile(r);
 	if (o->progress && !((r->kept + r->filtered) % 65536))
 		o->progress(o->progress_ctx, r);
+	if (o->wall && is_clock(&ev->attr)) /* its samples' periods are ns of the wall */
+		e = (size_t)r->off_event;
 	if ((r->event >= 0 && (size_t)r->event != e) || !keep_sample(&o->filter, s, smp, t)) {
 		r->filtered++;
 		return 0;
 	}
 	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
-	uint32_t node = kp_resolve_add(&r->res, smp, rec->misc, t, o->reverse, e, period);
-	if (o->seq) /* in the views' weight */
-		kp_seq_push_sample(&r->seq, &(struct kp_seq_ent){
-			.node = node, .value = o->by_samples ? 1 : period, .time = smp->time,
-			.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu, .event = (uint32_t)e,
-			.comm = t->comm, .fields = sample_fields(r, smp) });
+	struct kp_seq_ent se = { .time = smp->time, .pid = smp->pid, .tid = smp->tid,
+				 .cpu = smp->cpu, .event = (uint32_t)e, .comm = t->comm };
+	if ((long)e == r->off_event && ev == &s->evl.ev[e]) {
+		/* a switch-out: its weight is the time until the switch-in (off_cpu_closed()), and
+		 * its entry in the timeline, the interval's, is completed then */
+		se.node = kp_resolve_stack(&r->res, smp, rec->misc, t, o->reverse);
+		se.kind = KP_SEQ_BLOCKED;
+		opened(r, kp_offcpu_sample(&r->off, smp->tid, smp->time, se.node), &se);
+	} else {
+		se.node = kp_resolve_add(&r->res, smp, rec->misc, t, o->reverse, e, period);
+		se.value = o->by_samples ? 1 : period; /* in the views' weight */
+		se.fields = sample_fields(r, smp);
+		if (o->seq)
+			kp_seq_push_sample(&r->seq, &se);
+	}
 	if (smp->sample_type & PERF_SAMPLE_TIME) {
 		if (!r->prof.t_first || smp->time < r->prof.t_first)
 			r->prof.t_first = smp->time;
@@ -136,9 +195,97 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	return 0;
 }
 
+/* @node's path with [runqueue] at its leaf end (the root end of an inverted tree), made once
+ * per node. */
+static uint32_t runqueue_node(struct kp_report *r, uint32_t node)
+{
+	struct kp_profile *p = &r->prof;
+	uint64_t *known = kp_hash_get(&r->rq_nodes, node);
+	uint32_t *locs, stack = node;
+	size_t n = 0;
+
+	if (known)
+		return (uint32_t)*known;
+	for (uint32_t k = node; k; k = p->nodes[k].parent)
+		n++;
+	locs = kp_xcalloc(n + 1, sizeof(*locs));
+	for (uint32_t k = node, i = (uint32_t)n; k; k = p->nodes[k].parent)
+		locs[--i + (r->o->reverse ? 1 : 0)] = p->nodes[k].loc;
+	locs[r->o->reverse ? 0 : n] = r->rq_loc;
+	node = kp_profile_path(p, locs, n + 1);
+	free(locs);
+	kp_hash_put(&r->rq_nodes, stack, node);
+	return node;
+}
+
+/* A closed off-CPU interval: blocked time at its stack; with --wall, run-queue time too. In
+ * the timeline, its entry (w->tag) gets its stack, length and weight; run-queue time weighs
+ * nothing but in --wall. */
+static void off_cpu_closed(void *ctx, const struct kp_offcpu_wait *w, uint64_t ns)
+{
+	struct kp_report *r = ctx;
+	uint32_t node = w->node;
+	bool preempt = w->preempt, weighs = !preempt || r->o->wall;
+
+	if (node == KP_OFFCPU_NO_NODE) { /* its switch-out was not sampled: the time, not where */
+		if (!r->nostack_node) {
+			uint32_t f = kp_profile_func(&r->prof, kp_strtab_intern(&r->s.strs,
+						     "[off-CPU without a stack]"), 0, KP_LOC_UNNAMED);
+			uint32_t loc = kp_profile_loc(&r->prof, f, 0, 0, KP_LOC_UNNAMED);
+
+			r->nostack_node = kp_profile_path(&r->prof, &loc, 1);
+		}
+		node = r->nostack_node;
+	}
+	if (preempt && r->o->wall)
+		node = runqueue_node(r, node);
+	if (weighs)
+		kp_profile_add_weight(&r->prof, node, (size_t)r->off_event, 1, ns);
+	if (r->o->seq && w->tag < r->seq.nr) {
+		struct kp_seq_ent *e = &r->seq.ents[w->tag];
+
+		e->node = node;
+		e->kind = preempt ? KP_SEQ_RUNNABLE : KP_SEQ_BLOCKED;
+		e->span = ns;
+		e->value = weighs ? (r->o->by_samples ? 1 : ns) : 0;
+	}
+}
+
+/* The switch records and exits that time the off-CPU intervals. */
+static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		   const struct kp_rec_header *rec, const struct kp_sample *id)
+{
+	struct kp_report *r = ctx;
+	struct kp_switch sw;
+
+	(void)ev;
+	if (!r->ready || r->off_event < 0 || !(id->sample_type & PERF_SAMPLE_TIME) ||
+	    !(id->sample_type & PERF_SAMPLE_TID))
+		return 0;
+	if (rec->type == PERF_RECORD_EXIT) {
+		kp_offcpu_exit(&r->off, id->tid, id->time);
+	} else if ((rec->type == PERF_RECORD_SWITCH || rec->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+		   !kp_rec_parse_switch(rec, rec->size, &sw) &&
+		   keep_sample(&r->o->filter, s, id, r->o->filter.nr_comms /* only it reads t */
+				 ? kp_session_thread(s, id->pid, id->tid) : NULL)) {
+		struct kp_seq_ent se = { .kind = sw.preempt ? KP_SEQ_RUNNABLE : KP_SEQ_BLOCKED,
+					 .node = KP_OFFCPU_NO_NODE, .time = id->time, .pid = id->pid,
+					 .tid = id->tid, .event = (uint32_t)r->off_event };
+
+		if (id->sample_type & PERF_SAMPLE_CPU)
+			se.cpu = id->cpu;
+
+		if (r->o->seq)
+			se.comm = kp_session_thread(s, id->pid, id->tid)->comm;
+		opened(r, kp_offcpu_switch(&r->off, id->tid, id->time, sw.out, sw.preempt), &se);
+	}
+	return 0;
+}
+
 int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 {
-	static const struct kp_session_ops ops = { .own = on_own, .sample = on_sample };
+	static const struct kp_session_ops ops = { .own = on_own, .sample = on_sample,
+						   .side = on_side };
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -149,14 +296,20 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 	if (o->symfs)
 		kp_session_set_symfs(&r->s, o->symfs);
 	r->event = -2; /* decided once the events are known */
+	r->off_event = -1;
 	rc = kp_session_run(&r->s, &ops, r);
-	if (rc == -KP_REPORT_ENOEVENT)
+	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL)
 		return rc;
 	r->replay_err = rc;
 	if (r->event == -2 && (rc = pick_event(r))) /* a file of ATTR records only */
 		return rc;
 	if (!r->ready)
 		start_profile(r);
+	{ /* intervals still open end when sampling stopped, or at the last record */
+		uint64_t end = r->s.last_time > r->prof.t_last ? r->s.last_time : r->prof.t_last;
+
+		kp_offcpu_end(&r->off, r->s.end_mono_ns > end ? r->s.end_mono_ns : end);
+	}
 	if (r->s.wall_at_mono && r->prof.t_first)
 		r->prof.wall_first = (uint64_t)((int64_t)r->prof.t_first + r->s.wall_at_mono);
 	kp_profile_finish(&r->prof);
@@ -166,6 +319,8 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 void kp_report_release(struct kp_report *r)
 {
 	if (r->ready) {
+		kp_offcpu_release(&r->off);
+		kp_hash_release(&r->rq_nodes);
 		kp_resolver_release(&r->res);
 		kp_profile_release(&r->prof);
 	}
@@ -183,24 +338,60 @@ const char *kp_report_event_unit(const struct kp_report *r, size_t e, bool by_sa
 {
 	const struct kp_evsel *ev = &r->s.evl.ev[e];
 
-	if (by_samples || !(ev->attr.sample_type & PERF_SAMPLE_PERIOD))
+	if (by_samples)
 		return "samples";
-	if (ev->attr.type == PERF_TYPE_SOFTWARE && (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-						    ev->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+	if (is_clock(&ev->attr) || is_off_cpu(&ev->attr)) /* off-CPU: the intervals' lengths */
 		return "ns";
+	if (!(ev->attr.sample_type & PERF_SAMPLE_PERIOD))
+		return "samples";
 	return "events";
+}
+
+/* @ns as a duration with a unit that keeps it readable: "587.25 ms", "3.10 s", "800 ns". */
+static void print_duration(FILE *out, uint64_t ns)
+{
+	static const struct { double scale; const char *unit; } units[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\u00b5s" },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if ((double)ns >= units[i].scale) {
+			fprintf(out, "%.2f %s", (double)ns / units[i].scale, units[i].unit);
+			return;
+		}
+	fprintf(out, "%llu ns", (unsigned long long)ns);
 }
 
 void kp_report_print_header(const struct kp_report *r, size_t e, FILE *out)
 {
 	const struct kp_evsel *ev = &r->s.evl.ev[e];
+	const struct kp_prof_event *pe = &r->prof.events[e];
 	const struct kp_weight *w = kp_profile_total(&r->prof, 0, e);
+	const char *unit = kp_strtab_get(&r->s.strs, pe->unit);
+	const char *name = kp_strtab_get(&r->s.strs, pe->name); /* "wall" for --wall */
+	bool asked = !strcmp(ev->name, name) && strcmp(ev->name, ev->spec);
 
 	fprintf(out, "# kprof report of '%s': %llu samples of %s", r->o->input,
-		(unsigned long long)w->count, ev->name);
-	if (strcmp(ev->name, ev->spec))
-		fprintf(out, " (asked for '%s')", ev->spec);
-	fprintf(out, ", period %llu", (unsigned long long)w->period);
+		(unsigned long long)w->count, name);
+	/* how it was sampled, as it was asked: the rate, or the period */
+	if (asked || pe->freq || pe->period) {
+		fputs(" (", out);
+		if (asked)
+			fprintf(out, "asked for '%s'%s", ev->spec, pe->freq || pe->period ? ", " : "");
+		if (pe->freq)
+			fprintf(out, "-F %llu", (unsigned long long)pe->freq);
+		else if (pe->period)
+			fprintf(out, "-c %llu", (unsigned long long)pe->period);
+		fputc(')', out);
+	}
+	/* what the samples stand for, the views' weight: time for the clocks, else events */
+	if (!strcmp(unit, "ns")) {
+		fputs(", ", out);
+		print_duration(out, w->period);
+		fputs(" in all", out);
+	} else if (strcmp(unit, "samples")) {
+		fprintf(out, ", %llu %s in all", (unsigned long long)w->period, unit);
+	}
 	if (r->s.have_stats)
 		fprintf(out, ", %llu lost", (unsigned long long)r->s.stats.lost);
 	fputc('\n', out);
@@ -233,6 +424,45 @@ static void print_dso_stats(const struct kp_session *s, FILE *out)
 	}
 }
 
+/* The separate debug files opened, and the ones whose DWARF was read, why, at what cost. */
+static void print_debug_stats(const struct kp_session *s, FILE *out)
+{
+	static const char *const why[] = {
+		[KP_DWARF_SRCLINE] = "source lines (--srcline)",
+		[KP_DWARF_UNNAMED] = "addresses no symbol table names",
+		[KP_DWARF_INLINE] = "inline frames (--inline)",
+	};
+	size_t files = 0, dwarfs = 0;
+	uint64_t inflated = 0, *bytes = kp_xcalloc(s->nr_dsos + 1, sizeof(*bytes));
+	enum kp_dso_dwarf w;
+
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		const char *f = kp_dso_debug_file(s->dso_list[i].dso, &w);
+
+		if (!f)
+			continue;
+		files++;
+		if (w >= KP_DWARF_SRCLINE) {
+			dwarfs++;
+			inflated += bytes[i] = kp_debuginfo_inflated(f);
+		}
+	}
+	fprintf(out, "# debug files: %zu opened for their symbols, the DWARF of %zu read "
+		     "(%.1f MB inflated)\n", files, dwarfs, inflated / 1e6);
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		const char *f = kp_dso_debug_file(s->dso_list[i].dso, &w);
+
+		if (f && w >= KP_DWARF_SRCLINE)
+			fprintf(out, "#   %s: %s, DWARF read for %s (%.1f MB inflated)\n",
+				kp_strtab_get(&s->strs, s->dso_list[i].path), f, why[w],
+				bytes[i] / 1e6);
+		else if (f)
+			fprintf(out, "#   %s: %s, symbols only\n",
+				kp_strtab_get(&s->strs, s->dso_list[i].path), f);
+	}
+	free(bytes);
+}
+
 void kp_report_print_stats(const struct kp_report *r, FILE *out)
 {
 	const struct kp_session *s = &r->s;
@@ -249,6 +479,20 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 	for (size_t e = 0; e < s->evl.nr; e++)
 		fprintf(out, "# event %s: %llu samples\n", s->evl.ev[e].name,
 			(unsigned long long)(r->per_event ? r->per_event[e] : 0));
+	if (r->ready && r->off_event >= 0) {
+		const struct kp_offcpu_stats *o = &r->off.st;
+
+		fprintf(out, "# off-CPU intervals: %llu blocked (%.3f s), %llu preempted (%.3f s, "
+			     "run-queue time%s); closed at the thread's exit %llu, at the end of the "
+			     "recording %llu; without their stack %llu, without their switch-in "
+			     "%llu (0 ns), switch-in before switch-out %llu (0 ns), after the thread's exit %llu\n",
+			(unsigned long long)o->blocked, o->blocked_ns / 1e9,
+			(unsigned long long)o->preempted, o->preempted_ns / 1e9,
+			r->o->wall ? ", under [runqueue]" : ": only --wall shows it",
+			(unsigned long long)o->at_exit, (unsigned long long)o->at_end,
+			(unsigned long long)o->no_stack, (unsigned long long)o->no_switch_in,
+			(unsigned long long)o->bad_time, (unsigned long long)o->after_exit);
+	}
 	if (s->have_unwind_stats)
 		kp_report_print_unwind(out, &s->unwind_stats, &s->unwind_stops, &s->strs);
 	if (r->ready && kp_unwinder_stats(r->res.unwinder)->samples) {
@@ -270,6 +514,7 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 	fprintf(out, "# stacks deeper than %zu frames, their outermost frames left out: %llu\n",
 		ARRAY_SIZE(r->res.locs) - 1, (unsigned long long)st->cut);
 	print_dso_stats(s, out);
+	print_debug_stats(s, out);
 }
 
 typedef void say_fn(void *ctx, enum kp_report_say kind, const char *msg);

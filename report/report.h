@@ -19,6 +19,7 @@
 
 #include "dso.h"
 #include "formats/util.h"
+#include "offcpu.h"
 #include "profile.h"
 #include "resolve.h"
 #include "session.h"
@@ -53,6 +54,10 @@ struct kp_report_opts {
 					 * mappings (kp_profile.addrs): one node per address */
 	bool tp_fields;			/* with seq: tracepoint samples carry their decoded
 					 * fields (kp_seq_ent.fields) */
+	bool wall;			/* one wall-clock profile: the clocks' samples (their
+					 * periods, ns) and the off-CPU intervals, in the off-CPU
+					 * event's column, named "wall"; preempted time under a
+					 * [runqueue] frame */
 	/* called every 65,536 samples, if set: how far through the file the replay is */
 	void (*progress)(void *ctx, const struct kp_report *r);
 	void *progress_ctx;
@@ -62,6 +67,7 @@ struct kp_report_opts {
 enum {
 	KP_REPORT_EOPEN = KP_ERROR_END + 1, /* the file did not open: r->open_err, r->s.r say why */
 	KP_REPORT_ENOEVENT,	/* it has no event called o->event_name: r->s.evl lists them */
+	KP_REPORT_ENOWALL,	/* --wall, but no off-CPU event (record --off-cpu) or no clock */
 };
 
 struct kp_report {
@@ -77,6 +83,12 @@ struct kp_report {
 	uint64_t *per_event;	/* samples kept per event */
 	struct kp_seq seq;	/* with o->seq: the kept samples in time order */
 	struct kp_tp *tp;	/* with o->tp_fields: the recording's tracepoint formats */
+	long off_event;		/* the off-CPU event (context-switches with switch records:
+				 * record --off-cpu), -1 for none; its weights are ns */
+	struct kp_offcpu off;	/* its open intervals, and how they closed */
+	uint32_t rq_loc;	/* with o->wall: the [runqueue] location */
+	struct kp_hash rq_nodes;	/* a preempted stack's node -> its [runqueue] node */
+	uint32_t nostack_node;	/* "[off-CPU without a stack]", once needed */
 };
 
 /*
@@ -92,7 +104,9 @@ void kp_report_release(struct kp_report *r);
  * "samples" with @by_samples or without periods, "ns" for the clocks, else "events". */
 const char *kp_report_event_unit(const struct kp_report *r, size_t e, bool by_samples);
 
-/* kp_report_print_header - "# kprof report of 'FILE': N samples of EVENT, period P, L lost". */
+/* kp_report_print_header - "# kprof report of 'FILE': N samples of EVENT (-F 4000), 587.25 ms
+ * in all, L lost": the sampling as it was asked (-F HZ or -c PERIOD), and the sum of the
+ * samples' periods in its unit (a duration for the clocks, events otherwise). */
 void kp_report_print_header(const struct kp_report *r, size_t e, FILE *out);
 
 /* kp_report_print_stats - what `--stats` shows: samples shown and filtered, per event, the

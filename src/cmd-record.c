@@ -52,6 +52,9 @@ static const char record_usage[] =
 	"                             file keeps the unwound call chains, not the copies\n"
 	"      --keep-stacks          with dwarf: store the stack copies instead, as perf\n"
 	"                             does, and unwind them at report time\n"
+	"      --off-cpu              also record where threads block and for how long: each\n"
+	"                             switch-out's stack (event offcpu), timed by the switch\n"
+	"                             records (kprof report --event offcpu, --wall)\n"
 	"      --unwind-backlog MIB   with dwarf: samples waiting to be unwound beyond this\n"
 	"                             are stored with their stack copies (default 64)\n"
 	"      --sample FIELDS        sample fields, comma-separated, instead of the default\n"
@@ -218,7 +221,7 @@ static int parse_level(const char *s, int *level)
 
 enum {
 	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER,
-	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG,
+	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU,
 };
 
 static const struct option long_opts[] = {
@@ -239,6 +242,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "unwind-backlog", required_argument, NULL, OPT_UNWIND_BACKLOG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -308,6 +312,9 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case OPT_KEEP_STACKS:
 		o->keep_stacks = true;
 		return 0;
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		return 0;
 	case OPT_UNWIND_BACKLOG:
 		if (parse_num(optarg, "--unwind-backlog", 0, 1u << 20, &v))
 			return 2;
@@ -350,6 +357,16 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 		return kp_usage_error("record", "-p, -t and -u attach: not with -a or a command");
 	if (!o->nr_evs && kp_evspec_parse("cpu-clock", &o->evs, &o->nr_evs))
 		return 1;
+	if (o->off_cpu) { /* beside the CPU samples: every switch-out, its stack and its length */
+		if (kp_evspec_parse("context-switches", &o->evs, &o->nr_evs))
+			return 1;
+		struct kp_evspec *e = &o->evs[o->nr_evs - 1];
+
+		e->off_cpu = true;
+		e->name = "offcpu";
+		free(e->spec);
+		e->spec = kp_xstrdup("offcpu");
+	}
 	return 0;
 }
 

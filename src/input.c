@@ -111,6 +111,12 @@ int kp_input_build(const struct kp_report_opts *o, struct kp_report *r)
 			kp_hint("it has '%s'", r->s.evl.ev[e].name);
 		return 1;
 	}
+	if (rc == -KP_REPORT_ENOWALL) {
+		kp_error("'%s' cannot give a wall-clock profile: it needs the off-CPU intervals and "
+			 "the CPU samples of a clock (cpu-clock or task-clock)", o->input);
+		kp_hint("record with: kprof record --off-cpu -F 999 -g -- COMMAND");
+		return 1;
+	}
 	return 0;
 }
 

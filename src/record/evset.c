@@ -181,10 +181,13 @@ static void mark_unsupported(struct kp_evset *s, size_t ev)
 			  "counts without it", e->spec);
 }
 
-static void explain_open(const struct kp_evset *s, size_t ev, int err)
+static void explain_open(const struct kp_evset *s, size_t ev, size_t t, int err)
 {
 	const struct kp_evspec *e = &s->o.evs[ev];
 
+	/* on another user's process, the owner is the reason, whatever perf_event_paranoid says */
+	if (!s->on_exec && kp_perf_explain_target(e->spec, s->pids[t], err))
+		return;
 	kp_evspec_explain(e, err);
 	if (grouped_member(s, ev) && err == -EINVAL)
 		kp_hint("'%s' is in a group led by '%s': the kernel puts only events that can "
@@ -221,7 +224,7 @@ static int open_one(struct kp_evset *s, size_t ev, size_t t, size_t ci)
 		return 0; /* a thread of the attached ones ended since /proc listed it */
 	if (fd < 0) {
 		/* when user space only fails too, the first refusal is the one to explain */
-		explain_open(s, ev, narrowed ? first : fd);
+		explain_open(s, ev, t, narrowed ? first : fd);
 		return narrowed ? first : fd;
 	}
 	if (narrowed) {
@@ -230,6 +233,10 @@ static int open_one(struct kp_evset *s, size_t ev, size_t t, size_t ci)
 			  s->o.doing, e->spec);
 		kp_hint("'sysctl kernel.perf_event_paranoid=1' or CAP_PERFMON allows kernel "
 			"events");
+		if (e->off_cpu) /* a switch-out happens in the kernel: user space never sees one */
+			kp_warn("--off-cpu: switch-outs cannot be sampled in user space only; the "
+				"switch records still time each thread's off-CPU intervals, shown "
+				"without their stacks");
 	}
 	s->fds[fd_index(s, ev, t, ci)] = fd;
 	return e->filter ? apply_filter(fd, e) : 0;

@@ -85,6 +85,8 @@ struct kp_evspec {
 	char *probe_arg;
 	unsigned token;
 	int group_leader;
+	bool off_cpu;		/* record --off-cpu's: every switch-out sampled, with the switch
+				 * records that time it (attr.context_switch) */
 };
 
 /**
@@ -163,12 +165,6 @@ bool kp_evspec_every_hit(const struct kp_evspec *e);
  * kp_perf_explain()'s.
  */
 void kp_evspec_explain(const struct kp_evspec *e, int err);
-
-/*
- * kp_evspec_suggest - print "hint: did you mean 'X'?" for the names of @names (up to five)
- * closest to @name by edit distance, if any is close; returns whether it printed one.
- */
-bool kp_evspec_suggest(const char *name, const char *const *names, size_t nr);
 
 /* kp_evspec_free - free @nr specs, their strings and the array. */
 void kp_evspec_free(struct kp_evspec *specs, size_t nr);

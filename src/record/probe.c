@@ -174,7 +174,7 @@ static void no_function(const struct elf_file *ef, const char *spec, const char 
 	if (!n.nr)
 		kp_hint("'%s' has no function symbols (stripped?): uprobe:PATH:0xADDR probes an "
 			"address", path);
-	else if (!kp_evspec_suggest(symbol, (const char *const *)n.v, n.nr))
+	else if (!kp_hint_nearest(symbol, (const char *const *)n.v, n.nr))
 		kp_hint("'nm %s' (or 'nm -D' for a library) lists its functions", path);
 	for (size_t i = 0; i < n.nr; i++)
 		free(n.v[i]);

@@ -77,6 +77,11 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->sample_period = 1;
 		a->freq = 0;
 	}
+	if (e->off_cpu) { /* each switch-out, timed by the switch records around it */
+		a->sample_period = 1;
+		a->freq = 0;
+		a->context_switch = 1;
+	}
 	a->read_format = PERF_FORMAT_LOST;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
@@ -439,13 +444,21 @@ static bool finished(struct kp_recorder *rec)
 	if (o->duration > 0 && elapsed(rec) >= o->duration) {
 		if (o->argv && !rec->child.done)
 			kill(rec->child.pid, SIGTERM);
-		return !o->argv;
+		return !o->argv || rec->child.done; /* with a command: once it has ended */
 	}
 	if (o->argv)
 		return rec->child.done;
 	if (kp_child_signals())
 		return true;
 	return !o->system_wide && !targets_alive(rec);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void record_loop(struct kp_recorder *rec)
@@ -475,6 +488,7 @@ static void record_loop(struct kp_recorder *rec)
 		return;
 	}
 	kp_evset_disable(&rec->set);
+	rec->stopped_ns = now_ns();
 	drain_all(rec);
 	kp_child_wait(&rec->child);
 }
@@ -537,6 +551,22 @@ static void warn_truncated(const struct kp_online *on)
 		kp_hint("%s", hint);
 }
 
+/* --off-cpu: the switches recorded, and what recording them cost (this process's CPU). */
+static void off_cpu_summary(const struct kp_recorder *rec)
+{
+	uint64_t switches = 0;
+	struct rusage ru;
+	double cpu = 0;
+
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
+		switches += rec->rings[ci].switches;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	kp_notice("off-CPU: %llu switch records (in and out), the recorder's CPU %.3f s in all",
+		  (unsigned long long)switches, cpu);
+}
+
 static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
 		    const struct kp_rec_stats *s)
 {
@@ -563,6 +593,8 @@ static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
 	if (s->throttles)
 		kp_warn("the kernel throttled sampling %llu times: lower -F or raise -c",
 			(unsigned long long)s->throttles);
+	if (rec->o->off_cpu)
+		off_cpu_summary(rec);
 }
 
 static int report_kept(const struct kp_recorder *rec, const struct kp_writer *w)
@@ -594,6 +626,8 @@ static int finish(struct kp_recorder *rec)
 		kp_writer_close(w);
 		return report_kept(rec, w);
 	}
+	if (rec->stopped_ns) /* where intervals still open end (off-CPU) */
+		add_meta_u64(w, "end-monotonic-ns", rec->stopped_ns);
 	write_stats(rec, w, &s);
 	werr = kp_writer_close(w);
 	if (werr) {

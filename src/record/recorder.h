@@ -29,6 +29,7 @@ struct kp_record_opts {
 	uint64_t period;	/* -c; 0 = use freq */
 	uint64_t freq;		/* -F, default 4000 */
 	bool callchain;		/* -g */
+	bool off_cpu;		/* --off-cpu: the "offcpu" event (context-switches) is in evs */
 	uint32_t stack_user;	/* --call-graph dwarf[,SIZE]: bytes of user stack per sample */
 	bool keep_stacks;	/* --keep-stacks: store the copies, do not unwind while recording */
 	size_t unwind_backlog;	/* --unwind-backlog: bytes queued for unwinding before copies
@@ -69,6 +70,7 @@ struct kp_recorder {
 	struct kp_child child;	/* the command, when there is one */
 	uint64_t wakeups;
 	struct timespec started;
+	uint64_t stopped_ns;	/* CLOCK_MONOTONIC when sampling stopped (META end-monotonic-ns) */
 	struct kp_kallsyms ks;	/* read before the command starts */
 	struct kp_evlist evl;	/* the events as written: which event a record is of */
 };

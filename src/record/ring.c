@@ -44,6 +44,8 @@ static void account(struct kp_ring *r, const uint8_t *p, size_t len)
 			r->lost_records += lost.lost;
 		else if (h->type == PERF_RECORD_THROTTLE)
 			r->throttles++;
+		else if (h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE)
+			r->switches++;
 		pos += h->size;
 	}
 }

@@ -24,6 +24,7 @@ struct kp_ring {
 	int cpu;
 	/* counters, from the records copied */
 	uint64_t samples, records, lost_records, throttles, bytes;
+	uint64_t switches;	/* PERF_RECORD_SWITCH and _CPU_WIDE (--off-cpu) */
 	uint64_t lost_read;	/* PERF_FORMAT_LOST, summed over the fds of this ring at the end */
 };
 

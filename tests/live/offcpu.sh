@@ -1,0 +1,127 @@
+#!/bin/sh
+# Live: record --off-cpu on tests/workloads/waits, whose main thread spins, sleeps and blocks
+# on a pipe for known times each round, timed by its own CLOCK_MONOTONIC: the off-CPU shares of
+# nap and wait_pipe, and the wall-clock shares of all three (report --wall), within 5 points;
+# with DWARF unwinding and with frame pointers, system-wide (-a), and as an unprivileged user;
+# the intervals' ns in the folded stacks, --stats, an interval still open when the recording
+# ends (closed there, counted, not dropped), and --wall's refusal without off-CPU data.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+
+WAITS="$top_builddir/tests/workloads/waits"
+# truth OUT NAME [NAME...]: the share in % of the NAMEs' time among all of them, or of the
+# whole wall time with --wall as NAME
+truth() {
+	out=$1; shift
+	awk -F= -v names="$*" 'BEGIN { n = split(names, w, " ") }
+		{ v[$1] = $2 } END {
+			if (w[1] == "--wall") { f = w[2]; t = v["wall_ns"] }
+			else { f = w[1]; t = 0; for (i = 1; i <= n; i++) t += v[w[i] "_ns"] }
+			if (t > 0) printf "%.2f", 100 * v[f "_ns"] / t }' "$out"
+}
+# share FUNC FLAT: FUNC's total share in a --flat listing
+share() { awk -v f="$1" '$NF == f { sub("%", "", $2); print $2; exit }' "$2"; }
+tid_of() { sed -n 's/^tid=//p' "$1"; }
+
+# off_shares TAG FILE OUT: the off-CPU shares of nap and wait_pipe in the main thread
+off_shares() {
+	tag=$1 file=$2 out=$3 tid=$(tid_of "$3")
+	"$KPROF" report -i "$file" --event offcpu --flat --tid "$tid" --color never >"$WORK/$tag.off" 2>"$WORK/$tag.off.err"
+	for f in nap wait_pipe; do
+		other=nap; [ $f = nap ] && other=wait_pipe
+		got=$(share $f "$WORK/$tag.off") want=$(truth "$out" $f $other)
+		check "$tag: $f holds $got% of the main thread's off-CPU time, its clock $want% (5 points)" \
+			points "$got" "$want" 5
+	done
+}
+# wall_shares TAG FILE OUT: the wall-clock shares of spin, nap and wait_pipe
+wall_shares() {
+	tag=$1 file=$2 out=$3 tid=$(tid_of "$3")
+	"$KPROF" report -i "$file" --wall --flat --tid "$tid" --color never >"$WORK/$tag.wall" 2>"$WORK/$tag.wall.err"
+	for f in spin nap wait_pipe; do
+		got=$(share $f "$WORK/$tag.wall") want=$(truth "$out" --wall $f)
+		check "$tag --wall: $f holds $got% of the main thread's wall time, its clock $want% (5 points)" \
+			points "$got" "$want" 5
+	done
+}
+
+"$KPROF" record --off-cpu --call-graph dwarf -o "$WORK/d.kprof" -- "$WAITS" >"$WORK/d.out" 2>"$WORK/d.err"
+check "record --off-cpu --call-graph dwarf succeeds" [ $? -eq 0 ]
+check "... and says how many switch records it took" grep -q "^kprof: off-CPU: [1-9][0-9]* switch records" "$WORK/d.err"
+off_shares dwarf "$WORK/d.kprof" "$WORK/d.out"
+wall_shares dwarf "$WORK/d.kprof" "$WORK/d.out"
+check "the off-CPU header gives time in all" grep -q "samples of offcpu, .* in all" "$WORK/dwarf.off"
+check "the flat view shows the self time" grep -q "self time" "$WORK/dwarf.off"
+check "--wall names its event wall" grep -q "samples of wall, " "$WORK/dwarf.wall"
+
+"$KPROF" report -i "$WORK/d.kprof" --event offcpu --folded --tid "$(tid_of "$WORK/d.out")" >"$WORK/d.folded" 2>/dev/null
+total=$("$KPROF" report -i "$WORK/d.kprof" --event offcpu --stats --flat --tid "$(tid_of "$WORK/d.out")" 2>/dev/null |
+	sed -n 's/^# off-CPU intervals: [0-9]* blocked (\([0-9.]*\) s).*/\1/p')
+sum=$(awk '{ s += $NF } END { printf "%.3f", s / 1e9 }' "$WORK/d.folded")
+check "the folded off-CPU weights are ns: $sum s, --stats' blocked time $total s" \
+	awk -v a="$sum" -v b="$total" 'BEGIN { d = a - b; exit !(b > 0 && d < 0.002 && d > -0.002) }'
+nap_ns=$(sed -n 's/^nap_ns=//p' "$WORK/d.out")
+nap_folded=$(awk '/;nap;/ || / nap;/ { s += $NF } END { print s + 0 }' "$WORK/d.folded")
+check "nap's folded ns are its clock's $nap_ns within 5% ($nap_folded)" within 5 "$nap_folded" "$nap_ns"
+"$KPROF" report -i "$WORK/d.kprof" --event offcpu --flat --stats --tid "$(tid_of "$WORK/d.out")" >"$WORK/d.stats" 2>&1
+check "--stats counts the main thread's 20 blocked intervals or more, none lost" \
+	awk '/^# off-CPU intervals:/ { exit !($4 >= 20 && / without their stack 0,/) } END { if (!NR) exit 1 }' "$WORK/d.stats"
+
+"$KPROF" record --off-cpu -g -o "$WORK/g.kprof" -- "$WAITS" >"$WORK/g.out" 2>/dev/null
+check "record --off-cpu -g succeeds" [ $? -eq 0 ]
+off_shares -g "$WORK/g.kprof" "$WORK/g.out"
+
+if [ "$(id -u)" -eq 0 ]; then
+	"$KPROF" record -a --off-cpu -g -o "$WORK/a.kprof" -- "$WAITS" >"$WORK/a.out" 2>/dev/null
+	check "record -a --off-cpu -g succeeds (per-CPU switch records)" [ $? -eq 0 ]
+	off_shares -a "$WORK/a.kprof" "$WORK/a.out"
+else
+	skips 3 "-a needs root"
+fi
+
+# an interval open when the recording stops: closed at its end, counted. The shell attached to
+# blocks in wait4 for each of its sleeps, and is blocked there when --duration ends.
+sh -c 'while :; do sleep 0.3; done' &
+loop=$!
+"$KPROF" record --off-cpu -g --duration 0.5 -p "$loop" -o "$WORK/e.kprof" >/dev/null 2>"$WORK/e.err"
+kill "$loop"
+"$KPROF" report -i "$WORK/e.kprof" --event offcpu --flat --stats --pid "$loop" >"$WORK/e.stats" 2>&1
+check "a shell still blocked when the recording ends is closed there and counted" \
+	grep -q "at the end of the recording [1-9]" "$WORK/e.stats"
+blocked=$(sed -n 's/^# off-CPU intervals: [0-9]* blocked (\([0-9.]*\) s).*/\1/p' "$WORK/e.stats")
+check "... its time within the recording's 0.5 s, not more ($blocked s)" \
+	awk -v b="$blocked" 'BEGIN { exit !(b > 0.1 && b <= 0.6) }'
+"$KPROF" record --off-cpu --duration 0.3 -o "$WORK/d2.kprof" -- sleep 5 >/dev/null 2>&1
+check "--duration with a command ends the recording once the command has ended (status $?)" \
+	[ -s "$WORK/d2.kprof" ]
+
+"$KPROF" record -g -o "$WORK/plain.kprof" -- "$WAITS" 2 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/plain.kprof" --wall >"$WORK/nowall" 2>"$WORK/nowall.err"
+check "--wall without off-CPU data fails (status $?) saying why" \
+	sh -c "[ -s '$WORK/nowall.err' ] && grep -q 'cannot give a wall-clock profile' '$WORK/nowall.err' && grep -q 'record --off-cpu' '$WORK/nowall.err' && [ ! -s '$WORK/nowall' ]"
+
+# --- an unprivileged user: one's own processes need no privilege ---------------------------
+if temp_user 3 "$WAITS"; then
+	as_user "$user" "$UNPRIV/kprof" record --off-cpu -g -o "$UNPRIV/out/u.kprof" -- "$UNPRIV/waits" \
+		>"$WORK/u.out" 2>"$WORK/u.err"
+	rc=$?
+	cp "$UNPRIV/out/u.kprof" "$WORK/u.kprof" 2>/dev/null
+	check "unprivileged: record --off-cpu -g succeeds ($rc)" sh -c "[ $rc -eq 0 ] && [ -s '$WORK/u.kprof' ]"
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+		# switch-outs happen in the kernel, which this user may not sample: the
+		# switch records still time the intervals
+		check "... saying that the switch-outs have no stacks in user space only" \
+			grep -q "switch-outs cannot be sampled in user space only" "$WORK/u.err"
+		tid=$(tid_of "$WORK/u.out")
+		"$KPROF" report -i "$WORK/u.kprof" --event offcpu --flat --tid "$tid" --color never >"$WORK/u.off" 2>/dev/null
+		got=$(awk '$NF == "stack]" { print $3; exit }' "$WORK/u.off")
+		want=$(awk -F= '{ v[$1] = $2 } END { printf "%.3f", (v["nap_ns"] + v["wait_pipe_ns"]) / 1e6 }' "$WORK/u.out")
+		check "... the main thread's off-CPU time is its clocks' nap and wait_pipe: $got ms of $want ms (5%)" \
+			within 5 "$got" "$want"
+	else
+		off_shares unprivileged "$WORK/u.kprof" "$WORK/u.out"
+	fi
+	userdel "$user" 2>/dev/null
+fi
+
+done_testing
