@@ -21,6 +21,11 @@
  * A thread's slices are kept until the thread ends, in the order they opened, which is time
  * order with parents before their children: readers that sort stably by time then nest them
  * as they were.
+ *
+ * An off-CPU interval (record --off-cpu: report --event offcpu, --wall) is a run of its own
+ * whose stack is where the thread left the CPU; under that stack's innermost frame it gets one
+ * more slice, "[blocked]" (category "offcpu") or "[runnable]" (category "runqueue"), spanning
+ * the interval, with its length in ns in args, so that Perfetto tells waiting from running.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +37,9 @@
 
 struct slice {
 	uint32_t node;
+	uint32_t kind;		/* KP_SEQ_SAMPLES: a frame; else the off-CPU interval's leaf */
 	uint64_t ts, end;	/* ticks */
+	uint64_t span;		/* the interval's length, ns */
 };
 
 #define TICKS_PER_US	16
@@ -170,17 +177,41 @@ static void run(struct chart *c, const struct kp_seq_ent *e, const struct kp_seq
 
 	if (e->time >= c->end + GAP_NS)
 		close_to(c, 0, end);
-	while (d < c->depth && d < n &&
+	while (d < c->depth && d < n && c->slices[c->open[d]].kind == KP_SEQ_SAMPLES &&
 	       frame_name(c->p, c->slices[c->open[d]].node) == frame_name(c->p, c->path[d]))
 		d++;
 	close_to(c, d, change_at(begin, end));
-	KP_GROW(c->open, c->cap_open, n);
-	for (; d < n; d++) {
+	KP_GROW(c->open, c->cap_open, n + 1);
+	for (; d <= n; d++) {
+		if (d == n && e->kind == KP_SEQ_SAMPLES)
+			break;
 		KP_GROW(c->slices, c->cap_slices, c->nr_slices + 1);
-		c->slices[c->nr_slices] = (struct slice){ c->path[d], begin, begin };
+		c->slices[c->nr_slices] = (struct slice){
+			.node = d < n ? c->path[d] : e->node, .ts = begin, .end = begin,
+			.kind = d < n ? KP_SEQ_SAMPLES : e->kind, .span = d < n ? 0 : e->span,
+		};
 		c->open[c->depth++] = (uint32_t)c->nr_slices++;
 	}
 	c->end = kp_view_run_end(c->p, c->o, e, next);
+}
+
+static const char *slice_name(const struct kp_profile *p, const struct slice *s,
+			      const struct kp_loc *l)
+{
+	if (s->kind == KP_SEQ_BLOCKED)
+		return "[blocked]";
+	if (s->kind == KP_SEQ_RUNNABLE)
+		return "[runnable]";
+	return kp_strtab_get(p->strs, p->funcs[l->func].name);
+}
+
+static const char *slice_cat(const struct slice *s, const struct kp_loc *l)
+{
+	if (s->kind == KP_SEQ_BLOCKED)
+		return "offcpu";
+	if (s->kind == KP_SEQ_RUNNABLE)
+		return "runqueue";
+	return l->flags & KP_LOC_KERNEL ? "kernel" : "user";
 }
 
 static void write_slices(struct chart *c)
@@ -193,15 +224,20 @@ static void write_slices(struct chart *c)
 
 		if (s->end <= s->ts)
 			continue; /* under a tick: nothing to see, and readers misorder it at its ts */
-		event_head(c->j, "X", kp_strtab_get(p->strs, p->funcs[l->func].name), c->t->pid,
-			   c->t->tid);
+		event_head(c->j, "X", slice_name(p, s, l), c->t->pid, c->t->tid);
 		kp_json_key(c->j, "cat");
-		kp_json_str(c->j, l->flags & KP_LOC_KERNEL ? "kernel" : "user");
+		kp_json_str(c->j, slice_cat(s, l));
 		kp_json_key(c->j, "ts");
 		json_ticks(c->j, s->ts);
 		kp_json_key(c->j, "dur");
 		json_ticks(c->j, s->end - s->ts);
-		if (l->file) {
+		if (s->kind != KP_SEQ_SAMPLES) {
+			kp_json_key(c->j, "args");
+			kp_json_obj(c->j);
+			kp_json_key(c->j, "wait_ns");
+			kp_json_u64(c->j, s->span);
+			kp_json_obj_end(c->j);
+		} else if (l->file) {
 			kp_json_key(c->j, "args");
 			kp_json_obj(c->j);
 			kp_json_key(c->j, "file");

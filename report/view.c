@@ -268,6 +268,8 @@ uint64_t kp_view_run_end(const struct kp_profile *p, const struct kp_view_opts *
 {
 	uint64_t iv = kp_view_interval(p, o, e), end;
 
+	if (e->kind != KP_SEQ_SAMPLES) /* an off-CPU interval: its own length, whatever it weighs */
+		return __builtin_add_overflow(e->time, e->span, &end) ? UINT64_MAX : end;
 	if (!iv && next) /* a run of unknown length: up to the next, or a microsecond a sample */
 		return next->time > e->time ? next->time : e->time;
 	if (__builtin_mul_overflow(e->count ? e->count : 1, iv ? iv : 1000, &end) ||

@@ -207,7 +207,8 @@ const char *kp_view_unit(const struct kp_profile *p, const struct kp_view_opts *
 uint64_t kp_view_interval(const struct kp_profile *p, const struct kp_view_opts *o,
 			  const struct kp_seq_ent *e);
 
-/* kp_view_run_end - when the run @e ends, @next being the thread's next run (or NULL). */
+/* kp_view_run_end - when the run @e ends, @next being the thread's next run (or NULL); an
+ * off-CPU interval ends after its span. */
 uint64_t kp_view_run_end(const struct kp_profile *p, const struct kp_view_opts *o,
 			 const struct kp_seq_ent *e, const struct kp_seq_ent *next);
 

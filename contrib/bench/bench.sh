@@ -6,7 +6,7 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate);
+#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu);
 #                                    the table holds theirs
 #   STACKCOLLAPSE=PATH ...           FlameGraph's stackcollapse-perf.pl (default: on PATH), the
 #                                    collapse perf users pipe perf script into (perfdata)
@@ -27,7 +27,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -37,8 +37,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -714,6 +714,60 @@ if want annotate; then
 	annotate_bench
 fi
 
+# --- 7. The cost of recording context switches (--off-cpu), on a pipe ping-pong ------------------
+# Two processes pass a byte back and forth, each blocking in read(): every round trip is two
+# switches out while blocked. Alone, under kprof record --off-cpu -g (the context-switches
+# event at period 1 with call chains, and switch records), under plain CPU sampling (kprof
+# record -g), under the tracepoint instead (-e sched:sched_switch -g, root) and under perf's
+# same mechanism (perf record -e context-switches -c 1 --switch-events -g: Debian's perf
+# ignores --off-cpu without BPF). The wall time of a ping-pong moves with where the scheduler
+# puts the two processes, so the workload's own CPU (user + sys, where the kernel's cost of
+# each switch sample is charged) and the recorder's are the figures to compare.
+inner_cpu() { awk '{ printf "%.3f", $1 + $2 }' "$tmp/inner"; }
+offcpu_bench() {
+	local d=$tmp/offcpu n=$((200000 / scale)) i t
+	mkdir -p "$d"
+	cc -O2 -g -fno-omit-frame-pointer -o "$d/pingpong" "$top/contrib/bench/pingpong.c"
+	echo "bench: off-CPU on a pipe ping-pong ($runs runs each, alternating)..." >&2
+	local -A cmd=(
+		[koff]="$kprof record --off-cpu -g -o $d/r.kprof"
+		[kcpu]="$kprof record -g -o $d/r.kprof"
+		[ksw]="$kprof record -e sched:sched_switch -g -o $d/r.kprof"
+		[perf]="perf record -e context-switches -c 1 --switch-events -g -o $d/r.data"
+	)
+	local tools="koff kcpu perf"
+	[ "$(id -u)" = 0 ] && tools="koff kcpu ksw perf"
+	for i in $(seq 0 "$runs"); do
+		local f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		# alone: "wall - - cpu switches/s", the wall time by its own clock
+		/usr/bin/time -f "%U %S" -o "$tmp/inner" "$d/pingpong" "$n" >"$d/pp.out"
+		echo "$(sed -n 's/.* in \([0-9.]*\) s:.*/\1/p' "$d/pp.out") - - $(inner_cpu) $(sed -n 's/.*: \([0-9]*\) switches\/s/\1/p' "$d/pp.out")" >>"$f/alone"
+		for t in $tools; do
+			# shellcheck disable=SC2086
+			run "$f/$t" ${cmd[$t]} -- "${timed[@]}" "$d/pingpong" "$n"
+			local samples bytes
+			if [ $t = perf ]; then samples=$(perf_samples); bytes=$(stat -c %s "$d/r.data")
+			else samples=$(kprof_samples); bytes=$(stat -c %s "$d/r.kprof"); fi
+			echo "$samples $bytes $(inner_cpu) $(recorder_cpu "$f/$t") $(sed -n 's/.*off-CPU: \([0-9]*\) switch records.*/\1/p' "$tmp/err")" >>"$f/$t.n"
+		done
+	done
+	offcpu_trips=$n
+	offcpu_rate=$(med "$d/alone" 5)
+	offcpu_rows="| alone | $(range "$d/alone" 1) | | $(range "$d/alone" 4) | | | |"$'\n'
+	local -A label=(
+		[koff]="kprof record --off-cpu -g" [kcpu]="kprof record -g (CPU samples only)"
+		[ksw]="kprof record -e sched:sched_switch -g"
+		[perf]="perf record -e context-switches -c 1 --switch-events -g"
+	)
+	for t in $tools; do
+		offcpu_rows+="| ${label[$t]} | $(range "$d/$t" 1) | $(pct "$(med "$d/$t" 1)" "$(med "$d/alone" 1)")% | $(range "$d/$t.n" 3) | $(med "$d/$t.n" 4) | $(med "$d/$t.n" 1)$([ $t = koff ] && echo " (+ $(med "$d/$t.n" 5) switch records)") | $(bps "$d/$t.n") |"$'\n'
+	done
+}
+
+if want offcpu; then
+	offcpu_bench
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -854,5 +908,13 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| functions | kprof annotate | perf annotate --stdio | speed-up | kprof peak RSS KB |"
 		echo "|---|---|---|---|---|"
 		printf "%s" "$annotate_rows"
+	fi
+	if want offcpu; then
+		echo
+		echo "### Off-CPU: a pipe ping-pong of $offcpu_trips round trips, $offcpu_rate switches/s alone; wall s, median (min-max)"
+		echo
+		echo "| recording | wall s | wall slowdown | the workload's CPU s (user + sys) | recorder CPU s | samples | bytes per sample |"
+		echo "|---|---|---|---|---|---|---|"
+		printf "%s" "$offcpu_rows"
 	fi
 } | tee "$out/results.md"

@@ -3,7 +3,7 @@
 # on a pipe for known times each round, timed by its own CLOCK_MONOTONIC: the off-CPU shares of
 # nap and wait_pipe, and the wall-clock shares of all three (report --wall), within 5 points;
 # with DWARF unwinding and with frame pointers, system-wide (-a), and as an unprivileged user;
-# the intervals' ns in the folded stacks, --stats, an interval still open when the recording
+# the intervals' ns in the folded stacks and the Chrome trace's slices, --stats, an interval still open when the recording
 # ends (closed there, counted, not dropped), and --wall's refusal without off-CPU data.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -63,6 +63,31 @@ check "the folded off-CPU weights are ns: $sum s, --stats' blocked time $total s
 nap_ns=$(sed -n 's/^nap_ns=//p' "$WORK/d.out")
 nap_folded=$(awk '/;nap;/ || / nap;/ { s += $NF } END { print s + 0 }' "$WORK/d.folded")
 check "nap's folded ns are its clock's $nap_ns within 5% ($nap_folded)" within 5 "$nap_folded" "$nap_ns"
+# the Chrome trace (Perfetto): each interval a slice of its length under its stack, with a
+# "[blocked]" leaf; the slices of nap and wait_pipe, and the leaves, add up to the clocks
+# chrome_ms JSON NAME: the sum of NAME's complete events' durations, in ms
+chrome_ms() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("%.3f" % (sum(e["dur"] for e in d["traceEvents"] if e["ph"] == "X" and e["name"] == sys.argv[2]) / 1000))' "$@"
+}
+for v in "offcpu|--event offcpu" "wall|--wall"; do
+	"$KPROF" report -i "$WORK/d.kprof" ${v#*|} --format chrome --tid "$(tid_of "$WORK/d.out")" \
+		-o "$WORK/d.${v%%|*}.json" 2>/dev/null
+	for f in nap wait_pipe; do
+		want=$(sed -n "s/^${f}_ns=//p" "$WORK/d.out") got=$(chrome_ms "$WORK/d.${v%%|*}.json" $f)
+		check "chrome trace of ${v#*|}: $f's slices add up to its clock within 5% ($got ms, ${want} ns)" \
+			within 5 "$(awk -v m="$got" 'BEGIN { printf "%.0f", m * 1e6 }')" "$want"
+	done
+	want=$(sed -n 's/^\(nap\|wait_pipe\)_ns=//p' "$WORK/d.out" | awk '{ s += $1 } END { print s }')
+	got=$(chrome_ms "$WORK/d.${v%%|*}.json" "[blocked]")
+	check "chrome trace of ${v#*|}: the [blocked] slices add up to nap's and wait_pipe's clocks within 5% ($got ms)" \
+		within 5 "$(awk -v m="$got" 'BEGIN { printf "%.0f", m * 1e6 }')" "$want"
+done
+check "a [blocked] slice is of category offcpu and gives its wait in ns" python3 -c 'import json, sys
+e = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "[blocked]"]
+sys.exit(not (e and all(x["cat"] == "offcpu" and abs(x["args"]["wait_ns"] / 1000 - x["dur"]) < 1 for x in e)))' "$WORK/d.offcpu.json"
+
 "$KPROF" report -i "$WORK/d.kprof" --event offcpu --flat --stats --tid "$(tid_of "$WORK/d.out")" >"$WORK/d.stats" 2>&1
 check "--stats counts the main thread's 20 blocked intervals or more, none lost" \
 	awk '/^# off-CPU intervals:/ { exit !($4 >= 20 && / without their stack 0,/) } END { if (!NR) exit 1 }' "$WORK/d.stats"
