@@ -2,10 +2,13 @@
 /*
  * view-folded.c - FlameGraph's folded stacks: one line per distinct stack, "comm;caller;...;
  * leaf count", sorted, as flamegraph.pl, inferno and speedscope read them. The count is the
- * stack's weight (kp_view_weight(): its period, or with --weight samples its samples). Names
+ * stack's weight (kp_view_weight(): its period, or with --weight samples its samples), for a
+ * time profile in ns, or in µs or ms with --folded-unit (thousandths kept). Names
  * have ';' (the separator) and line breaks replaced so that every line stays one stack.
  */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +48,35 @@ const char *kp_view_annotation(uint32_t flags)
 {
 	return flags & KP_LOC_KERNEL ? "_[k]" : flags & KP_LOC_INLINED ? "_[i]"
 	       : flags & KP_LOC_JIT ? "_[j]" : "";
+}
+
+/* --folded-unit: ns, us (µs) or ms, the divisor of a time profile's ns */
+static const struct { const char *name; double div; } folded_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 },
+};
+
+static int parse_unit(struct kp_view_opts *o, const char *arg, char *why, size_t size)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(folded_units); i++)
+		if (!strcmp(arg, folded_units[i].name)) {
+			o->folded_unit = folded_units[i].div > 1 ? folded_units[i].name : NULL;
+			return 0;
+		}
+	snprintf(why, size, "bad --folded-unit '%s' (known: ns, us, ms)", arg);
+	return -EINVAL;
+}
+
+const struct kp_view_option kp_folded_options[] = {
+	{ "folded-unit", "UNIT", "a time profile's counts in ns (default), us or ms", parse_unit },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static double unit_div(const struct kp_view_opts *o)
+{
+	for (size_t i = 0; o->folded_unit && i < ARRAY_SIZE(folded_units); i++)
+		if (!strcmp(o->folded_unit, folded_units[i].name))
+			return folded_units[i].div;
+	return 1;
 }
 
 /* A folded value: thousandths kept when they are not zero. */
@@ -92,6 +124,10 @@ static void walk(struct folded *f, uint32_t node)
 			counts[n++] = ' ';
 			put_value(counts + n, sizeof(counts) - n,
 				  kp_profile_self(p, node, 1)->period / 1000.0);
+		} else if (f->o->folded_unit) {
+			put_value(counts, sizeof(counts),
+				  (double)kp_view_weight(f->o, kp_profile_self(p, node, f->o->event)) /
+					  unit_div(f->o));
 		} else {
 			snprintf(counts, sizeof(counts), "%llu",
 				 (unsigned long long)kp_view_weight(

@@ -12,7 +12,7 @@ const struct kp_view kp_views[] = {
 	{ "flat", kp_view_flat, "functions by self time", .text = true,
 	  .options = kp_flat_options },
 	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count",
-	  .one_event = true },
+	  .one_event = true, .options = kp_folded_options },
 	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
 	  .inverted = KP_INVERTED_ICICLE, .seq = KP_SEQ_FLAMECHART },
 	{ "pprof", kp_view_pprof, "pprof's profile.proto, gzipped: go tool pprof, Pyroscope, Parca",

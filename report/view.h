@@ -61,6 +61,8 @@ struct kp_view_opts {
 	bool diff;		/* tree: event 0 is BASE, event 1 NEW; show the change */
 	unsigned sort;		/* flat: the grouping, KP_SORT_* (0: by symbol) */
 	unsigned no_labels;	/* pprof: KP_LABEL_* left out of each sample (0: all) */
+	const char *folded_unit; /* folded: "us" or "ms" for a time profile's counts (NULL: ns);
+				  * the command refuses it for a profile not in ns */
 	const struct kp_seq *seq; /* the samples in time order, for a view whose seq trait asks */
 	struct kp_svg_opts svg;
 };
@@ -122,6 +124,7 @@ int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 extern const struct kp_view_option kp_flat_options[];
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+extern const struct kp_view_option kp_folded_options[];
 int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_pprof(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 extern const struct kp_view_option kp_pprof_options[];

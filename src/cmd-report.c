@@ -232,6 +232,11 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 				kp_report_warnings(rep, true, false, say_in, out);
 		}
 		r->vo.event = e;
+		if (r->vo.folded_unit && strcmp(r->vo.svg.countname, "ns")) {
+			kp_error("--folded-unit %s: '%s' is not a time profile (its counts are %s)",
+				 r->vo.folded_unit, s->evl.ev[e].name, r->vo.svg.countname);
+			return -KP_ERROR_END;
+		}
 		if (!text && !kp_profile_total(&rep->prof, 0, e)->count)
 			kp_notice("'%s' has no samples of %s%s: the %s output is an empty profile",
 				  r->ro.input, s->evl.ev[e].name,

@@ -63,6 +63,25 @@ check "the folded off-CPU weights are ns: $sum s, --stats' blocked time $total s
 nap_ns=$(sed -n 's/^nap_ns=//p' "$WORK/d.out")
 nap_folded=$(awk '/;nap;/ || / nap;/ { s += $NF } END { print s + 0 }' "$WORK/d.folded")
 check "nap's folded ns are its clock's $nap_ns within 5% ($nap_folded)" within 5 "$nap_folded" "$nap_ns"
+# --folded-unit: the same stacks with their ns as µs or ms (thousandths kept); refused for a
+# profile that is not time, before anything is written
+for u in us:1000 ms:1000000; do
+	"$KPROF" report -i "$WORK/d.kprof" --event offcpu --folded --folded-unit ${u%%:*} \
+		--tid "$(tid_of "$WORK/d.out")" >"$WORK/d.${u%%:*}" 2>/dev/null
+	check "--folded-unit ${u%%:*}: the same stacks, each count its ns / ${u#*:}" awk -v d=${u#*:} '
+		NR == FNR { ns[substr($0, 1, length($0) - length($NF))] = $NF; n++; next }
+		{ k = substr($0, 1, length($0) - length($NF)); m++
+		  if (!(k in ns) || ($NF - ns[k] / d > 0.0006 || ns[k] / d - $NF > 0.0006)) exit 1 }
+		END { exit !(n > 0 && n == m) }' "$WORK/d.folded" "$WORK/d.${u%%:*}"
+done
+"$KPROF" report -i "$WORK/d.kprof" --event offcpu --folded --folded-unit s >"$WORK/fu.out" 2>"$WORK/fu.err"
+check "--folded-unit s is a usage error naming the units ($?), nothing on stdout" sh -c \
+	"[ $? -eq 2 ] && [ ! -s '$WORK/fu.out' ] && grep -qxF \"kprof report: bad --folded-unit 's' (known: ns, us, ms)\" '$WORK/fu.err'"
+"$KPROF" report -i "$WORK/d.kprof" --event offcpu --weight samples --folded --folded-unit ms \
+	-o "$WORK/fu.folded" 2>"$WORK/fu.err"
+check "--folded-unit on a profile of samples is an error ($?) that says so, and no file" sh -c \
+	"[ $? -eq 1 ] && [ ! -e '$WORK/fu.folded' ] && grep -qF \"kprof: --folded-unit ms: 'offcpu' is not a time profile (its counts are samples)\" '$WORK/fu.err'"
+
 # the Chrome trace (Perfetto): each interval a slice of its length under its stack, with a
 # "[blocked]" leaf; the slices of nap and wait_pipe, and the leaves, add up to the clocks
 # chrome_ms JSON NAME: the sum of NAME's complete events' durations, in ms
