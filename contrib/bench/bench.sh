@@ -63,11 +63,15 @@ declare -A workloads=(
 order=(split-fp split-nofp deep-200 threads-2 forks-300)
 
 # --- measuring --------------------------------------------------------------------------------
-# run FILE CMD...: append "wall cpu maxrss_kb" of CMD to FILE; CMD's stderr is kept in $tmp/err
+# run FILE CMD...: append "wall cpu maxrss_kb" of CMD to FILE; CMD's stderr is kept in $tmp/err.
+# The wall time is taken to the µs around /usr/bin/time (whose own %e is in centiseconds, too
+# coarse for a report of a few ms), so it includes time's fork and exec, about a millisecond.
 run() {
-	local file=$1; shift
-	/usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
-	awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$tmp/t" >>"$file"
+	local file=$1 t0 t1; shift
+	t0=$(date +%s%N)
+	/usr/bin/time -f "%U %S %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
+	t1=$(date +%s%N)
+	awk -v w=$(( (t1 - t0) / 1000 )) '{ printf "%.4f %.3f %s\n", w / 1e6, $1 + $2, $3 }' "$tmp/t" >>"$file"
 }
 # stat FILE COLUMN: "median min max" of a column (1 wall, 2 cpu, 3 rss, 4 extra)
 stat_() {
