@@ -6,7 +6,6 @@
  */
 #include "annotate.h"
 
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,17 +17,20 @@
 #include <unistd.h>
 
 #include "formats/util.h"
+#include "report/disasm-lib.h"
 #include "report/hash.h"
 #include "report/ksyms.h"
 #include "report/strtab.h"
 
 /* --- the machines capstone decodes for us: one row each ---------------------------------- */
 
+static const struct kp_cs *cs;	/* capstone, loaded on first use */
+
 typedef uint64_t (*target_fn)(csh h, const cs_insn *insn);
 
 static bool is_branch(csh h, const cs_insn *insn)
 {
-	return cs_insn_group(h, insn, CS_GRP_JUMP) || cs_insn_group(h, insn, CS_GRP_CALL);
+	return cs->insn_group(h, insn, CS_GRP_JUMP) || cs->insn_group(h, insn, CS_GRP_CALL);
 }
 
 /* A direct jump's or call's destination: its immediate operand. */
@@ -520,16 +522,16 @@ static bool open_arch(struct ctx *c, unsigned machine)
 	if (c->arch == arch && arch)
 		return true;
 	if (c->arch) {
-		cs_free(c->insn, 1);
-		cs_close(&c->cs);
+		cs->free(c->insn, 1);
+		cs->close(&c->cs);
 		c->arch = NULL;
 	}
-	if (!arch || cs_open(arch->arch, arch->mode, &c->cs) != CS_ERR_OK)
+	if (!arch || cs->open(arch->arch, arch->mode, &c->cs) != CS_ERR_OK)
 		return false;
-	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	cs->option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (arch->arch == CS_ARCH_X86 && !c->o->intel)
-		cs_option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	c->insn = cs_malloc(c->cs);
+		cs->option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	c->insn = cs->malloc(c->cs);
 	c->arch = arch;
 	return true;
 }
@@ -559,7 +561,7 @@ static void decode(struct ctx *c, struct kp_ann_func *f, const uint8_t *code)
 		const uint8_t *at = p;
 		uint64_t pc = addr;
 
-		if (!cs_disasm_iter(c->cs, &p, &left, &addr, c->insn)) {
+		if (!cs->disasm_iter(c->cs, &p, &left, &addr, c->insn)) {
 			in = push_insn(f, &cap, pc, at, 1);
 			snprintf(in->mnemonic, sizeof(in->mnemonic), "(bad)");
 			p++, left--, addr++;
@@ -569,7 +571,7 @@ static void decode(struct ctx *c, struct kp_ann_func *f, const uint8_t *code)
 		snprintf(in->mnemonic, sizeof(in->mnemonic), "%s", c->insn->mnemonic);
 		snprintf(in->operands, sizeof(in->operands), "%s", c->insn->op_str);
 		in->target = c->arch->target(c->cs, c->insn);
-		in->call = cs_insn_group(c->cs, c->insn, CS_GRP_CALL);
+		in->call = cs->insn_group(c->cs, c->insn, CS_GRP_CALL);
 	}
 }
 
@@ -751,6 +753,7 @@ static void disassemble(struct ctx *c, size_t gi)
 	unsigned machine = 0;
 	uint8_t *own;
 	const uint8_t *code;
+	char why[256];
 
 	if (g->start == NO_SYMBOL) {
 		no_symbol(g, f);
@@ -764,7 +767,9 @@ static void disassemble(struct ctx *c, size_t gi)
 	code = func_code(c, g, f, &machine, &own);
 	if (!code)
 		return;
-	if (!open_arch(c, machine)) {
+	if (!cs && !(cs = kp_cs_load(why, sizeof(why)))) {
+		set_why(f, "%s", why);
+	} else if (!open_arch(c, machine)) {
 		set_why(f, "capstone cannot decode ELF machine %u", machine);
 	} else {
 		decode(c, f, code);
@@ -863,8 +868,8 @@ int kp_annotate(struct kp_report *r, const struct kp_ann_opts *o, struct kp_anno
 	if (o->callers)
 		callers(&c);
 	if (c.arch) {
-		cs_free(c.insn, 1);
-		cs_close(&c.cs);
+		cs->free(c.insn, 1);
+		cs->close(&c.cs);
 	}
 	if (c.kc.tried && c.kc.fd >= 0)
 		close(c.kc.fd);

@@ -232,4 +232,23 @@ done
 check "40 mangled copies of loops: each annotation ends cleanly with valid JSON ($bad did not)" [ $bad -eq 0 ]
 check "... each copy read from the symfs ($missing were not found)" [ $missing -eq 0 ]
 
+# capstone is opened on first use, not linked: kprof starts without it, and annotate says what
+# is missing when it cannot be loaded (here hidden by an empty file bound over it, in a mount
+# namespace of this test's own)
+check "kprof is not linked with capstone" sh -c "! readelf -d '$KPROF' | grep -q 'NEEDED.*libcapstone'"
+cslib=$(ldconfig -p 2>/dev/null | awk '/libcapstone\.so\.[0-9]+ / { print $NF; exit }')
+if [ "$(id -u)" -eq 0 ] && [ -n "$cslib" ] && command -v unshare >/dev/null &&
+	unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount --bind /dev/null '$cslib' && exec '$KPROF' annotate -i '$WORK/l.kprof' --top 1" \
+		>"$WORK/nocs.out" 2>"$WORK/nocs.err"
+	rc=$?
+	check "without capstone: annotate exits 1 ($rc), naming the library and the package" sh -c \
+		"[ $rc -eq 1 ] && grep -q \"not annotated: cannot load capstone: $cslib: .* (install the Debian package 'libcapstone4')\" '$WORK/nocs.err'"
+	unshare -m sh -c "mount --bind /dev/null '$cslib' && exec '$KPROF' report -i '$WORK/l.kprof' --flat" \
+		>"$WORK/nocs.flat" 2>&1
+	check "...while report runs as before ($?)" grep -q "two_loops" "$WORK/nocs.flat"
+else
+	skips 2 "hiding capstone needs root, unshare -m and capstone's path from ldconfig"
+fi
+
 done_testing
