@@ -11,10 +11,19 @@ require_perf_events
 "$KPROF" script -i "$WORK/k.kprof" >"$WORK/k.txt"
 check "kprof script prints samples" grep -q ' cpu-clock: $' "$WORK/k.txt"
 
-# The layout of a sample line, with its values blanked: digits are 9, the comm is C.
+# The layout of a sample line, with its values blanked: digits are 9, the comm is C, and the
+# tid T where it is printed as perf prints it (%5d: right-aligned in 5 places, or as wide as
+# it is), TID? where not. The two recordings' tids can differ in width (the suite starts
+# thousands of processes: the pids may wrap at pid_max between them), their layouts not.
 shape() {
 	awk '/^$/ || /^\t/ { next }
-	{ line = $0; sub(/^ *[^ ]+ /, "C ", line); gsub(/[0-9]/, "9", line); print line }' "$1"
+	{ line = $0; sub(/^ *[^ ]+ /, "C ", line)
+	  if (match(line, /^C +[0-9]+ /)) {
+		t = substr(line, 3, RLENGTH - 3); d = t; gsub(/ /, "", d)
+		line = (length(t) == (length(d) < 5 ? 5 : length(d)) ? "C T" : "C TID?") \
+			substr(line, RLENGTH)
+	  }
+	  gsub(/[0-9]/, "9", line); print line }' "$1"
 }
 
 nk=$(grep -c ' cpu-clock: $' "$WORK/k.txt")
