@@ -222,8 +222,9 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 	if (!text)
 		kp_report_warnings(rep, true, false, say_aside, NULL);
 	for (size_t e = first; e < last && !rc; e++) {
-		r->vo.svg.countname =
-			countname ? countname : kp_report_event_unit(rep, e, r->vo.by_samples);
+		const char *unit = kp_report_event_unit(rep, e, r->vo.by_samples);
+
+		r->vo.svg.countname = countname ? countname : unit;
 		if (text) {
 			if (e > first)
 				fputc('\n', out);
@@ -232,9 +233,9 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 				kp_report_warnings(rep, true, false, say_in, out);
 		}
 		r->vo.event = e;
-		if (r->vo.folded_unit && strcmp(r->vo.svg.countname, "ns")) {
+		if (r->vo.folded_unit && strcmp(unit, "ns")) {
 			kp_error("--folded-unit %s: '%s' is not a time profile (its counts are %s)",
-				 r->vo.folded_unit, s->evl.ev[e].name, r->vo.svg.countname);
+				 r->vo.folded_unit, s->evl.ev[e].name, unit);
 			return -KP_ERROR_END;
 		}
 		if (!text && !kp_profile_total(&rep->prof, 0, e)->count)
