@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * flamegraph.js - the interactive part of kprof's SVG flame graph. report/view-svg.c embeds it
- * verbatim in a CDATA section, so it must never contain "]" "]" ">" in a row. ES5, no external
- * resources. It reads the DOM view-svg.c writes: the svg element "kprof" (data-total, data-xpad,
- * data-fontsize), the texts "details", "unzoom", "search" and "matched", and in the group
- * "frames" one group of class f per frame, with data-x and data-v (start and width in value
- * units), data-d (depth) and data-p (the parent frame's id), holding a title, a rect, a text.
+ * verbatim after report/svgui.js (kp_ui, the helpers both pictures share) in a CDATA section,
+ * so it must never contain "]" "]" ">" in a row. ES5, no external resources. It reads the DOM
+ * view-svg.c writes: the svg element "kprof" (data-total, data-xpad, data-fontsize), the texts
+ * "details", "unzoom", "search" and "matched", and in the group "frames" one group of class f
+ * per frame, with data-x and data-v (start and width in value units), data-d (depth) and
+ * data-p (the parent frame's id), holding a title, a rect, a text.
  *
  *   hover a frame      #details shows its title
  *   click a frame      zoom: it spans the width, its ancestors stretch (class "parent"),
@@ -24,16 +25,7 @@ var kp_init = (function () {
 	var frames = [], byId = {};
 	var zoomed = null, term = null;	/* the state the fragment records */
 
-	function num(e, a) { return parseFloat(e.getAttribute(a)) || 0; }
-	function round2(v) { return String(Math.round(v * 100) / 100); }
-	function classes(e) { return (e.getAttribute("class") || "").split(/\s+/); }
-	function setClass(e, c, on) {
-		var l = classes(e), out = [], i;
-		for (i = 0; i < l.length; i++)
-			if (l[i] && l[i] !== c) out.push(l[i]);
-		if (on) out.push(c);
-		e.setAttribute("class", out.join(" "));
-	}
+	var num = kp_ui.num, round2 = kp_ui.round2, classes = kp_ui.classes, setClass = kp_ui.setClass;
 
 	/* the frame an element belongs to, or null */
 	function frameOf(e) {
@@ -67,15 +59,10 @@ var kp_init = (function () {
 	}
 
 	function saveState() {
-		var parts = [], hash;
+		var parts = [];
 		if (zoomed) parts.push("x=" + zoomed.id);
 		if (term !== null) parts.push("s=" + encodeURIComponent(term));
-		hash = parts.length ? "#" + parts.join("&") : "";
-		try {
-			history.replaceState(history.state, "", location.href.split("#")[0] + hash);
-		} catch (e) {
-			location.hash = hash;	/* no replaceState, or refused */
-		}
+		kp_ui.saveState(parts);
 	}
 
 	function unzoom() {
@@ -138,18 +125,6 @@ var kp_init = (function () {
 		search(window.prompt("Enter a search term (regexp allowed, eg: ^ext4_)", ""));
 	}
 
-	/* the fragment as an object: {x: "f12", s: "work_a", click: ...} */
-	function readState() {
-		var st = {}, parts = location.hash.replace(/^#/, "").split("&"), i, k;
-		for (i = 0; i < parts.length; i++) {
-			k = parts[i].indexOf("=");
-			try {
-				if (k > 0) st[parts[i].substring(0, k)] = decodeURIComponent(parts[i].substring(k + 1));
-			} catch (e) { /* a malformed %-escape: ignore that part */ }
-		}
-		return st;
-	}
-
 	return function (evt) {
 		var doc = (evt && evt.target && evt.target.ownerDocument) || document;
 		var box = doc.getElementById("frames"), els = box.getElementsByTagName("g"), i, g, f, t, st;
@@ -190,14 +165,9 @@ var kp_init = (function () {
 		});
 		unzoombtn.addEventListener("click", unzoom);
 		searchbtn.addEventListener("click", searchPrompt);
-		window.addEventListener("keydown", function (e) {
-			if ((e.ctrlKey || e.metaKey) && (e.keyCode === 70 || e.key === "f")) {
-				e.preventDefault();	/* not the browser's own find */
-				searchPrompt();
-			}
-		});
+		kp_ui.onFind(searchPrompt);
 
-		st = readState();
+		st = kp_ui.readState();
 		if (st.x && byId.hasOwnProperty(st.x)) zoom(byId[st.x]);
 		if (st.s) search(st.s);
 		if (st.click && byId.hasOwnProperty(st.click))

@@ -26,6 +26,15 @@
  * whose stack is where the thread left the CPU; under that stack's innermost frame it gets one
  * more slice, "[blocked]" (category "offcpu") or "[runnable]" (category "runqueue"), spanning
  * the interval, with its length in ns in args, so that Perfetto tells waiting from running.
+ *
+ * With sched:sched_switch samples (record -a -e sched:sched_switch), each CPU is a track of
+ * its own, as kernelshark draws it: an "X" slice (category "cpu") per task's stretch on it,
+ * named by its command, with its tid in args (kp_view_cpu_slices(): the idle task left out).
+ * The tracks are the threads "CPU N" of a process "CPUs" whose pid, 4194304 (2^22), no Linux
+ * task can have (PID_MAX_LIMIT is 2^22, so pids and tids are below it); CPU N's tid is that
+ * process it shows up (tid 1 is systemd's). A stretch that another follows ends a tick before
+ * it, as runs do above. Where a switch was not recorded, the stretch between the two tasks is
+ * a slice "[switch not recorded]" whose args give both: tid, then then_tid.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +53,8 @@ struct slice {
 
 #define TICKS_PER_US	16
 #define GAP_NS		1000	/* between two runs: the thread did not run in between */
+#define CPUS_PID	4194304u	/* the CPU tracks' process: PID_MAX_LIMIT, no task's */
+#define UNKNOWN_SLICE	"[switch not recorded]"	/* a CPU's stretch between two tasks */
 
 struct chart {
 	const struct kp_profile *p;
@@ -59,18 +70,25 @@ struct chart {
 	uint64_t end;		/* when the last run ended */
 };
 
-static void event_head(struct kp_json *j, const char *ph, const char *name, uint32_t pid,
-		       uint32_t tid)
+/* @name of @len bytes, as they come from a trace (a command): any byte, escaped by json.h */
+static void event_head_len(struct kp_json *j, const char *ph, const char *name, size_t len,
+			   uint32_t pid, uint32_t tid)
 {
 	kp_json_obj(j);
 	kp_json_key(j, "ph");
 	kp_json_str(j, ph);
 	kp_json_key(j, "name");
-	kp_json_str(j, name);
+	kp_json_str_len(j, name, len);
 	kp_json_key(j, "pid");
 	kp_json_u64(j, pid);
 	kp_json_key(j, "tid");
 	kp_json_u64(j, tid);
+}
+
+static void event_head(struct kp_json *j, const char *ph, const char *name, uint32_t pid,
+		       uint32_t tid)
+{
+	event_head_len(j, ph, name, strlen(name), pid, tid);
 }
 
 static void metadata(struct kp_json *j, const char *what, const char *name, uint32_t pid,
@@ -86,29 +104,20 @@ static void metadata(struct kp_json *j, const char *what, const char *name, uint
 }
 
 /* "prev_comm=bash prev_pid=1 ..." as args: a key is a C identifier before '=', and a value
- * runs up to the space before the next key. Anything else is one "fields" string. */
-static size_t key_len(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n] == '_' || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
-	       (n && s[n] >= '0' && s[n] <= '9'))
-		n++;
-	return s[n] == '=' ? n : 0;
-}
-
+ * runs up to the space before the next key (kp_view_field()). Anything else is one "fields"
+ * string. */
 static void fields_args(struct kp_json *j, const char *s)
 {
 	char key[256];
 
 	kp_json_obj(j);
-	if (!key_len(s)) {
+	if (!kp_view_key_len(s)) {
 		kp_json_key(j, "fields");
 		kp_json_str(j, s);
 	}
-	while (*s && key_len(s)) {
-		size_t k = key_len(s), v = k + 1;
-		while (s[v] && !(s[v] == ' ' && key_len(s + v + 1)))
+	while (*s && kp_view_key_len(s)) {
+		size_t k = kp_view_key_len(s), v = k + 1;
+		while (s[v] && !(s[v] == ' ' && kp_view_key_len(s + v + 1)))
 			v++;
 		snprintf(key, sizeof(key), "%.*s", (int)(k < sizeof(key) - 1 ? k : sizeof(key) - 1), s);
 		kp_json_key(j, key); /* an identifier: nothing to escape */
@@ -252,12 +261,14 @@ static void write_slices(struct chart *c)
 
 static void thread(struct chart *c, const struct kp_view_thread *t, const uint32_t *order)
 {
+	char name[64];
 	const struct kp_seq_ent *ents = c->o->seq->ents, *prev = NULL;
 
 	c->t = t;
 	c->nr_slices = c->depth = 0;
 	c->end = 0;
-	metadata(c->j, "thread_name", kp_strtab_get(c->p->strs, t->comm), t->pid, t->tid);
+	metadata(c->j, "thread_name", kp_view_thread_name(c->p, t, name, sizeof(name)), t->pid,
+		 t->tid);
 	for (size_t i = t->first; i < t->first + t->nr; i++) {
 		const struct kp_seq_ent *e = &ents[order[i]];
 		if (e->fields) {
@@ -287,18 +298,82 @@ static void processes(struct kp_json *j, const struct kp_profile *p,
 			kp_hash_put(&name, t[i].pid, t[i].comm);
 	for (size_t i = 0; i < nr; i++)
 		if ((v = kp_hash_get(&name, t[i].pid)) && *v != UINT64_MAX) {
-			metadata(j, "process_name", kp_strtab_get(p->strs, (uint32_t)*v), t[i].pid,
-				 t[i].pid);
+			const char *comm = kp_strtab_get(p->strs, (uint32_t)*v);
+			metadata(j, "process_name", *comm ? comm : "[unknown]", t[i].pid, t[i].pid);
 			*v = UINT64_MAX;
 		}
 	kp_hash_release(&name);
+}
+
+/* CPU @cpu's track: its name, and its place among the others (by CPU number, not by name) */
+static void cpu_track(struct kp_json *j, uint32_t cpu)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "CPU %u", cpu);
+	metadata(j, "thread_name", name, CPUS_PID, CPUS_PID + cpu);
+	event_head(j, "M", "thread_sort_index", CPUS_PID, CPUS_PID + cpu);
+	kp_json_key(j, "args");
+	kp_json_obj(j);
+	kp_json_key(j, "sort_index");
+	kp_json_u64(j, cpu);
+	kp_json_obj_end(j);
+	kp_json_obj_end(j);
+}
+
+/* Stretch @s on its CPU's track, ending at tick @end. */
+static void cpu_slice(struct kp_json *j, const struct kp_view_cpu_slice *s, uint64_t end)
+{
+	uint64_t ts = tick(s->start);
+
+	if (end <= ts)
+		return; /* under a tick, as write_slices() */
+	if (s->unknown)
+		event_head(j, "X", UNKNOWN_SLICE, CPUS_PID, CPUS_PID + s->cpu);
+	else
+		event_head_len(j, "X", s->comm, s->comm_len, CPUS_PID, CPUS_PID + s->cpu);
+	kp_json_key(j, "cat");
+	kp_json_str(j, "cpu");
+	kp_json_key(j, "ts");
+	json_ticks(j, ts);
+	kp_json_key(j, "dur");
+	json_ticks(j, end - ts);
+	kp_json_key(j, "args");
+	kp_json_obj(j);
+	kp_json_key(j, "tid");
+	kp_json_u64(j, s->pid);
+	if (s->unknown) {
+		kp_json_key(j, "then_tid");
+		kp_json_u64(j, s->then_pid);
+	}
+	kp_json_obj_end(j);
+	kp_json_obj_end(j);
+}
+
+/* The per-CPU tracks, when sched:sched_switch was recorded (the header comment). */
+static void cpus(struct kp_json *j, const struct kp_profile *p, const struct kp_view_opts *o)
+{
+	struct kp_view_cpu_slice *v;
+	size_t n = kp_view_cpu_slices(p, o, &v);
+
+	if (n)
+		metadata(j, "process_name", "CPUs", CPUS_PID, CPUS_PID);
+	for (size_t i = 0; i < n; i++) {
+		bool next = i + 1 < n && v[i + 1].cpu == v[i].cpu;
+
+		if (!i || v[i - 1].cpu != v[i].cpu)
+			cpu_track(j, v[i].cpu);
+		cpu_slice(j, &v[i], next ? change_at(tick(v[i + 1].start), tick(v[i].end))
+					 : tick(v[i].end));
+	}
+	free(v);
 }
 
 int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
 {
 	struct kp_view_thread *threads;
 	uint32_t *order;
-	size_t nr = kp_view_threads(o, true, &threads, &order);
+	size_t nr = kp_view_threads(o, KP_THREADS_FIELDS, &threads, &order);
 	const struct kp_prof_event *ev = o->event < p->nr_events ? &p->events[o->event] : NULL;
 	struct kp_json j;
 	struct chart c = { .p = p, .o = o, .j = &j };
@@ -319,6 +394,7 @@ int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FIL
 	processes(&j, p, threads, nr);
 	for (size_t t = 0; t < nr; t++)
 		thread(&c, &threads[t], order);
+	cpus(&j, p, o);
 	kp_json_arr_end(&j);
 	kp_json_obj_end(&j);
 	kp_json_finish(&j); /* a failed write is the stream's error, which the command checks */

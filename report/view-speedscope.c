@@ -68,12 +68,13 @@ static void thread(const struct kp_profile *p, const struct kp_view_opts *o, str
 	uint32_t *path = NULL;
 	size_t cap = 0;
 	uint64_t total = 0;
+	char name[64];
 
 	kp_json_obj(j);
 	kp_json_key(j, "type");
 	kp_json_str(j, "sampled");
 	kp_json_key(j, "name");
-	kp_json_strf(j, "%s (%u)", kp_strtab_get(p->strs, t->comm), t->tid);
+	kp_json_strf(j, "%s (%u)", kp_view_thread_name(p, t, name, sizeof(name)), t->tid);
 	kp_json_key(j, "unit");
 	kp_json_str(j, kp_view_unit(p, o)[0] == 'n' ? "nanoseconds" : "none");
 	kp_json_key(j, "samples");
@@ -105,7 +106,7 @@ int kp_view_speedscope(const struct kp_profile *p, const struct kp_view_opts *o,
 {
 	struct kp_view_thread *threads;
 	uint32_t *order, *frame_of = kp_xcalloc(p->nr_locs ? p->nr_locs : 1, sizeof(*frame_of));
-	size_t nr = kp_view_threads(o, false, &threads, &order);
+	size_t nr = kp_view_threads(o, 0, &threads, &order);
 	const struct kp_prof_event *ev = o->event < p->nr_events ? &p->events[o->event] : NULL;
 	struct kp_json j;
 

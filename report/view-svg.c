@@ -24,13 +24,13 @@
 #include <string.h>
 
 #include "report/flamegraph-js.h"
+#include "svg.h"
 #include "formats/util.h"
 #include "strtab.h"
 #include "view.h"
 
-#define XPAD 10.0
+#define XPAD KP_SVG_XPAD
 #define FRAMEPAD 1.0	/* vertical room between frames */
-#define FONTWIDTH 0.59	/* a character's average width, relative to the font size */
 
 /* A stack as flamegraph.pl reads a line: its leaf node, its width, its own change. */
 struct line {
@@ -64,8 +64,7 @@ struct svg {
 	uint32_t max_depth;
 	char *name;		/* scratch: a name as folded input spells it */
 	size_t name_cap;
-	uint32_t *cps;		/* scratch: its code points */
-	size_t cps_cap;
+	struct kp_svg_text text;	/* scratch for colours */
 };
 
 static const char *countname(const struct kp_svg_opts *so)
@@ -345,181 +344,7 @@ static void prune(struct svg *g)
 	}
 }
 
-/* --- text ---------------------------------------------------------------------------------- */
-
-/* The code points of @n bytes at @s into g->cps (a byte that is not UTF-8 stands for itself).
- * Returns how many. */
-static size_t code_points(struct svg *g, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t nr = 0;
-
-	for (size_t i = 0; i < n; nr++) {
-		size_t len = kp_utf8_len(s + i, n - i);
-		uint32_t c = s[i];
-		if (len > 1) {
-			c &= 0x7f >> len;
-			for (size_t k = 1; k < len; k++)
-				c = c << 6 | (s[i + k] & 0x3f);
-		}
-		KP_GROW(g->cps, g->cps_cap, nr + 1);
-		g->cps[nr] = c;
-		i += len ? len : 1;
-	}
-	return nr;
-}
-
-/* Write @n bytes of a name as XML text: escaped, invalid UTF-8 and control bytes replaced. */
-static void put_xml(FILE *out, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	for (size_t i = 0; i < n;) {
-		size_t len = kp_utf8_len(s + i, n - i);
-		if (!len) {
-			fputs("\xef\xbf\xbd", out); /* U+FFFD for a byte that is not UTF-8 */
-			i++;
-			continue;
-		}
-		if (len == 1) {
-			unsigned char c = s[i];
-			switch (c) {
-			case '&': fputs("&amp;", out); break;
-			case '<': fputs("&lt;", out); break;
-			case '>': fputs("&gt;", out); break;
-			case '"': fputs("&quot;", out); break;
-			case '\'': fputs("&apos;", out); break;
-			default: fputc(c < 0x20 && c != '\t' ? '?' : c, out); break;
-			}
-		} else {
-			fwrite(s + i, 1, len, out);
-		}
-		i += len;
-	}
-}
-
-/* The box's label, flamegraph.pl's rule: as many characters as fit at the average width, none
- * under 3, and a name that does not fit cut to that many with its last two made "..". */
-static void put_label(struct svg *g, const char *name, double width_px)
-{
-	double fit = width_px / (g->so->fontsize * FONTWIDTH);
-	const unsigned char *s = (const unsigned char *)name;
-	size_t n = strlen(name), chars = 0, cut = 0, i = 0;
-
-	if (!(fit >= 3)) /* NaN too, from a hostile file's values */
-		return;
-	for (; i < n; chars++) { /* a byte that is not UTF-8 is one character: U+FFFD */
-		size_t len = kp_utf8_len(s + i, n - i);
-		if ((double)chars == floor(fit) - 2)
-			cut = i;
-		i += len ? len : 1;
-	}
-	if ((double)chars <= fit) {
-		put_xml(g->out, name, n);
-		return;
-	}
-	put_xml(g->out, name, cut);
-	fputs("..", g->out);
-}
-
 /* --- colours ------------------------------------------------------------------------------- */
-
-/*
- * flamegraph.pl's colours from a name, as numbers in [0, 1]. --hash: a weighted sum over the
- * first three characters (after a "module`" prefix), forward for v1 and reversed for v2 and v3,
- * so that similar names get similar colours. Otherwise the first number of Perl's rand() after
- * srand(sum of the code points), the same for all three: random-looking but the same for a
- * name in every graph. Perl's rand() is drand48: a 48-bit LCG seeded with seed << 16 | 0x330e.
- */
-static double name_hash(const uint32_t *c, size_t n, bool reversed)
-{
-	double vector = 0, weight = 1, max = 1;
-	size_t start = 0;
-	int mod = 10;
-
-	for (size_t i = 1; i < n; i++) /* "module`name": the module is left out but for nothing */
-		if (c[reversed ? n - 1 - i : i] == '`') {
-			start = i + 1;
-			break;
-		}
-	for (size_t i = start; i < n && mod <= 12; i++, mod++) {
-		vector += (double)(c[reversed ? n - 1 - i : i] % (uint32_t)mod) / (mod - 1) * weight;
-		max += weight;
-		weight *= 0.70;
-	}
-	return 1 - vector / max;
-}
-
-static double perl_rand_after_srand(uint32_t seed)
-{
-	uint64_t x = ((uint64_t)seed << 16) + 0x330e;
-
-	x = (x * 0x5deece66dull + 0xb) & ((1ull << 48) - 1);
-	return (double)x / (double)(1ull << 48);
-}
-
-static void name_rand(struct svg *g, const char *name, size_t len, double v[3])
-{
-	size_t n = code_points(g, name, len);
-	uint32_t sum = 0;
-
-	if (g->so->hash) {
-		v[0] = name_hash(g->cps, n, false);
-		v[1] = v[2] = name_hash(g->cps, n, true);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		sum += g->cps[i];
-	v[0] = v[1] = v[2] = perl_rand_after_srand(sum);
-}
-
-struct rgb {
-	int r, g, b;
-};
-
-/* FlameGraph's palettes: a base colour per name, varied by v1..v3. */
-static struct rgb palette(const char *pal, const double v[3])
-{
-	struct rgb c = { 205 + (int)(50 * v[2]), (int)(230 * v[0]), (int)(55 * v[1]) }; /* hot */
-	int a = (int)(60 * v[0]);
-
-	if (!strcmp(pal, "mem"))
-		c = (struct rgb){ 0, 190 + (int)(50 * v[1]), (int)(210 * v[0]) };
-	else if (!strcmp(pal, "io"))
-		c = (struct rgb){ 80 + a, 80 + a, 190 + (int)(55 * v[1]) };
-	else if (!strcmp(pal, "red"))
-		c = (struct rgb){ 200 + (int)(55 * v[0]), 50 + (int)(80 * v[0]), 50 + (int)(80 * v[0]) };
-	else if (!strcmp(pal, "green"))
-		c = (struct rgb){ 50 + a, 200 + (int)(55 * v[0]), 50 + a };
-	else if (!strcmp(pal, "blue"))
-		c = (struct rgb){ 80 + a, 80 + a, 205 + (int)(50 * v[0]) };
-	else if (!strcmp(pal, "aqua"))
-		c = (struct rgb){ 50 + a, 165 + (int)(55 * v[0]), 165 + (int)(55 * v[0]) };
-	else if (!strcmp(pal, "yellow"))
-		c = (struct rgb){ 175 + (int)(55 * v[0]), 175 + (int)(55 * v[0]), 50 + (int)(20 * v[0]) };
-	else if (!strcmp(pal, "purple"))
-		c = (struct rgb){ 190 + (int)(65 * v[0]), 80 + a, 190 + (int)(65 * v[0]) };
-	else if (!strcmp(pal, "orange"))
-		c = (struct rgb){ 190 + (int)(65 * v[0]), 90 + (int)(65 * v[0]), 0 };
-	return c;
-}
-
-const char *const kp_svg_palettes[] = { "hot",	"mem",	  "io",	    "red",    "green", "blue",
-					"aqua", "yellow", "purple", "orange", NULL };
-
-/* kprof's default: user code hot, kernel orange, JIT green, inlined aqua, commands yellow. */
-static const char *default_palette(const struct kp_loc *l)
-{
-	if (l->flags & KP_LOC_COMM)
-		return "yellow";
-	if (l->flags & KP_LOC_KERNEL)
-		return "orange";
-	if (l->flags & KP_LOC_JIT)
-		return "green";
-	if (l->flags & KP_LOC_INLINED)
-		return "aqua";
-	return "hot";
-}
 
 /* The background's gradient: flamegraph.pl's for the palette. */
 static const char *background(const struct kp_svg_opts *so, int stop)
@@ -537,33 +362,32 @@ static const char *background(const struct kp_svg_opts *so, int stop)
 
 /* Differential: red grew, blue shrank, white unchanged; saturation follows the change of the
  * frame's own samples against the largest change of one stack. */
-static struct rgb diff_colour(const struct svg *g, double d)
+static struct kp_rgb diff_colour(const struct svg *g, double d)
 {
 	double max = g->max_delta;
 
 	if (g->so->negate)
 		d = -d;
 	if (d > 0)
-		return (struct rgb){ 255, (int)(210 * (max - d) / max), (int)(210 * (max - d) / max) };
+		return (struct kp_rgb){ 255, (int)(210 * (max - d) / max), (int)(210 * (max - d) / max) };
 	if (d < 0)
-		return (struct rgb){ (int)(210 * (max + d) / max), (int)(210 * (max + d) / max), 255 };
-	return (struct rgb){ 255, 255, 255 };
+		return (struct kp_rgb){ (int)(210 * (max + d) / max), (int)(210 * (max + d) / max), 255 };
+	return (struct kp_rgb){ 255, 255, 255 };
 }
 
-static struct rgb frame_colour(struct svg *g, const struct frame *f)
+static struct kp_rgb frame_colour(struct svg *g, const struct frame *f)
 {
 	const struct kp_loc *l = &g->p->locs[g->p->nodes[f->node].loc];
 	size_t n = fold_name(g, f->node);
-	double v[3];
-
-	if (!strcmp(g->name, "--")) /* separators, as flamegraph.pl greys them */
-		return (struct rgb){ 160, 160, 160 };
+		if (!strcmp(g->name, "--")) /* separators, as flamegraph.pl greys them */
+		return (struct kp_rgb){ 160, 160, 160 };
 	if (!strcmp(g->name, "-"))
-		return (struct rgb){ 200, 200, 200 };
+		return (struct kp_rgb){ 200, 200, 200 };
 	if (g->so->diff)
 		return diff_colour(g, f->delta);
-	name_rand(g, g->name, n, v);
-	return palette(g->so->colors ? g->so->colors : default_palette(l), v);
+	return kp_svg_name_colour(&g->text, g->name, n,
+				  g->so->colors ? g->so->colors : kp_svg_default_palette(l->flags),
+				  g->so->hash);
 }
 
 /* --- writing ------------------------------------------------------------------------------- */
@@ -620,9 +444,9 @@ static void write_title(struct svg *g, const struct frame *f)
 	double sign = g->so->negate ? -1 : 1;
 
 	fputs("<title>", g->out);
-	put_xml(g->out, name, strlen(name));
+	kp_svg_put_xml(g->out, name, strlen(name));
 	fprintf(g->out, " (%s ", samples);
-	put_xml(g->out, countname(g->so), strlen(countname(g->so)));
+	kp_svg_put_xml(g->out, countname(g->so), strlen(countname(g->so)));
 	if (!f->node)
 		fputs(", 100%", g->out);
 	else
@@ -650,7 +474,7 @@ static void write_frame(struct svg *g, size_t i, double img_h)
 	double fh = so->frame_height, x1 = XPAD + f->x * g->wpt, x2 = XPAD + f->end * g->wpt;
 	double y = so->inverted ? so->fontsize * 3 + (so->subtitle ? so->fontsize * 2 : 0) + f->depth * fh
 				: img_h - (so->fontsize * 2 + 10) - (f->depth + 1) * fh + FRAMEPAD;
-	struct rgb c = frame_colour(g, f);
+	struct kp_rgb c = frame_colour(g, f);
 
 	fprintf(g->out, "<g class=\"f\" id=\"f%u\" data-x=\"", g->ids[i]);
 	put_num(g->out, f->x);
@@ -666,7 +490,7 @@ static void write_frame(struct svg *g, size_t i, double img_h)
 		x1, y, round1(x2) - round1(x1), fh - FRAMEPAD, c.r, c.g, c.b);
 	fprintf(g->out, "<text x=\"%.2f\" y=\"%.10g\">", x1 + 3, y + (fh - FRAMEPAD) / 2 + 3);
 	if (f->node) /* flamegraph.pl labels the root with its name, "" */
-		put_label(g, kp_profile_name(g->p, f->node), x2 - x1);
+		kp_svg_put_label(g->out, kp_profile_name(g->p, f->node), x2 - x1, so->fontsize);
 	fputs("</text></g>\n", g->out);
 }
 
@@ -683,16 +507,14 @@ static void write_head(struct svg *g, double w, double h)
 	const struct kp_svg_opts *so = g->so;
 	FILE *out = g->out;
 
-	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		     "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
-		     "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+	kp_svg_prolog(out);
 	fprintf(out, "<svg version=\"1.1\" width=\"%.10g\" height=\"%.10g\"%s viewBox=\"0 0 %.10g %.10g\" "
 		     "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
 		     "id=\"kprof\" data-total=\"",
 		w, h, so->no_js ? "" : " onload=\"kp_init(evt)\"", w, h);
 	put_num(out, g->total);
 	fputs("\" data-unit=\"", out);
-	put_xml(out, countname(so), strlen(countname(so)));
+	kp_svg_put_xml(out, countname(so), strlen(countname(so)));
 	fprintf(out, "\" data-xpad=\"%.0f\" data-fontsize=\"%g\" data-frameheight=\"%g\" "
 		     "data-minwidth=\"%g\" data-inverted=\"%d\">\n",
 		XPAD, so->fontsize, so->frame_height, so->minwidth, so->inverted);
@@ -707,27 +529,19 @@ static void write_head(struct svg *g, double w, double h)
 		     ".f:hover{stroke:black;stroke-width:0.5;cursor:pointer}</style>\n",
 		so->fontsize, so->fontsize + 5);
 	if (!so->no_js)
-		fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
-			kp_flamegraph_js);
+		kp_svg_script(out, kp_flamegraph_js);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" "
 		     "fill=\"url(#background)\"/>\n", w, h);
 	fprintf(out, "<text id=\"title\" x=\"%.2f\" y=\"%g\">", floor(w / 2), so->fontsize * 2);
-	put_xml(out, title(so), strlen(title(so)));
+	kp_svg_put_xml(out, title(so), strlen(title(so)));
 	fputs("</text>\n", out);
 	if (so->subtitle) {
 		fprintf(out, "<text id=\"subtitle\" x=\"%.2f\" y=\"%g\">", floor(w / 2),
 			so->fontsize * 4);
-		put_xml(out, so->subtitle, strlen(so->subtitle));
+		kp_svg_put_xml(out, so->subtitle, strlen(so->subtitle));
 		fputs("</text>\n", out);
 	}
-	fprintf(out, "<text id=\"details\" x=\"%.0f\" y=\"%g\"> </text>\n", XPAD,
-		h - (so->fontsize * 2 + 10) / 2);
-	if (!so->no_js)
-		fprintf(out, "<text id=\"unzoom\" x=\"%.0f\" y=\"%g\" class=\"hide\">Reset Zoom</text>\n"
-			     "<text id=\"search\" x=\"%g\" y=\"%g\">Search</text>\n"
-			     "<text id=\"matched\" x=\"%g\" y=\"%g\"> </text>\n",
-			XPAD, so->fontsize * 2, w - XPAD - 100, so->fontsize * 2, w - XPAD - 100,
-			h - (so->fontsize * 2 + 10) / 2);
+	kp_svg_controls(out, w, h, so->fontsize, !so->no_js, 100);
 }
 
 /* diff: the totals of both sides, and with totals in the titles each node's BASE total as
@@ -778,6 +592,6 @@ int kp_view_svg(const struct kp_profile *p, const struct kp_view_opts *o, FILE *
 	free(g.ids);
 	free(g.base_tot);
 	free(g.name);
-	free(g.cps);
+	free(g.text.cps);
 	return 0;
 }

@@ -24,7 +24,10 @@ const struct kp_view kp_views[] = {
 	  "chart per thread, tracepoints as instants", .one_event = true, .seq = KP_SEQ_ALWAYS,
 	  .fields = true },
 	{ "firefox", kp_view_firefox, "the Firefox Profiler's Gecko profile, gzip-compressed "
-	  "(.json.gz)", .one_event = true, .seq = KP_SEQ_ALWAYS, .binary = true },
+	  "(.json.gz)", .one_event = true, .seq = KP_SEQ_ALWAYS, .fields = true, .binary = true },
+	{ "timeline", kp_view_timeline, "an interactive SVG of threads and CPUs against time: "
+	  "on-CPU, off-CPU, tracepoints", .seq = KP_SEQ_ALWAYS, .fields = true,
+	  .all_events = true },
 };
 const size_t kp_nr_views = ARRAY_SIZE(kp_views);
 
@@ -137,9 +140,10 @@ size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o
 
 /* --- the timeline ------------------------------------------------------------------------- */
 
-static bool shown(const struct kp_view_opts *o, bool fields, const struct kp_seq_ent *e)
+static bool shown(const struct kp_view_opts *o, unsigned what, const struct kp_seq_ent *e)
 {
-	return e->fields ? fields : e->event == o->event;
+	return e->event == o->event || (what & KP_THREADS_ALL) ||
+	       (e->fields && (what & KP_THREADS_FIELDS));
 }
 
 /* Two entries of the timeline by time, then by where they are in it. */
@@ -164,8 +168,8 @@ static void time_order(const struct kp_seq *s, uint32_t *ord, size_t n)
 		}
 }
 
-size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view_thread **threads,
-		       uint32_t **order)
+size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
+		       struct kp_view_thread **threads, uint32_t **order)
 {
 	const struct kp_seq *s = o->seq;
 	struct kp_view_thread *t = NULL;
@@ -181,13 +185,16 @@ size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view
 	of = kp_xmalloc(s->nr * sizeof(*of));
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct kp_seq_ent *e = &s->ents[i];
-		uint64_t key = (uint64_t)e->pid << 32 | e->tid, *v;
+		bool idle = !e->pid && !e->tid;
+		uint64_t key = idle ? 1ull << 63 | e->cpu : (uint64_t)e->pid << 32 | e->tid, *v;
 
-		if (!shown(o, fields, e))
+		if (!shown(o, what, e))
 			continue;
 		if (!(v = kp_hash_get(&ids, key))) {
 			KP_GROW(t, cap, nr + 1);
-			t[nr] = (struct kp_view_thread){ .pid = e->pid, .tid = e->tid };
+			t[nr] = (struct kp_view_thread){ .pid = e->pid,
+				.tid = idle ? KP_VIEW_IDLE_TID + e->cpu : e->tid,
+				.cpu = idle ? e->cpu : UINT32_MAX };
 			kp_hash_put(&ids, key, nr);
 			v = kp_hash_get(&ids, key);
 			nr++;
@@ -204,7 +211,7 @@ size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view
 	}
 	ord = kp_xmalloc((total ? total : 1) * sizeof(*ord));
 	for (size_t i = 0; i < s->nr; i++)
-		if (shown(o, fields, &s->ents[i])) {
+		if (shown(o, what, &s->ents[i])) {
 			struct kp_view_thread *th = &t[of[i]];
 			ord[th->first + th->nr++] = (uint32_t)i;
 		}
@@ -214,6 +221,153 @@ size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view
 	kp_hash_release(&ids);
 	*threads = t;
 	*order = ord;
+	return nr;
+}
+
+const char *kp_view_thread_name(const struct kp_profile *p, const struct kp_view_thread *t,
+				char *buf, size_t size)
+{
+	const char *comm = kp_strtab_get(p->strs, t->comm);
+
+	if (t->cpu != UINT32_MAX) {
+		snprintf(buf, size, "swapper/%u", t->cpu);
+		return buf;
+	}
+	return *comm ? comm : "[unknown]";
+}
+
+size_t kp_view_key_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_' || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+	       (n && s[n] >= '0' && s[n] <= '9'))
+		n++;
+	return s[n] == '=' ? n : 0;
+}
+
+const char *kp_view_field(const char *fields, const char *key, size_t *len)
+{
+	size_t k = strlen(key);
+
+	for (const char *s = fields; *s; s++) {
+		size_t v = k + 1;
+		if ((s != fields && s[-1] != ' ') || kp_view_key_len(s) != k || memcmp(s, key, k))
+			continue;
+		while (s[v] && !(s[v] == ' ' && kp_view_key_len(s + v + 1)))
+			v++;
+		*len = v - k - 1;
+		return s + k + 1;
+	}
+	return NULL;
+}
+
+struct cpu_switch {
+	uint32_t cpu, ent;
+	uint64_t time;
+};
+
+static int by_cpu_time(const void *a, const void *b)
+{
+	const struct cpu_switch *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->ent > y->ent) - (x->ent < y->ent);
+}
+
+/* @e's event is sched:sched_switch, and its fields were decoded */
+static bool is_sched_switch(const struct kp_profile *p, const struct kp_seq_ent *e)
+{
+	return e->fields && e->event < p->nr_events && p->events[e->event].name &&
+	       !strcmp(kp_strtab_get(p->strs, p->events[e->event].name), "sched:sched_switch");
+}
+
+/* The task id of @key ("next_pid", "prev_pid") in sched_switch fields @f; false without one. */
+static bool switch_pid(const char *f, const char *key, uint32_t *pid)
+{
+	size_t len;
+	const char *v = kp_view_field(f, key, &len);
+	char num[16];
+
+	if (!v || !len || len >= sizeof(num))
+		return false;
+	memcpy(num, v, len);
+	num[len] = '\0';
+	*pid = (uint32_t)strtoul(num, NULL, 10);
+	return true;
+}
+
+/* A stretch of @pid (named by @key's comm in switch @at's fields) from @start to @end. */
+static struct kp_view_cpu_slice *add_cpu_slice(const struct kp_profile *p,
+					       const struct kp_view_opts *o,
+					       const struct cpu_switch *at, const char *key,
+					       uint32_t pid, uint64_t start, uint64_t end,
+					       struct kp_view_cpu_slice **v, size_t *nr,
+					       size_t *cap)
+{
+	const char *f = kp_strtab_get(p->strs, o->seq->ents[at->ent].fields), *comm;
+	size_t clen;
+
+	if (end <= start || !(comm = kp_view_field(f, key, &clen)))
+		return NULL; /* nothing, or no name */
+	KP_GROW(*v, *cap, *nr + 1);
+	(*v)[*nr] = (struct kp_view_cpu_slice){ .cpu = at->cpu, .pid = pid, .comm = comm,
+						.comm_len = clen, .start = start, .end = end };
+	return &(*v)[(*nr)++];
+}
+
+size_t kp_view_cpu_slices(const struct kp_profile *p, const struct kp_view_opts *o,
+			  struct kp_view_cpu_slice **out)
+{
+	const struct kp_seq *s = o->seq;
+	struct cpu_switch *sw = NULL;
+	struct kp_view_cpu_slice *v = NULL, *u;
+	size_t n = 0, cap = 0, nr = 0, vcap = 0;
+	uint64_t last = p->t_last;
+
+	*out = NULL;
+	for (size_t i = 0; s && i < s->nr; i++)
+		if (is_sched_switch(p, &s->ents[i])) {
+			KP_GROW(sw, cap, n + 1);
+			sw[n++] = (struct cpu_switch){ s->ents[i].cpu, (uint32_t)i, s->ents[i].time };
+			last = s->ents[i].time > last ? s->ents[i].time : last;
+		}
+	if (n > 1)
+		qsort(sw, n, sizeof(*sw), by_cpu_time);
+	for (size_t i = 0; i < n; i++) {
+		const char *f = kp_strtab_get(p->strs, s->ents[sw[i].ent].fields), *g;
+		bool first = !i || sw[i - 1].cpu != sw[i].cpu;
+		bool more = i + 1 < n && sw[i + 1].cpu == sw[i].cpu;
+		uint32_t next, prev, then = 0;
+		size_t len;
+
+		if (!switch_pid(f, "next_pid", &next) || !switch_pid(f, "prev_pid", &prev))
+			continue;
+		if (first && prev) /* the task it switched from ran since the profile's start */
+			add_cpu_slice(p, o, &sw[i], "prev_comm", prev, p->t_first, sw[i].time,
+				      &v, &nr, &vcap);
+		g = more ? kp_strtab_get(p->strs, s->ents[sw[i + 1].ent].fields) : NULL;
+		if (g && switch_pid(g, "prev_pid", &then) && then != next) {
+			/* a switch between the two was not recorded */
+			u = add_cpu_slice(p, o, &sw[i], "next_comm", next, sw[i].time,
+					  sw[i + 1].time, &v, &nr, &vcap);
+			if (u) {
+				u->unknown = true;
+				u->then_pid = then;
+				u->then_comm = kp_view_field(g, "prev_comm", &len);
+				u->then_len = u->then_comm ? len : 0;
+				u->then_comm = u->then_comm ? u->then_comm : "";
+			}
+		} else if (next) {
+			add_cpu_slice(p, o, &sw[i], "next_comm", next, sw[i].time,
+				      more ? sw[i + 1].time : last, &v, &nr, &vcap);
+		}
+	}
+	free(sw);
+	*out = v;
 	return nr;
 }
 

@@ -64,6 +64,8 @@ struct kp_view_opts {
 	const char *folded_unit; /* folded: "us" or "ms" for a time profile's counts (NULL: ns);
 				  * the command refuses it for a profile not in ns */
 	const struct kp_seq *seq; /* the samples in time order, for a view whose seq trait asks */
+	uint64_t t_start, t_end; /* --time's window, ns (0 and UINT64_MAX for none): the samples
+				  * are in it, and what lasts beyond it is cut there (timeline) */
 	struct kp_svg_opts svg;
 };
 
@@ -111,6 +113,7 @@ struct kp_view {
 	bool fields;		/* shows tracepoint samples' decoded fields (kp_seq_ent.fields) */
 	bool addrs;		/* reads locations with addresses and the mappings */
 	bool binary;		/* not text: never written to a terminal */
+	bool all_events;	/* shows every event of the timeline at once (with seq) */
 	const struct kp_view_option *options; /* its own, NULL-name terminated (or NULL) */
 };
 
@@ -131,6 +134,7 @@ extern const struct kp_view_option kp_pprof_options[];
 int kp_view_speedscope(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_firefox(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+int kp_view_timeline(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
@@ -176,21 +180,77 @@ size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o
 
 /* --- the timeline, for the views that show threads and time (seq trait KP_SEQ_ALWAYS) ---- */
 
-/* A thread of the timeline: its entries are @order[@first .. @first + @nr), in time order. */
+/*
+ * A thread of the timeline: its entries are @order[@first .. @first + @nr), in time order.
+ * The idle task (pid 0) runs on every CPU at once: it is a thread per CPU, @cpu, whose @tid
+ * is KP_VIEW_IDLE_TID + @cpu, so that the exports that key threads by tid keep them apart
+ * (@cpu is UINT32_MAX for any other thread).
+ */
+#define KP_VIEW_IDLE_TID	8388608u	/* 2^23: above any tid, and the CPU tracks' 2^22 + N */
+
 struct kp_view_thread {
-	uint32_t pid, tid;
+	uint32_t pid, tid, cpu;
 	uint32_t comm;		/* strtab id: the command of its last sample (after an exec) */
 	size_t first, nr;
 };
 
+/* What kp_view_threads() takes from the timeline besides the samples of the view's event. */
+#define KP_THREADS_FIELDS	0x1	/* every entry with decoded fields (tracepoints) */
+#define KP_THREADS_ALL		0x2	/* the entries of every event */
+
 /*
- * kp_view_threads - the entries of o->seq that are samples of @o's event, and with @fields
- * also every entry that has decoded fields, grouped by thread (pid and tid) in the order of
- * each thread's first sample. *@threads and *@order (indices into o->seq) are the caller's
- * (free()). Returns the number of threads; 0 without a timeline.
+ * kp_view_threads - the entries of o->seq that are samples of @o's event, and as @what asks
+ * (KP_THREADS_*) others, grouped by thread (pid and tid) in the order of each thread's first
+ * sample. *@threads and *@order (indices into o->seq) are the caller's (free()). Returns the
+ * number of threads; 0 without a timeline.
  */
-size_t kp_view_threads(const struct kp_view_opts *o, bool fields, struct kp_view_thread **threads,
-		       uint32_t **order);
+size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
+		       struct kp_view_thread **threads, uint32_t **order);
+
+/*
+ * kp_view_field - the value of @key in decoded tracepoint fields @fields ("prev_comm=sh
+ * prev_pid=5 ... ==> next_comm=swapper/1 next_pid=0 ..."): a key is a C identifier before '=',
+ * and its value runs up to the space before the next key (so it may hold spaces). Returns it
+ * (not terminated) with its length in *@len, or NULL when @key is not there.
+ */
+const char *kp_view_field(const char *fields, const char *key, size_t *len);
+
+/* kp_view_key_len - the length of the key that starts @s ("name=..."), 0 when none does. */
+size_t kp_view_key_len(const char *s);
+
+/*
+ * A task's stretch on a CPU, from one sched:sched_switch sample there to the next (or to the
+ * last sample of the recording), and before a CPU's first switch its task since the
+ * profile's first sample: what kernelshark draws in its CPU plots. The idle task (pid 0) is
+ * left out. Where the next switch on a CPU is not from the task the last one switched to, a
+ * switch between them was not recorded (the kernel drops a tracepoint sample now and then;
+ * --pid, --tid and --comm keep only the switches away from those tasks): the stretch between
+ * is @unknown, the CPU having run @pid and then @then_pid, switching at a time not known.
+ */
+struct kp_view_cpu_slice {
+	uint32_t cpu, pid;	/* pid: the task's, as sched_switch's next_pid gives it (a tid) */
+	const char *comm;	/* next_comm, in the profile's strings, not terminated: */
+	size_t comm_len;	/* its length */
+	uint64_t start, end;	/* ns, the recording's clock */
+	bool unknown;		/* @pid, then @then_pid (0 for idle on either side) */
+	uint32_t then_pid;
+	const char *then_comm;	/* the same for @then_pid (prev_comm of the switch that ends it) */
+	size_t then_len;
+};
+
+/*
+ * kp_view_cpu_slices - the task stretches of every CPU, from the sched:sched_switch samples of
+ * o->seq whose fields were decoded (a view with the fields trait), CPU by CPU in time order.
+ * Samples out of order across CPUs are sorted; a switch whose fields lack next_pid is skipped.
+ * *@out is the caller's (free()). Returns how many; 0 when no sched_switch was recorded.
+ */
+size_t kp_view_cpu_slices(const struct kp_profile *p, const struct kp_view_opts *o,
+			  struct kp_view_cpu_slice **out);
+
+/* kp_view_thread_name - what @t is called: its command, "[unknown]" without one, and an idle
+ * thread "swapper/CPU" as the kernel names it (in @buf of @size bytes). */
+const char *kp_view_thread_name(const struct kp_profile *p, const struct kp_view_thread *t,
+				char *buf, size_t size);
 
 /*
  * kp_view_stack - the nodes from the root side to @node that are frames (the root and the

@@ -36,6 +36,8 @@ static const char report_usage[] =
 	"      --flat             functions by self time\n"
 	"      --folded           folded stacks for flamegraph.pl, inferno and speedscope\n"
 	"      --svg              an interactive flame graph (options below)\n"
+	"      --timeline         an interactive SVG of threads (and CPUs) against time: on-CPU\n"
+	"                         stretches, off-CPU intervals, tracepoints (-o FILE.svg)\n"
 	"      --format NAME      one of the above by name, or an export for other viewers:\n"
 	"                         speedscope, chrome (trace events), firefox (.json.gz)\n"
 	"      --inverted         tree: callees at the top, their callers below;\n"
@@ -208,13 +210,13 @@ static int emit_diff(struct report *r, const struct kp_report *now, FILE *out)
 static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 {
 	const struct kp_session *s = &rep->s;
-	bool one = r->view->one_event, text = r->view->text;
+	bool one = r->view->one_event || r->view->all_events, text = r->view->text;
 	size_t first = rep->event >= 0 ? (size_t)rep->event : 0;
 	size_t last = rep->event >= 0 || one ? first + 1 : s->evl.nr;
 	const char *countname = r->vo.svg.countname;
 	int rc = 0;
 
-	if (one && rep->event < 0 && s->evl.nr > 1)
+	if (r->view->one_event && rep->event < 0 && s->evl.nr > 1)
 		kp_notice("the recording has %zu events: showing '%s' (choose with --event)",
 			  s->evl.nr, s->evl.ev[0].name);
 	if (r->diff_base)
@@ -238,7 +240,8 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 				 r->vo.folded_unit, s->evl.ev[e].name, unit);
 			return -KP_ERROR_END;
 		}
-		if (!text && !kp_profile_total(&rep->prof, 0, e)->count)
+		if (!text && !(r->view->all_events ? rep->kept
+						   : kp_profile_total(&rep->prof, 0, e)->count))
 			kp_notice("'%s' has no samples of %s%s: the %s output is an empty profile",
 				  r->ro.input, s->evl.ev[e].name,
 				  rep->filtered ? " that pass the filters" : "", r->view->name);
@@ -287,6 +290,8 @@ static int run(struct report *r)
 		fputc('\n', stderr);
 	if (!rc) {
 		r->vo.seq = r->ro.seq ? &rep.seq : NULL;
+		r->vo.t_start = r->ro.filter.t_start;
+		r->vo.t_end = r->ro.filter.t_end;
 		rc = output(r, &rep);
 	}
 	kp_report_release(&rep);
@@ -300,7 +305,7 @@ enum {
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID,
 	OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL,
+	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -328,6 +333,7 @@ static const struct option long_opts[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "svg", no_argument, NULL, OPT_SVG },
+	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
@@ -402,6 +408,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_COLOR: r->color = optarg; return 0;
 	case OPT_SYMFS: r->ro.symfs = optarg; return 0;
 	case OPT_SVG: return set_view(r, "svg");
+	case OPT_TIMELINE: return set_view(r, "timeline");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
 	case OPT_WALL: r->ro.wall = true; return 0;

@@ -76,6 +76,7 @@ case_ chart.svg --svg --no-js --hash --flamechart
 case_ speedscope.json --format speedscope
 case_ chrome.json --format chrome
 case_ firefox.json.gz --format firefox
+case_ timeline.svg --timeline --no-js --title "<timeline> & co"
 case_ speedscope-tid.json --format speedscope --tid 4243 --weight samples
 run flamegraph.svg flamegraph --no-js --hash --title "folded input" input.folded
 run hostile.svg flamegraph --no-js --hash hostile.folded

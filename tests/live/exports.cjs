@@ -8,6 +8,16 @@
 //                                             time span, instants, FUNC's share of the time
 //   node exports.cjs gecko FILE FUNC          every index in range, prefixes before their users,
 //                                             times non-decreasing, FUNC's share of the samples
+//   node exports.cjs cpus FILE                Chrome trace: the CPU tracks of the process "CPUs"
+//                                             (named, sorted, slices of category cpu that do not
+//                                             overlap), each task's time on them by tid, and
+//                                             the time around a switch not recorded
+//   node exports.cjs markers FILE             Gecko: every marker against meta.markerSchema
+//                                             (name in the string table, an interval that does
+//                                             not end before it starts, its data's type
+//                                             declared), off-CPU time per thread, each task's
+//                                             time on the threads of process "CPUs" by tid
+//                                             (and around a switch not recorded)
 //   node exports.cjs serve DIR                a static HTTP server on 127.0.0.1 (prints its port)
 'use strict';
 const fs = require('fs');
@@ -98,9 +108,10 @@ function chrome(file, func) {
 				if (bad++ < 5) err(`${key}: ${x.name} [${x.ts}, +${x.dur}] outlives its parent ${top.name} [${top.ts}, +${top.dur}]`);
 			}
 			// a frame that goes on is one slice: one that ends where (or a tick before) a
-			// same-named sibling begins is cut in two
+			// same-named sibling begins is cut in two (a CPU track's slices are no frames
+			// but the stretches between two switches, which may be of one command)
 			const prev = (top || root).last;
-			if (prev && prev.name === x.name && Math.abs(prev.ts + prev.dur - x.ts) <= tick + eps) {
+			if (prev && prev.name === x.name && x.cat !== 'cpu' && Math.abs(prev.ts + prev.dur - x.ts) <= tick + eps) {
 				if (cut++ < 5) err(`${key}: ${x.name} at ${x.ts} goes on from a sibling that ends there`);
 			}
 			(top || root).last = x;
@@ -164,6 +175,103 @@ function gecko(file, func) {
 	out('share', pct(hit, samples));
 }
 
+// cpus: the CPU tracks of kprof's Chrome trace (view-chrome.c)
+function cpus(file) {
+	const ev = load(file).traceEvents;
+	const pids = new Set(ev.filter((e) => e.ph === 'M' && e.name === 'process_name' &&
+		e.args && e.args.name === 'CPUs').map((e) => e.pid));
+	const names = new Map(), sorts = new Map(), tracks = new Map(), task = new Map();
+	const unsure = new Map();
+	const comms = new Map();
+	let slices = 0, overlaps = 0;
+	for (const e of ev) {
+		if (!pids.has(e.pid)) continue;
+		if (e.ph === 'M' && e.name === 'thread_name') names.set(e.tid, e.args.name);
+		else if (e.ph === 'M' && e.name === 'thread_sort_index') sorts.set(e.tid, e.args.sort_index);
+		else if (e.ph === 'X') {
+			if (e.cat !== 'cpu' || typeof e.name !== 'string' || !e.args ||
+			    !Number.isInteger(e.args.tid) || !(e.dur >= 0))
+				err(`bad CPU slice ${JSON.stringify(e)}`);
+			if (!tracks.has(e.tid)) tracks.set(e.tid, []);
+			tracks.get(e.tid).push(e);
+			if (e.name === '[switch not recorded]') { // between tid and then_tid
+				for (const t of [e.args.tid, e.args.then_tid])
+					unsure.set(t, (unsure.get(t) || 0) + e.dur);
+				continue;
+			}
+			task.set(e.args.tid, (task.get(e.args.tid) || 0) + e.dur);
+			if (!comms.has(e.args.tid)) comms.set(e.args.tid, new Set());
+			comms.get(e.args.tid).add(e.name);
+			slices++;
+		}
+	}
+	for (const [tid, xs] of tracks) {
+		const m = /^CPU (\d+)$/.exec(names.get(tid) || '');
+		if (!m) err(`CPU track ${tid} is named ${names.get(tid)}`);
+		else if (sorts.get(tid) !== Number(m[1])) err(`${names.get(tid)} sorts as ${sorts.get(tid)}`);
+		xs.sort((a, b) => a.ts - b.ts);
+		for (let i = 1; i < xs.length; i++)
+			if (xs[i - 1].ts + xs[i - 1].dur > xs[i].ts + 0.0015 && overlaps++ < 5)
+				err(`${names.get(tid)}: ${xs[i].name} at ${xs[i].ts} overlaps ${xs[i - 1].name}`);
+	}
+	out('cpu_processes', pids.size);
+	out('tracks', tracks.size);
+	out('cpu_slices', slices);
+	out('overlaps', overlaps);
+	for (const [tid, us] of task) out(`task_us.${tid}`, us.toFixed(3));
+	for (const [tid, us] of unsure) out(`unsure_us.${tid}`, us.toFixed(3));
+	for (const [tid, set] of comms) out(`task_names.${tid}`, [...set].sort().join('|'));
+}
+
+// markers: the markers of kprof's Gecko profile (view-firefox.c)
+function markers(file) {
+	const d = load(file), types = new Map();
+	for (const s of d.meta.markerSchema || []) {
+		if (typeof s.name !== 'string' || !Array.isArray(s.display) || !Array.isArray(s.data))
+			err(`bad marker schema ${JSON.stringify(s)}`);
+		else if (s.data.some((f) => typeof f.key !== 'string' || typeof f.format !== 'string'))
+			err(`schema ${s.name}: a field without key or format`);
+		types.set(s.name, s);
+	}
+	const ncat = (d.meta.categories || []).length, sums = new Map(), comms = new Map();
+	const add = (k, v) => sums.set(k, (sums.get(k) || 0) + v);
+	let n = 0, cpuThreads = 0;
+	for (const t of d.threads) {
+		const S = t.markers.schema, cpu = t.processName === 'CPUs';
+		for (const k of ['name', 'startTime', 'endTime', 'phase', 'category', 'data'])
+			if (typeof S[k] !== 'number') err(`${t.name}: no '${k}' in the markers' schema`);
+		cpuThreads += cpu;
+		for (const r of t.markers.data) {
+			const name = t.stringTable[r[S.name]], st = r[S.startTime], en = r[S.endTime];
+			const data = r[S.data], cat = r[S.category];
+			n++;
+			if (typeof name !== 'string') err(`${t.name}: marker name ${r[S.name]} of ${t.stringTable.length}`);
+			if (r[S.phase] !== 1 || typeof st !== 'number' || !(en >= st))
+				err(`${t.name}: ${name} is no interval that ends after it starts (${st}, ${en})`);
+			if (!(cat >= 0 && cat < ncat)) err(`${t.name}: ${name} has category ${cat} of ${ncat}`);
+			if (!data || !types.has(data.type)) err(`${t.name}: ${name}'s data type is not declared`);
+			else for (const f of types.get(data.type).data)
+				if (f.key in data && f.format === 'integer' && !Number.isInteger(data[f.key]))
+					err(`${t.name}: ${name}'s ${f.key} is ${data[f.key]}, no integer`);
+			if (cpu && name === '[switch not recorded]') { // between tid and then_tid
+				add(`unsure_ms.${data && data.tid}`, en - st);
+				add(`unsure_ms.${data && data.then_tid}`, en - st);
+			} else if (cpu) {
+				const k = `task_names.${data && data.tid}`;
+				add(`task_ms.${data && data.tid}`, en - st);
+				comms.set(k, (comms.get(k) || new Set()).add(name));
+			} else if (name === '[blocked]' || name === '[runnable]') {
+				add(`${name.slice(1, -1)}_ms.${t.tid}`, en - st);
+			}
+		}
+	}
+	out('markers', n);
+	out('cpu_threads', cpuThreads);
+	out('samples', d.threads.reduce((k, t) => k + t.samples.data.length, 0));
+	for (const [k, v] of sums) out(k, v.toFixed(6));
+	for (const [k, set] of comms) out(k, [...set].sort().join('|'));
+}
+
 function serve(dir) {
 	const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
 		'.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png' };
@@ -184,7 +292,7 @@ try {
 	if (mode === 'serve') serve(path.resolve(a));
 	else {
 		({ schema: () => schema(a, b), speedscope: () => speedscope(a, b), chrome: () => chrome(a, b),
-		   gecko: () => gecko(a, b) })[mode]();
+		   gecko: () => gecko(a, b), cpus: () => cpus(a), markers: () => markers(a) })[mode]();
 		finish();
 	}
 } catch (e) {

@@ -24,6 +24,9 @@ fail() {
 check() { d=$1; shift; if "$@"; then pass "$d"; else fail "$d" "command: $*"; fi; }
 # within PCT GOT WANT: GOT is within PCT percent of WANT
 within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d * 100 <= p * w) }'; }
+# covers P KNOWN UNSURE WANT: WANT lies within P% of [KNOWN, KNOWN + UNSURE]: what is known
+# is no more than WANT, and with what might be WANT's it is no less (a time in part unknown)
+covers() { awk -v p="$1" -v k="$2" -v u="$3" -v w="$4" 'BEGIN { exit !(w > 0 && k != "" && k * 100 <= (100 + p) * w && (k + u) * 100 >= (100 - p) * w) }'; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 skips() { i=0; while [ $i -lt "$1" ]; do skip "$2"; i=$((i + 1)); done; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }

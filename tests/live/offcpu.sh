@@ -3,10 +3,17 @@
 # on a pipe for known times each round, timed by its own CLOCK_MONOTONIC: the off-CPU shares of
 # nap and wait_pipe, and the wall-clock shares of all three (report --wall), within 5 points;
 # with DWARF unwinding and with frame pointers, system-wide (-a), and as an unprivileged user;
-# the intervals' ns in the folded stacks and the Chrome trace's slices, --stats, an interval still open when the recording
-# ends (closed there, counted, not dropped), and --wall's refusal without off-CPU data.
+# the intervals' ns in the folded stacks and the Chrome trace's slices, --stats, an interval
+# still open when the recording ends (closed there, counted, not dropped), and --wall's
+# refusal without off-CPU data.
+# The exports of a system-wide recording with sched:sched_switch (root): the Chrome trace's
+# CPU tracks and the Firefox profile's CPU threads give the main thread its own clock's CPU
+# time (no more, and with the stretches around a switch the kernel did not record no less),
+# the Firefox profile's [blocked] markers its nap and wait_pipe time, each within 5%.
+KPROF_PRIVATE_MOUNTS=1 # sched:sched_switch may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
+CHECK="$top_srcdir/tests/live/exports.cjs"
 
 WAITS="$top_builddir/tests/workloads/waits"
 # truth OUT NAME [NAME...]: the share in % of the NAMEs' time among all of them, or of the
@@ -22,6 +29,10 @@ truth() {
 # share FUNC FLAT: FUNC's total share in a --flat listing
 share() { awk -v f="$1" '$NF == f { sub("%", "", $2); print $2; exit }' "$2"; }
 tid_of() { sed -n 's/^tid=//p' "$1"; }
+# val CHK KEY: the value of KEY= in an exports.cjs checker's output
+val() { sed -n "s/^$2=//p" "$1" | head -1; }
+# ns_of_ms MS: milliseconds (a float) as whole ns
+ns_of_ms() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.0f", m * 1e6 }'; }
 
 # off_shares TAG FILE OUT: the off-CPU shares of nap and wait_pipe in the main thread
 off_shares() {
@@ -115,12 +126,68 @@ check "--stats counts the main thread's 20 blocked intervals or more, none lost"
 check "record --off-cpu -g succeeds" [ $? -eq 0 ]
 off_shares -g "$WORK/g.kprof" "$WORK/g.out"
 
+# cpu_exports FILE OUT: the Chrome trace and the Firefox profile of FILE, a system-wide
+# recording with sched:sched_switch of the workload that wrote OUT, run as $ODD_COMM
+cpu_exports() {
+	file=$1 out=$2 tid=$(tid_of "$2")
+	cpu_ns=$(sed -n 's/^cpu_ns=//p' "$out")
+	off_ns=$(sed -n 's/^\(nap\|wait_pipe\)_ns=//p' "$out" | awk '{ s += $1 } END { print s }')
+	"$KPROF" report -i "$file" --format chrome -o "$WORK/cpu.chrome" 2>/dev/null
+	"$KPROF" report -i "$file" --format firefox -o "$WORK/cpu.firefox" 2>/dev/null
+	c="$WORK/cpus.chk" g="$WORK/markers.chk" w="$WORK/whole.chk"
+	node "$CHECK" cpus "$WORK/cpu.chrome" >"$c" 2>&1
+	rc=$?
+	check "chrome: $(val "$c" tracks) CPU tracks in a process CPUs, named and sorted by CPU, $(val "$c" cpu_slices) slices, $(val "$c" overlaps) overlapping" \
+		sh -c "[ $rc -eq 0 ] && [ '$(val "$c" tracks)' -ge 1 ] && [ '$(val "$c" overlaps)' = 0 ]"
+	got=$(val "$c" "task_us.$tid") unsure=$(val "$c" "unsure_us.$tid")
+	check "chrome: the CPU tracks give the main thread ${got:-no} µs (and ${unsure:-0} µs around a switch not recorded), its clock's CPU time $cpu_ns ns (5%)" \
+		covers 5 "$(awk -v u="$got" 'BEGIN { if (u != "") printf "%.0f", u * 1000 }')" \
+		"$(awk -v u="${unsure:-0}" 'BEGIN { printf "%.0f", u * 1000 }')" "$cpu_ns"
+	check "chrome: its slices are named by its command, quote and backslash escaped ($(val "$c" "task_names.$tid"))" \
+		has_name "$c" "$tid"
+	node "$CHECK" chrome "$WORK/cpu.chrome" spin >"$w" 2>&1
+	rc=$?
+	check "chrome: the whole trace nests, CPU tracks and all ($(val "$w" improper) improper, $(val "$w" cut) cut)" \
+		sh -c "[ $rc -eq 0 ] && [ '$(val "$w" improper)' = 0 ]"
+	node "$CHECK" markers "$WORK/cpu.firefox" >"$g" 2>&1
+	rc=$?
+	check "firefox: $(val "$g" markers) markers, each an interval of a declared type that ends after it starts" \
+		sh -c "[ $rc -eq 0 ] && [ '$(val "$g" markers)' -gt 0 ]"
+	got=$(val "$g" "blocked_ms.$tid")
+	check "firefox: the main thread's [blocked] markers last ${got:-no} ms, its nap and wait_pipe $off_ns ns (5%)" \
+		within 5 "$(ns_of_ms "$got")" "$off_ns"
+	got=$(val "$g" "task_ms.$tid") unsure=$(val "$g" "unsure_ms.$tid")
+	check "firefox: the $(val "$g" cpu_threads) CPU threads give the main thread ${got:-no} ms (and ${unsure:-0} ms around a switch not recorded), its CPU time $cpu_ns ns (5%)" \
+		covers 5 "$(ns_of_ms "$got")" "$(ns_of_ms "${unsure:-0}")" "$cpu_ns"
+	check "firefox: their markers are named by its command ($(val "$g" "task_names.$tid"))" \
+		has_name "$g" "$tid"
+	want=$("$KPROF" report -i "$file" --flat 2>/dev/null |
+		sed -n 's/^# kprof report of .*: \([0-9]*\) samples of cpu-clock.*/\1/p' | head -1)
+	check "firefox: $(val "$g" samples) samples, the report's $want of cpu-clock (markers are no samples)" \
+		[ "$(val "$g" samples)" = "$want" ]
+}
+# has_name CHK TID: the task TID ran under the name $ODD_COMM, by the checker CHK
+has_name() { printf '|%s|' "$(val "$1" "task_names.$2")" | grep -qF "|$ODD_COMM|"; }
+
 if [ "$(id -u)" -eq 0 ]; then
 	"$KPROF" record -a --off-cpu -g -o "$WORK/a.kprof" -- "$WAITS" >"$WORK/a.out" 2>/dev/null
 	check "record -a --off-cpu -g succeeds (per-CPU switch records)" [ $? -eq 0 ]
 	off_shares -a "$WORK/a.kprof" "$WORK/a.out"
+	# the workload under a name with a quote and a backslash, which sched_switch's comm
+	# fields carry into the JSON files
+	ODD_COMM='wa"it\s'
+	cp "$WAITS" "$WORK/$ODD_COMM"
+	"$KPROF" record -a --off-cpu -g -e cpu-clock -e sched:sched_switch -o "$WORK/cpu.kprof" \
+		-- "$WORK/$ODD_COMM" >"$WORK/cpu.out" 2>"$WORK/cpu.err"
+	rc=$?
+	check "record -a --off-cpu -g -e cpu-clock -e sched:sched_switch succeeds ($rc)" [ $rc -eq 0 ]
+	if command -v node >/dev/null 2>&1; then
+		cpu_exports "$WORK/cpu.kprof" "$WORK/cpu.out"
+	else
+		skips 9 "node is not installed (contrib/setup.sh --check installs nodejs)"
+	fi
 else
-	skips 3 "-a needs root"
+	skips 13 "-a needs root"
 fi
 
 # an interval open when the recording stops: closed at its end, counted. The shell attached to

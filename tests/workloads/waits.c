@@ -4,7 +4,8 @@
  * each round it spins in spin() for a known CPU time, sleeps in nap() (nanosleep), and blocks
  * in wait_pipe() on a pipe that a helper thread writes after its own sleep. Each function's
  * wall time is measured with CLOCK_MONOTONIC around its call; the program prints them, the
- * whole wall time of the rounds, and the main thread's tid.
+ * whole wall time of the rounds, the main thread's CPU time since it started
+ * (CLOCK_THREAD_CPUTIME_ID) and its tid.
  *
  * usage: waits [ROUNDS] [SPIN_MS] [NAP_MS] [PIPE_MS]   (default 10 20 30 50)
  */
@@ -109,9 +110,10 @@ int main(int argc, char **argv)
 		wait_pipe();
 		t_pipe += ns_of(CLOCK_MONOTONIC) - t;
 	}
-	printf("wall_ns=%llu\nspin_ns=%llu\nnap_ns=%llu\nwait_pipe_ns=%llu\ntid=%ld\n",
+	printf("wall_ns=%llu\nspin_ns=%llu\nnap_ns=%llu\nwait_pipe_ns=%llu\ncpu_ns=%llu\ntid=%ld\n",
 	       (unsigned long long)(ns_of(CLOCK_MONOTONIC) - t0), (unsigned long long)t_spin,
-	       (unsigned long long)t_nap, (unsigned long long)t_pipe, (long)gettid());
+	       (unsigned long long)t_nap, (unsigned long long)t_pipe,
+	       (unsigned long long)ns_of(CLOCK_THREAD_CPUTIME_ID), (long)gettid());
 	close(req[1]);
 	pthread_join(th, NULL);
 	return 0;

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * svg.h - what kprof's SVG pictures (the flame graph, view-svg.c, and the timeline,
+ * view-timeline.c) share: one escaping of names as XML text, one rule for cutting a label
+ * to its box, and flamegraph.pl's colours from names, so that a function has the same colour
+ * in both pictures.
+ */
+#ifndef KP_SVG_H
+#define KP_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KP_SVG_FONTWIDTH 0.59	/* a character's average width, relative to the font size */
+#define KP_SVG_XPAD	10.0	/* the pictures' margin left and right, px */
+
+struct kp_rgb {
+	int r, g, b;
+};
+
+/* Scratch space for the colours (the code points of a name); zero it first, free(cps) after. */
+struct kp_svg_text {
+	uint32_t *cps;
+	size_t cap;
+};
+
+/* kp_svg_put_xml - write @n bytes of a name as XML text: escaped (& < > " ' as entities, so it
+ * may stand in an attribute too), invalid UTF-8 made U+FFFD, control bytes '?'. */
+void kp_svg_put_xml(FILE *out, const char *s, size_t n);
+
+/* kp_svg_put_label - @name as the label of a box @width_px wide at @fontsize, flamegraph.pl's
+ * rule: as many characters as fit at the average width, nothing under 3, a name that does not
+ * fit cut with its last two characters made "..". */
+void kp_svg_put_label(FILE *out, const char *name, double width_px, double fontsize);
+
+/* kp_svg_name_colour - the colour of @len bytes of @name in palette @pal (one of
+ * kp_svg_palettes[]), flamegraph.pl's: from the name's characters, with @hash by similarity. */
+struct kp_rgb kp_svg_name_colour(struct kp_svg_text *t, const char *name, size_t len,
+				 const char *pal, bool hash);
+
+/* kp_svg_default_palette - kprof's palette for a location with KP_LOC_* @flags: user code hot,
+ * kernel orange, JIT green, inlined aqua, commands yellow. */
+const char *kp_svg_default_palette(uint32_t flags);
+
+/* kp_svg_prolog - the XML declaration and doctype that begin an SVG file. */
+void kp_svg_prolog(FILE *out);
+
+/* kp_svg_script - @js in a script element, in CDATA (it has no "]]>": the build checks). */
+void kp_svg_script(FILE *out, const char *js);
+
+/*
+ * kp_svg_controls - the texts the JavaScript drives, in a picture @w by @h px with text of
+ * @fontsize px: "details" at the bottom left (hover), and with @js "unzoom" at the top left,
+ * "search" at the top right and "matched" at the bottom, @matched_w px from the right edge.
+ */
+void kp_svg_controls(FILE *out, double w, double h, double fontsize, bool js, double matched_w);
+
+#endif /* KP_SVG_H */
