@@ -74,6 +74,32 @@ static struct tep_event *payload_event(struct kp_tp *t, const void *raw, uint32_
 	return ev;
 }
 
+/*
+ * libtraceevent's tep_print_fields() clears a char array's string flag, for good, the first
+ * time it meets one that is not printable (a comm of odd bytes), and prints that field as
+ * "ARRAY[...]" in every payload after: the flags are put back after each call, so that one
+ * payload's bytes never change how the next ones read.
+ */
+static void print_fields(struct trace_seq *s, struct tep_record *rec, struct tep_event *ev)
+{
+	unsigned long few[64], *flags = few;
+	size_t n = 0;
+
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		n++;
+	if (n > ARRAY_SIZE(few))
+		flags = kp_xmalloc(n * sizeof(*flags));
+	n = 0;
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		flags[n++] = f->flags;
+	tep_print_fields(s, rec->data, rec->size, ev);
+	n = 0;
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		f->flags = flags[n++];
+	if (flags != few)
+		free(flags);
+}
+
 static int format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap,
 		  bool info)
 {
@@ -91,7 +117,7 @@ static int format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, si
 	if (info)
 		tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	else
-		tep_print_fields(&s, rec.data, rec.size, ev);
+		print_fields(&s, &rec, ev);
 	trace_seq_terminate(&s);
 	snprintf(buf, cap, "%s", s.buffer + (info ? 0 : strspn(s.buffer, " ")));
 	trace_seq_destroy(&s);
