@@ -16,9 +16,9 @@
  *                       gives their count and time by kind
  *
  * The state survives a reload in the URL fragment: z=START,END (ns after the picture's start)
- * and s=REGEX (URI-encoded), joined by "&". Test hook: #drag=X1,X2 dispatches real mouse
- * events (down at x X1, move, up at X2, in px of the picture) once loaded, so the same
- * handlers as a user's drag run; it does nothing else.
+ * and s=REGEX (URI-encoded), joined by "&". Test hooks, which dispatch real mouse events
+ * once loaded so that the same handlers as a user's run, and do nothing else: #drag=X1,X2
+ * (down at x X1, move, up at X2, in px of the picture) and #hover=N (over the Nth box).
  */
 var kp_timeline = (function () {
 	"use strict";
@@ -201,6 +201,9 @@ var kp_timeline = (function () {
 			if (d.length === 2 && isFinite(+d[0]) && isFinite(+d[1])) zoom(+d[0], +d[1]);
 		}
 		if (st.s) search(st.s);
+		if (st.hover && boxes[+st.hover])
+			boxes[+st.hover].r.dispatchEvent(new MouseEvent("mouseover", { bubbles: true,
+				cancelable: true, view: window }));
 		if (st.drag) {
 			d = st.drag.split(",");
 			if (d.length === 2 && isFinite(+d[0]) && isFinite(+d[1])) {

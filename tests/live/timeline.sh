@@ -125,7 +125,7 @@ chrome() {
 		sh -c "[ $rc -eq 0 ] && [ ! -s '$WORK/console$1' ]"
 }
 if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
-	skips 4 "chromium is not installed (contrib/setup.sh --check installs it)"
+	skips 7 "chromium is not installed (contrib/setup.sh --check installs it)"
 else
 	chrome 1 "s=%5Enap%24"
 	got=$(sed -n 's/.*id="matched"[^>]*>Matched: [^<]*blocked [0-9]* (\([0-9.]*\) ms).*/\1/p' "$WORK/dom1")
@@ -158,5 +158,12 @@ sys.exit(not (ins > 0 and out > 0 and bad == 0))
 EOF
 	check "...and shows the Reset Zoom button" \
 		sh -c "grep -o '<text id=\"unzoom\"[^>]*>' '$WORK/dom2' | grep -qv 'hide'"
+	# hovering the first blocked box of nap: its title in #details, naming nap and the wait
+	n=$(tr '\n' ' ' <"$WORK/t.svg" | grep -o '<rect class="[coqkmu]"[^>]*>' |
+		awk '/class="o"/ && /data-n="nap"/ { print NR - 1; exit }')
+	chrome 3 "hover=$n"
+	d=$(sed -n 's/.*<text id="details"[^>]*>\([^<]*\)<.*/\1/p' "$WORK/dom3")
+	check "hovering nap's first blocked box shows what blocked and how long ($d)" \
+		sh -c "echo '$d' | grep -q '^nap (blocked [0-9.]* ms, at [0-9.]* s): .*nap'"
 fi
 done_testing
