@@ -8,8 +8,8 @@
  * when the recording has sched:sched_switch, one lane per CPU with the task that ran there
  * (kp_view_cpu_slices()), as kernelshark draws it. In a thread's lane:
  *   - on-CPU stretches (class "c"): the runs of samples in a row whose leaf is one function,
- *     filled with that function's flame graph colour, each run covering its samples' time
- *     (kp_view_run_end());
+ *     filled with that function's flame graph colour, each run covering its samples' periods
+ *     (run_span());
  *   - off-CPU intervals (record --off-cpu): hollow boxes, blocked (class "o") or runnable
  *     (class "q"), of the interval's length, named by the innermost user function of the stack
  *     where the thread left the CPU;
@@ -72,6 +72,8 @@ struct timeline {
 	size_t nr_lanes, cap_lanes;
 	uint64_t t0, t1;	/* what the picture spans, ns */
 	double x0, pw, lh;	/* the axis' start and width, a lane's height: px */
+	uint64_t lane_end;	/* while a thread's lane is built: where its last run or interval
+				 * ends, ns */
 	struct kp_svg_text text;
 };
 
@@ -114,24 +116,52 @@ static const struct kp_seq_ent *next_run(const struct timeline *tl, const struct
 	return NULL;
 }
 
+/*
+ * Where a run of samples was on the CPU. A clock's sample ends the period it stands for, so
+ * the run begins a period before its first sample (not before what the lane drew last: the
+ * thread's last run or its switch-in) and ends with its last sample; then, when the next
+ * entry is an off-CPU interval, at that switch-out, where the thread left the CPU; else at
+ * the next run's start. With the switch records of record --off-cpu the stretches then fill
+ * each time on the CPU exactly. A run of unknown period lasts as kp_view_run_end() says.
+ */
+static void run_span(struct timeline *tl, const struct kp_seq_ent *e, const struct kp_seq_ent *next,
+		     uint64_t *start, uint64_t *end)
+{
+	uint64_t iv = kp_view_interval(tl->p, tl->o, e), n = e->count ? e->count : 1;
+
+	*start = e->time;
+	*end = kp_view_run_end(tl->p, tl->o, e, next);
+	if (!iv)
+		return;
+	*start = e->time - (e->time - tl->lane_end < iv ? e->time - tl->lane_end : iv);
+	*end = e->time + (n - 1) * iv;
+	if (next && next->kind != KP_SEQ_SAMPLES && next->time >= e->time)
+		*end = next->time;
+	else if (next && next->time - kp_view_interval(tl->p, tl->o, next) < *end)
+		*end = next->time - kp_view_interval(tl->p, tl->o, next);
+	*end = *end > e->time ? *end : e->time;
+}
+
 /* A run of samples: it extends the last stretch when that ends where it starts with the same
  * leaf function, else it starts one. */
 static void add_run(struct timeline *tl, const struct lane *ln, const struct kp_seq_ent *e,
 		    const struct kp_seq_ent *next)
 {
-	uint64_t end = kp_view_run_end(tl->p, tl->o, e, next);
 	struct item *last = tl->nr_items > ln->first ? &tl->items[tl->nr_items - 1] : NULL;
+	uint64_t start, end;
 	size_t len;
 	const char *name = func_name(tl->p, e->node, &len);
 
+	run_span(tl, e, next, &start, &end);
+	tl->lane_end = end > tl->lane_end ? end : tl->lane_end;
 	if (last && last->kind == IT_RUN && last->name == name &&
-	    e->time <= last->t + last->d + GAP_NS && end >= last->t) {
+	    start <= last->t + last->d + GAP_NS && end >= last->t) {
 		last->d = end - last->t;
 		last->count += e->count;
 		last->node = e->node;
 		return;
 	}
-	last = add_item(tl, IT_RUN, e->time, end - e->time);
+	last = add_item(tl, IT_RUN, start, end - start);
 	last->node = e->node;
 	last->count = e->count;
 	last->name = name;
@@ -143,6 +173,7 @@ static void add_thread(struct timeline *tl, const struct kp_view_thread *t, cons
 	const struct kp_seq_ent *ents = tl->o->seq->ents;
 	struct lane ln = { .pid = t->pid, .tid = t->tid, .t = t, .first = tl->nr_items };
 
+	tl->lane_end = 0;
 	for (size_t i = t->first; i < t->first + t->nr; i++) {
 		const struct kp_seq_ent *e = &ents[order[i]];
 		struct item *it;
@@ -156,6 +187,7 @@ static void add_thread(struct timeline *tl, const struct kp_view_thread *t, cons
 		} else if (e->kind != KP_SEQ_SAMPLES) {
 			it = add_item(tl, e->kind == KP_SEQ_BLOCKED ? IT_BLOCKED : IT_RUNNABLE,
 				      e->time, e->span);
+			tl->lane_end = e->time + e->span < e->time ? UINT64_MAX : e->time + e->span;
 			it->node = e->node;
 			it->count = 1;
 			it->name = func_name(tl->p, user_top(tl->p, e->node), &it->name_len);

@@ -68,14 +68,17 @@ check "one lane per thread that kprof script shows ($(val "$WORK/t.tab" threads)
 	[ "$(val "$WORK/t.tab" threads)" = "$want" ]
 check "the main thread's lane is named by its command, escaped and read back ($(val "$WORK/t.tab" comm))" \
 	[ "$(val "$WORK/t.tab" comm)" = "$NAME" ]
+# the kernel may drop a switch-out's sample: its interval, timed by the switch records, is then
+# "[off-CPU without a stack]", which may be either function's
+nostack() { val "$1" "o:\[off-CPU without a stack\]"; }
 for f in nap wait_pipe; do
-	got=$(val "$WORK/t.tab" "o:$f") want=$(val "$WORK/r.out" ${f}_ns)
-	check "the blocked time drawn for $f is its clock's within 5% (${got:-none} ns, $want ns)" \
-		within 5 "${got:-0}" "$want"
+	got=$(val "$WORK/t.tab" "o:$f") want=$(val "$WORK/r.out" ${f}_ns) unsure=$(nostack "$WORK/t.tab")
+	check "the blocked time drawn for $f is its clock's within 5% (${got:-none} ns, and ${unsure:-0} ns without a stack, $want ns)" \
+		covers 5 "${got:-0}" "${unsure:-0}" "$want"
 done
 got=$(val "$WORK/t.tab" c) want=$(val "$WORK/r.out" cpu_ns)
-check "the on-CPU time drawn for the main thread is its CPU time within 10% (${got:-none} ns, $want ns)" \
-	within 10 "${got:-0}" "$want"
+check "the on-CPU time drawn for the main thread is its CPU time within 5% (${got:-none} ns, $want ns)" \
+	within 5 "${got:-0}" "$want"
 check "off-CPU boxes are hollow (no fill of their own) and name a stack in their title" \
 	grep -q '<rect class="o" [^>]*><title>nap (blocked [0-9.]* ms, at [0-9.]* s): .*nap' "$WORK/t.svg"
 
@@ -103,9 +106,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	got=$(val "$WORK/a.tab" cpu) want=$(val "$WORK/a.out" cpu_ns) unsure=$(val "$WORK/a.tab" unsure)
 	check "the CPU lanes give the main thread its CPU time within 5% (${got:-none} ns and ${unsure:-0} ns around a switch not recorded, $want ns)" \
 		covers 5 "$got" "${unsure:-0}" "$want"
-	got=$(val "$WORK/a.tab" o:nap) want=$(val "$WORK/a.out" nap_ns)
-	check "-a: the blocked time drawn for nap is its clock's within 5% (${got:-none} ns, $want ns)" \
-		within 5 "${got:-0}" "$want"
+	got=$(val "$WORK/a.tab" o:nap) want=$(val "$WORK/a.out" nap_ns) unsure=$(nostack "$WORK/a.tab")
+	check "-a: the blocked time drawn for nap is its clock's within 5% (${got:-none} ns, and ${unsure:-0} ns without a stack, $want ns)" \
+		covers 5 "${got:-0}" "${unsure:-0}" "$want"
 else
 	skips 4 "-a and sched:sched_switch need root"
 fi
@@ -130,8 +133,9 @@ else
 	chrome 1 "s=%5Enap%24"
 	got=$(sed -n 's/.*id="matched"[^>]*>Matched: [^<]*blocked [0-9]* (\([0-9.]*\) ms).*/\1/p' "$WORK/dom1")
 	want=$(val "$WORK/r.out" nap_ns)
-	check "a search for ^nap\$ matches nap's blocked time, its clock's within 5% (${got:-none} ms, $want ns)" \
-		within 5 "$(awk -v m="${got:-0}" 'BEGIN { printf "%.0f", m * 1e6 }')" "$want"
+	unsure=$(nostack "$WORK/t.tab")
+	check "a search for ^nap\$ matches nap's blocked time, its clock's within 5% (${got:-none} ms, and ${unsure:-0} ns without a stack, $want ns)" \
+		covers 5 "$(awk -v m="${got:-0}" 'BEGIN { printf "%.0f", m * 1e6 }')" "${unsure:-0}" "$want"
 	x0=$(val "$WORK/t.tab" x0) pw=$(val "$WORK/t.tab" pw)
 	# whole pixels: a mouse event's coordinates are
 	x1=$(awk -v x="$x0" -v w="$pw" 'BEGIN { printf "%d", x + w / 4 }')
