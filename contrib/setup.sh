@@ -22,7 +22,7 @@ packages="build-essential autoconf automake pkg-config
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
-check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3 golang-go"
+check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3 golang-go strace"
 optional_packages="chromium hotspot"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop

@@ -133,3 +133,41 @@ int kp_tp_print(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size
 {
 	return format(t, raw, size, buf, cap, true);
 }
+
+int kp_tp_field(struct kp_tp *t, const void *raw, uint32_t size, const char *name, unsigned idx,
+		uint64_t *val)
+{
+	struct tep_event *ev = payload_event(t, raw, size);
+	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
+	unsigned esize, n;
+	int64_t v = 0;
+
+	if (!f || (f->flags & TEP_FIELD_IS_DYNAMIC))
+		return -KP_ESAMPLE;
+	n = f->flags & TEP_FIELD_IS_ARRAY ? f->arraylen : 1;
+	esize = f->flags & TEP_FIELD_IS_ARRAY ? f->elementsize : (unsigned)f->size;
+	if (idx >= n || (esize != 1 && esize != 2 && esize != 4 && esize != 8) ||
+	    (uint64_t)f->offset + (uint64_t)(idx + 1) * esize > size)
+		return -KP_ESAMPLE;
+	const unsigned char *p = (const unsigned char *)raw + f->offset + (size_t)idx * esize;
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		int8_t b; int16_t h; int32_t w;
+		switch (esize) {
+		case 1: memcpy(&b, p, 1); v = b; break;
+		case 2: memcpy(&h, p, 2); v = h; break;
+		case 4: memcpy(&w, p, 4); v = w; break;
+		default: memcpy(&v, p, 8); break;
+		}
+		*val = (uint64_t)v;
+	} else {
+		uint8_t b; uint16_t h; uint32_t w; uint64_t q;
+		switch (esize) {
+		case 1: memcpy(&b, p, 1); q = b; break;
+		case 2: memcpy(&h, p, 2); q = h; break;
+		case 4: memcpy(&w, p, 4); q = w; break;
+		default: memcpy(&q, p, 8); break;
+		}
+		*val = q;
+	}
+	return 0;
+}

@@ -34,4 +34,13 @@ int kp_tp_format(struct kp_tp *t, const void *raw, uint32_t size, char *buf, siz
  */
 int kp_tp_print(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap);
 
+/*
+ * kp_tp_field - element @idx of the integer field @name of a RAW payload of @size bytes (0 for
+ * a field that is no array) into *@val, sign-extended when the format says it is signed.
+ * Returns 0, or -KP_ESAMPLE when the payload's event is unknown, lacks the field, or is too
+ * short, or @idx is past the array.
+ */
+int kp_tp_field(struct kp_tp *t, const void *raw, uint32_t size, const char *name, unsigned idx,
+		uint64_t *val);
+
 #endif /* KP_TRACEPOINT_H */

@@ -146,7 +146,7 @@ static int parse_num(const char *s, const char *what, uint64_t min, uint64_t max
 }
 
 /* -u USER: the processes /proc shows as owned by USER, attached to like -p. */
-static int user_pids(const char *user, struct kp_record_opts *o)
+int kp_cmd_user_pids(const char *cmd, const char *user, int **pids, size_t *nr, bool *of_user)
 {
 	struct passwd *pw = getpwnam(user);
 	char *end;
@@ -155,7 +155,7 @@ static int user_pids(const char *user, struct kp_record_opts *o)
 	DIR *d;
 
 	if (!pw && (end == user || *end || uid < 0))
-		return kp_usage_error("record", "no user '%s'", user);
+		return kp_usage_error(cmd, "no user '%s'", user);
 	d = opendir("/proc");
 	while (d && (de = readdir(d))) {
 		char path[300];
@@ -164,13 +164,13 @@ static int user_pids(const char *user, struct kp_record_opts *o)
 		snprintf(path, sizeof(path), "/proc/%s", de->d_name);
 		if (*end || pid <= 0 || pid == getpid() || stat(path, &st) || st.st_uid != (uid_t)uid)
 			continue;
-		o->pids = kp_xrealloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
-		o->pids[o->nr_pids++] = (int)pid;
+		*pids = kp_xrealloc(*pids, (*nr + 1) * sizeof(**pids));
+		(*pids)[(*nr)++] = (int)pid;
 	}
-	o->pids_of_user = true; /* processes come and go while kprof attaches */
+	*of_user = true; /* processes come and go while kprof attaches */
 	if (d)
 		closedir(d);
-	return o->nr_pids ? 0 : kp_error("user '%s' has no processes", user);
+	return *nr ? 0 : kp_error("user '%s' has no processes", user);
 }
 
 static int parse_duration(const char *s, double *out)
@@ -304,7 +304,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		return kp_cmd_idlist("record", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
 				       &o->nr_tids);
 	case 'u':
-		return user_pids(optarg, o);
+		return kp_cmd_user_pids("record", optarg, &o->pids, &o->nr_pids, &o->pids_of_user);
 	case OPT_DURATION:
 		return parse_duration(optarg, &o->duration);
 	case OPT_FILTER:

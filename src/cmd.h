@@ -26,12 +26,17 @@ int cmd_list(int argc, char **argv);
 int cmd_unwind(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);
 
 /* kp_usage_error - "kprof <cmd>: <msg>" plus a pointer to 'kprof <cmd> --help'; returns 2. */
 int kp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* kp_cmd_user_pids - append the pids of the processes of @user (a name or a number) to *@pids
+ * (*@nr of them) for @cmd's -u, and set *@of_user; 0, or the exit code after saying why. */
+int kp_cmd_user_pids(const char *cmd, const char *user, int **pids, size_t *nr, bool *of_user);
 
 /* kp_cmd_idlist, kp_cmd_cpus - kp_idlist_parse() and kp_idlist_cpus() for @cmd's option:
  * 0, or the exit code after saying what is wrong (2 for a usage error). */

@@ -6,7 +6,7 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu);
+#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace);
 #                                    the table holds theirs
 #   STACKCOLLAPSE=PATH ...           FlameGraph's stackcollapse-perf.pl (default: on PATH), the
 #                                    collapse perf users pipe perf script into (perfdata)
@@ -27,7 +27,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -37,8 +37,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu | trace) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu, trace)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -772,6 +772,46 @@ if want offcpu; then
 	offcpu_bench
 fi
 
+# --- 8. Tracing system calls: a million getuid calls ----------------------------------------
+# tests/workloads/syscalls makes N getuid calls in a row and times them itself (stderr:
+# "getuid calls in S s"): alone, under kprof trace -s, perf trace -s and strace -c -f. The
+# calls each tool's summary counts, against N, are the ones it lost.
+trace_bench() {
+	local d=$tmp/trace n=$((1000000 / scale)) i t
+	mkdir -p "$d"
+	cc -O2 -o "$d/syscalls" "$top/tests/workloads/syscalls.c"
+	echo "bench: tracing $n getuid calls ($runs runs each, alternating)..." >&2
+	local -A cmd=(
+		[kprof]="$kprof trace -s --"
+		[perf]="perf trace -s --"
+		[strace]="strace -c -f -o $d/strace.txt"
+	)
+	local tools="kprof perf strace" counted
+	for i in $(seq 0 "$runs"); do
+		local f=$d; [ "$i" -eq 0 ] && f=$d/warm && mkdir -p "$f"
+		"$d/syscalls" "$n" 0 0 2>&1 >/dev/null | sed -n 's/getuid calls in \([0-9.]*\) s/\1/p' >>"$f/alone"
+		for t in $tools; do
+			# shellcheck disable=SC2086
+			${cmd[$t]} "$d/syscalls" "$n" 0 0 >"$d/out" 2>"$d/err"
+			case $t in
+			strace) counted=$(awk '$NF == "getuid" { print $4 }' "$d/strace.txt") ;;
+			*) counted=$(awk '$1 == "getuid" && $2 ~ /^[0-9]+$/ { print $2 }' "$d/out" "$d/err" | head -1) ;;
+			esac
+			echo "$(sed -n 's/getuid calls in \([0-9.]*\) s/\1/p' "$d/err" "$d/out" | head -1) $((n - ${counted:-0}))" >>"$f/$t"
+		done
+	done
+	trace_calls=$n
+	trace_rows="| alone | $(range "$d/alone" 1) | | |"$'\n'
+	local -A label=([kprof]="kprof trace -s" [perf]="perf trace -s" [strace]="strace -c -f")
+	for t in $tools; do
+		trace_rows+="| ${label[$t]} | $(range "$d/$t" 1) | $(ratio "$(med "$d/$t" 1)" "$(med "$d/alone" 1)")x | $(range "$d/$t" 2) |"$'\n'
+	done
+}
+
+if want trace; then
+	trace_bench
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -920,5 +960,13 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| recording | wall s | wall slowdown | the workload's CPU s (user + sys) | recorder CPU s | samples | bytes per sample |"
 		echo "|---|---|---|---|---|---|---|"
 		printf "%s" "$offcpu_rows"
+	fi
+	if want trace; then
+		echo
+		echo "### Tracing system calls: $trace_calls getuid calls in a row, the workload's own s, median (min-max)"
+		echo
+		echo "| tracer | getuid calls s | slowdown | calls lost |"
+		echo "|---|---|---|---|"
+		printf "%s" "$trace_rows"
 	fi
 } | tee "$out/results.md"

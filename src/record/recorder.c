@@ -573,9 +573,10 @@ static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
 	double file_mib = w->off / 1048576.0, raw_mib = w->raw_bytes / 1048576.0;
 	const struct kp_rec_unwind_stats *us = &rec->unwind;
 
-	kp_notice("recorded %llu samples, %llu lost, into '%s': %.3f MiB (%.3f MiB raw, %.1fx)",
-		  (unsigned long long)s->samples, (unsigned long long)s->lost, rec->o->output,
-		  file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
+	if (!rec->o->quiet)
+		kp_notice("recorded %llu samples, %llu lost, into '%s': %.3f MiB (%.3f MiB raw, "
+			  "%.1fx)", (unsigned long long)s->samples, (unsigned long long)s->lost,
+			  rec->o->output, file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
 	if (rec->online)
 		kp_notice("unwound %llu of %llu stack copies while recording (%.2f s of CPU); "
 			  "%llu kept as copies for the report to unwind",

@@ -53,6 +53,8 @@ struct kp_record_opts {
 	int argc_all;		/* kprof's own command line, for the metadata */
 	char **argv_all;
 	const char *version;	/* kprof's, for the metadata (the CLI knows it; NULL: none) */
+	bool quiet;		/* no "recorded N samples into FILE" line: the caller shows what
+				 * it recorded (kprof trace, into a file of its own) */
 };
 
 struct kp_recorder {

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.c - system calls paired from their entries and exits (trace.h).
+ */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+#include "syscall.h"
+
+static struct kp_trace_thread *thread_of(struct kp_trace *t, const struct kp_sample *smp,
+					 const struct kp_thread *th)
+{
+	uint64_t *i = kp_hash_get(&t->thread_ids, smp->tid);
+	struct kp_trace_thread *x;
+
+	if (!i) {
+		KP_GROW(t->threads, t->cap_threads, t->nr_threads + 1);
+		t->threads[t->nr_threads] = (struct kp_trace_thread){ .pid = smp->pid,
+								      .tid = smp->tid };
+		kp_hash_put(&t->thread_ids, smp->tid, t->nr_threads);
+		i = kp_hash_get(&t->thread_ids, smp->tid);
+		t->nr_threads++;
+	}
+	x = &t->threads[*i];
+	x->pid = smp->pid; /* a thread's pid is -1 in the kernel's records once it is exiting */
+	if (th && th->comm)
+		x->comm = th->comm;
+	return x;
+}
+
+static struct kp_trace_stat *stat_of(struct kp_trace *t, const struct kp_trace_thread *x, long nr)
+{
+	uint32_t thread = (uint32_t)(x - t->threads);
+	uint64_t key = (uint64_t)thread << 32 | (uint32_t)nr, *i = kp_hash_get(&t->stat_ids, key);
+
+	if (i)
+		return &t->stats[*i];
+	KP_GROW(t->stats, t->cap_stats, t->nr_stats + 1);
+	t->stats[t->nr_stats] = (struct kp_trace_stat){ .thread = thread, .nr = nr,
+							.min = UINT64_MAX };
+	kp_hash_put(&t->stat_ids, key, t->nr_stats);
+	return &t->stats[t->nr_stats++];
+}
+
+static bool wanted(const struct kp_trace *t, long nr)
+{
+	return !t->only || (nr >= 0 && nr < kp_syscall_max() && t->only[nr]);
+}
+
+/* Hand call @c of thread @x on, and count it; without an exit, @lost says whether another
+ * entry came first (its exit lost) or the recording ended. */
+static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_call *c,
+		 bool lost)
+{
+	struct kp_trace_stat *st;
+
+	if (!wanted(t, c->nr))
+		return;
+	c->pid = x->pid;
+	c->tid = x->tid;
+	c->comm = kp_strtab_get(&t->s.strs, x->comm);
+	st = stat_of(t, x, c->nr);
+	if (!c->enter) {
+		st->no_entry++;
+		t->no_entry++;
+	} else if (!c->exit) {
+		st->no_exit++;
+		if (kp_syscall_never_returns(c->nr))
+			t->no_return++;
+		else if (lost)
+			t->lost_exit++;
+		else
+			t->no_exit++;
+	} else {
+		uint64_t d = c->exit >= c->enter ? c->exit - c->enter : 0;
+		st->calls++;
+		st->errors += c->ret < 0 && c->ret > -4096;
+		st->total += d;
+		st->min = d < st->min ? d : st->min;
+		st->max = d > st->max ? d : st->max;
+		st->sumsq += (double)d * (double)d;
+		t->calls++;
+	}
+	if (t->fn)
+		t->fn(t->ctx, c);
+}
+
+/* The entry @x left open ends without its exit (@lost: another entry came first). */
+static void close_open(struct kp_trace *t, struct kp_trace_thread *x, uint32_t cpu, bool lost)
+{
+	struct kp_trace_call c = { .cpu = cpu, .nr = (long)x->open_nr, .enter = x->open_at };
+
+	if (!x->open)
+		return;
+	memcpy(c.args, x->open_args, sizeof(c.args));
+	x->open = false;
+	done(t, x, &c, lost);
+}
+
+static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
+{
+	struct kp_trace *t = ctx;
+
+	(void)s;
+	if (rec->type == KP_REC_TP_FORMAT) {
+		const struct kp_rec_tp_format *f = (const void *)rec;
+		const char *sys = (const char *)(f + 1);
+		kp_tp_add_format(t->tp, sys, sys + f->sys_len, f->fmt_len); /* else undecoded */
+	}
+	return 0;
+}
+
+static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		     const struct kp_sample *smp, const struct kp_rec_header *rec,
+		     struct kp_thread *th)
+{
+	struct kp_trace *t = ctx;
+	int e = (int)(ev - s->evl.ev);
+	struct kp_trace_thread *x;
+	uint64_t nr, v;
+
+	(void)rec;
+	if ((e != t->enter_ev && e != t->exit_ev) || !(smp->sample_type & PERF_SAMPLE_TID))
+		return 0;
+	if (!smp->raw_size || kp_tp_field(t->tp, smp->raw, smp->raw_size, "id", 0, &nr)) {
+		t->bad++;
+		return 0;
+	}
+	x = thread_of(t, smp, th);
+	x->events++;
+	t->first = t->first && t->first < smp->time ? t->first : smp->time;
+	t->last = smp->time > t->last ? smp->time : t->last;
+	if (e == t->enter_ev) {
+		close_open(t, x, smp->cpu, true);
+		for (unsigned i = 0; i < 6; i++)
+			x->open_args[i] = kp_tp_field(t->tp, smp->raw, smp->raw_size, "args", i, &v)
+					  ? 0 : v;
+		x->open_nr = nr;
+		x->open_at = smp->time ? smp->time : 1;
+		x->open = true;
+		return 0;
+	}
+	struct kp_trace_call c = { .cpu = smp->cpu, .nr = (long)nr, .exit = smp->time ? smp->time : 1 };
+	if (!kp_tp_field(t->tp, smp->raw, smp->raw_size, "ret", 0, &v))
+		c.ret = (int64_t)v;
+	if (x->open && (int64_t)nr == -1) /* rt_sigreturn put back registers that say no call */
+		c.nr = (long)(nr = x->open_nr);
+	if (x->open && x->open_nr == nr) {
+		c.enter = x->open_at;
+		memcpy(c.args, x->open_args, sizeof(c.args));
+		x->open = false;
+	} else {
+		close_open(t, x, smp->cpu, true); /* an entry of another call: its exit was lost */
+	}
+	done(t, x, &c, false);
+	return 0;
+}
+
+static void find_events(struct kp_trace *t)
+{
+	t->enter_ev = t->exit_ev = -1;
+	for (size_t e = 0; e < t->s.evl.nr; e++) {
+		if (!strcmp(t->s.evl.ev[e].name, "raw_syscalls:sys_enter"))
+			t->enter_ev = (int)e;
+		else if (!strcmp(t->s.evl.ev[e].name, "raw_syscalls:sys_exit"))
+			t->exit_ev = (int)e;
+	}
+}
+
+/* The ATTR records come first: the first record that is not one finds the events. */
+static int on_first(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
+{
+	struct kp_trace *t = ctx;
+
+	if (rec->type != KP_REC_ATTR && t->enter_ev == -2) {
+		find_events(t);
+		if (t->enter_ev < 0 || t->exit_ev < 0)
+			return -KP_TRACE_ENOEVENTS;
+	}
+	return on_own(ctx, s, rec);
+}
+
+int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_trace_call_fn fn,
+		 void *ctx)
+{
+	static const struct kp_session_ops ops = { .own = on_first, .sample = on_sample };
+	struct kp_dso_opts dso = { 0 };
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->tp = kp_tp_new();
+	kp_hash_init(&t->thread_ids);
+	kp_hash_init(&t->stat_ids);
+	t->only = only;
+	t->fn = fn;
+	t->ctx = ctx;
+	t->enter_ev = -2; /* found once the events are known */
+	t->open_err = kp_session_open(&t->s, input, &dso);
+	if (t->open_err)
+		return -KP_TRACE_EOPEN;
+	rc = kp_session_run(&t->s, &ops, t);
+	if (t->enter_ev == -2) { /* a file of ATTR records only */
+		find_events(t);
+		if (t->enter_ev < 0 || t->exit_ev < 0)
+			rc = -KP_TRACE_ENOEVENTS;
+	}
+	if (rc == -KP_TRACE_ENOEVENTS)
+		return rc;
+	for (size_t i = 0; i < t->nr_threads; i++) /* still in flight when the recording ended */
+		close_open(t, &t->threads[i], 0, false);
+	return rc;
+}
+
+void kp_trace_release(struct kp_trace *t)
+{
+	kp_session_release(&t->s);
+	kp_tp_free(t->tp);
+	kp_hash_release(&t->thread_ids);
+	kp_hash_release(&t->stat_ids);
+	free(t->threads);
+	free(t->stats);
+	memset(t, 0, sizeof(*t));
+}

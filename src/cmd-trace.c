@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-trace.c - `kprof trace`: the system calls of a command, processes or the machine, as
+ * `perf trace` and strace show them, recorded with raw_syscalls:sys_enter and sys_exit (the
+ * system calls chosen with -e become the kernel's filter, so that the rings carry nothing
+ * else) and paired by report/trace.h. One line per call, or with -s the per-thread summary
+ * of `perf trace -s`; -o keeps the recording, -i replays one.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "idlist.h"
+#include "formats/util.h"
+#include "input.h"
+#include "output.h"
+#include "recorder.h"
+#include "tracefs.h"
+#include "report/syscall.h"
+#include "report/trace.h"
+
+static const char trace_usage[] =
+	"usage: kprof trace [options] [--] COMMAND [ARGS...]\n"
+	"       kprof trace [options] -a | -p PID | -t TID | -u USER\n"
+	"       kprof trace [options] -i FILE\n"
+	"\n"
+	"Shows the system calls of COMMAND (its threads and children), of running processes or\n"
+	"of the whole machine, as perf trace does: one line per call with its time, duration,\n"
+	"thread, arguments and result, printed when the recording ends; or with -s a summary per\n"
+	"thread of each call's count, errors and times.\n"
+	"\n"
+	"  -e, --expr LIST        only these system calls: names or globs, e.g. 'open*,read'\n"
+	"                         (the kernel filters the rest out)\n"
+	"  -s, --summary          only the summary, per thread and call\n"
+	"  -S, --with-summary     the calls, then the summary\n"
+	"      --duration MS      only calls that took at least MS milliseconds\n"
+	"      --failure          only calls that failed\n"
+	"  -a, --all-cpus         every process\n"
+	"  -p, --pid PID[,PID]    attach to running processes\n"
+	"  -t, --tid TID[,TID]    attach to threads\n"
+	"  -u, --uid USER         attach to the processes of USER\n"
+	"      --time SECONDS     with -a, -p, -t or -u: stop after this long\n"
+	"  -o, --output FILE      keep the recording in FILE (kprof report, script read it)\n"
+	"  -i, --input FILE       show a recording made by kprof trace -o instead of recording\n"
+	"  -m, --mmap-pages N     data pages per CPU ring, a power of two (default 256)\n"
+	"  -h, --help             this text\n";
+
+struct trace {
+	const char *input, *output;
+	bool summary, calls;
+	double min_ms;
+	bool failure;
+	bool *only;			/* [kp_syscall_max()], NULL: all */
+	struct kp_record_opts ro;
+	char **argnames;		/* [kp_syscall_max()]: each call's argument names, read
+					 * from tracefs once ("" when not known) */
+	bool tracefs_tried, tracefs_ok;
+	struct kp_tracefs fs;
+	uint64_t t0;
+	FILE *out;
+};
+
+/* --- what -e names --------------------------------------------------------------------------- */
+
+static int parse_expr(struct trace *tr, const char *list)
+{
+	char *copy = kp_xstrdup(list), *save = NULL, *tok;
+	long max = kp_syscall_max();
+	int rc = 0;
+
+	if (!tr->only)
+		tr->only = kp_xcalloc((size_t)max, sizeof(bool));
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		bool any = false;
+		for (long nr = 0; nr < max; nr++) {
+			const char *name = kp_syscall_name(nr);
+			if (name && !fnmatch(tok, name, 0))
+				tr->only[nr] = any = true;
+		}
+		if (!any)
+			rc = kp_usage_error("trace", "-e: no system call is called '%s'", tok);
+	}
+	free(copy);
+	return rc;
+}
+
+/* The kernel's filter for the chosen calls: "id == 0 || id == 1 ...", and with -a not kprof's
+ * own calls (its writes of the recording would fill the rings). NULL for none. */
+static char *kernel_filter(const struct trace *tr)
+{
+	char *f = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&f, &len);
+	bool any = false;
+
+	if (!m)
+		abort(); /* out of memory, as kp_xmalloc() */
+	if (tr->only) {
+		fputc('(', m);
+		for (long nr = 0; nr < kp_syscall_max(); nr++)
+			if (tr->only[nr]) {
+				fprintf(m, "%sid == %ld", any ? " || " : "", nr);
+				any = true;
+			}
+		fputc(')', m);
+	}
+	if (tr->ro.system_wide)
+		fprintf(m, "%scommon_pid != %d", any ? " && " : "", (int)getpid());
+	fclose(m);
+	if (!any && !tr->ro.system_wide) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* --- one line per call ----------------------------------------------------------------------- */
+
+/* The names of system call @nr's arguments, from tracefs's syscalls:sys_enter_NAME format: the
+ * fields after __syscall_nr, ", "-separated; "" when unknown (no tracefs, another kernel). */
+static const char *arg_names(struct trace *tr, long nr)
+{
+	char sys[128], *fmt = NULL, *f, *p;
+	const char *name = kp_syscall_name(nr);
+
+	if (nr < 0 || nr >= kp_syscall_max() || !name)
+		return "";
+	if (!tr->argnames)
+		tr->argnames = kp_xcalloc((size_t)kp_syscall_max(), sizeof(char *));
+	if (tr->argnames[nr])
+		return tr->argnames[nr];
+	if (!tr->tracefs_tried) {
+		tr->tracefs_tried = true;
+		tr->tracefs_ok = !kp_tracefs_open(&tr->fs);
+	}
+	snprintf(sys, sizeof(sys), "sys_enter_%s", name);
+	if (tr->tracefs_ok && !kp_tracefs_format(&tr->fs, "syscalls", sys, &fmt)) {
+		f = kp_tracefs_fields(fmt);
+		p = strstr(f, "__syscall_nr");
+		tr->argnames[nr] = kp_xstrdup(p ? p + strlen("__syscall_nr") + (p[12] ? 2 : 0) : "");
+		free(f);
+		free(fmt);
+	} else {
+		tr->argnames[nr] = kp_xstrdup("");
+	}
+	return tr->argnames[nr];
+}
+
+/* A value as perf trace shows one: small numbers (and small negative ones, as a file
+ * descriptor's AT_FDCWD) in decimal, anything else, pointers and flags, in hex. */
+static void put_value(FILE *out, uint64_t v)
+{
+	int64_t s = (int64_t)v;
+	int32_t w = (int32_t)(uint32_t)v;
+
+	if (s > -65536 && s < 65536)
+		fprintf(out, "%lld", (long long)s);
+	else if (v >> 32 == 0 && w < 0 && w > -65536)
+		fprintf(out, "%d", w);
+	else
+		fprintf(out, "0x%llx", (unsigned long long)v);
+}
+
+static void put_args(struct trace *tr, const struct kp_trace_call *c)
+{
+	const char *names = arg_names(tr, c->nr);
+	unsigned n = 0;
+
+	if (!c->enter) {
+		fputs("...", tr->out); /* its entry was not recorded */
+		return;
+	}
+	while (*names && n < 6) {
+		size_t len = strcspn(names, ",");
+		fprintf(tr->out, "%s%.*s: ", n ? ", " : "", (int)len, names);
+		put_value(tr->out, c->args[n++]);
+		names += len + (names[len] == ',') + (names[len] == ',' && names[len + 1] == ' ');
+	}
+	if (!*arg_names(tr, c->nr))
+		for (; n < 6; n++) {
+			fprintf(tr->out, "%sarg%u: ", n ? ", " : "", n);
+			put_value(tr->out, c->args[n]);
+		}
+}
+
+static void put_result(FILE *out, const struct kp_trace_call *c)
+{
+	if (!c->exit) {
+		fputs(kp_syscall_never_returns(c->nr) ? " = ?" : " = ? (no exit recorded)", out);
+		return;
+	}
+	if (c->ret < 0 && c->ret > -4096) {
+		const char *e = kp_errno_name(-c->ret);
+		fprintf(out, " = -1 %s (%s)", e ? e : "?", strerror((int)-c->ret));
+		return;
+	}
+	fputs(" = ", out);
+	put_value(out, (uint64_t)c->ret);
+}
+
+static void on_call(void *ctx, const struct kp_trace_call *c)
+{
+	struct trace *tr = ctx;
+	const char *name = kp_syscall_name(c->nr);
+	uint64_t at = c->enter ? c->enter : c->exit;
+	bool both = c->enter && c->exit;
+	double ms = both && c->exit > c->enter ? (c->exit - c->enter) / 1e6 : 0;
+
+	if (!tr->t0)
+		tr->t0 = at; /* the first call's time: the lines count from it, as perf trace's */
+	if (!tr->calls || (tr->min_ms > 0 && (!both || ms < tr->min_ms)) ||
+	    (tr->failure && !(c->exit && c->ret < 0 && c->ret > -4096)))
+		return;
+	fprintf(tr->out, "%10.3f (", at > tr->t0 ? (at - tr->t0) / 1e6 : 0.0);
+	if (both)
+		fprintf(tr->out, "%6.3f ms", ms);
+	else
+		fputs("     ? ms", tr->out);
+	fprintf(tr->out, "): %s/%u ", *c->comm ? c->comm : "[unknown]", c->tid);
+	if (name)
+		fprintf(tr->out, "%s(", name);
+	else
+		fprintf(tr->out, "syscall_%ld(", c->nr);
+	put_args(tr, c);
+	fputc(')', tr->out);
+	put_result(tr->out, c);
+	fputc('\n', tr->out);
+}
+
+/* --- the summary ----------------------------------------------------------------------------- */
+
+static int by_total(const void *a, const void *b)
+{
+	const struct kp_trace_stat *x = *(const struct kp_trace_stat *const *)a;
+	const struct kp_trace_stat *y = *(const struct kp_trace_stat *const *)b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->calls != y->calls ? (x->calls > y->calls ? -1 : 1) : (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+/* perf's stddev: of the mean, relative to it, in percent */
+static double rel_stddev(const struct kp_trace_stat *s)
+{
+	double n = (double)s->calls, mean = n ? s->total / n : 0, var;
+
+	if (s->calls < 2 || mean <= 0)
+		return 0;
+	var = (s->sumsq - n * mean * mean) / (n - 1);
+	return var > 0 ? 100 * sqrt(var / n) / mean : 0;
+}
+
+static void thread_summary(struct trace *tr, const struct kp_trace *t, size_t th, uint64_t events)
+{
+	const struct kp_trace_thread *x = &t->threads[th];
+	const char *comm = kp_strtab_get(&t->s.strs, x->comm);
+	const struct kp_trace_stat **rows = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr_stats; i++)
+		if (t->stats[i].thread == th) {
+			rows = kp_xrealloc(rows, (n + 1) * sizeof(*rows));
+			rows[n++] = &t->stats[i];
+		}
+	if (!n)
+		return;
+	qsort(rows, n, sizeof(*rows), by_total);
+	fprintf(tr->out, "\n %s (%u), %llu events, %.1f%%\n\n", *comm ? comm : "[unknown]", x->tid,
+		(unsigned long long)x->events, events ? 100.0 * x->events / events : 0.0);
+	fprintf(tr->out, "   syscall            calls  errors  total       min       avg       max"
+			 "       stddev\n"
+			 "                                     (msec)    (msec)    (msec)    (msec)"
+			 "        (%%)\n"
+			 "   --------------- --------  ------ -------- --------- --------- ---------"
+			 "     ------\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_trace_stat *s = rows[i];
+		const char *name = kp_syscall_name(s->nr);
+		char buf[32];
+
+		if (!s->calls)
+			continue;
+		if (!name)
+			snprintf(buf, sizeof(buf), "syscall_%ld", s->nr);
+		fprintf(tr->out, "   %-15s %8llu %7llu %8.3f %9.3f %9.3f %9.3f %9.2f%%\n",
+			name ? name : buf, (unsigned long long)s->calls,
+			(unsigned long long)s->errors, s->total / 1e6, s->min / 1e6,
+			s->total / 1e6 / (double)s->calls, s->max / 1e6, rel_stddev(s));
+	}
+	for (size_t i = 0; i < n; i++) { /* what the table cannot time */
+		const struct kp_trace_stat *s = rows[i];
+		const char *name = kp_syscall_name(s->nr);
+
+		if (s->no_entry)
+			fprintf(tr->out, "   %s: %llu exit%s without %s entry (in flight when the "
+				"recording began, or a new thread's return): not timed\n",
+				name ? name : "?", (unsigned long long)s->no_entry,
+				s->no_entry == 1 ? "" : "s", s->no_entry == 1 ? "its" : "their");
+		if (s->no_exit)
+			fprintf(tr->out, "   %s: %llu call%s without %s\n", name ? name : "?",
+				(unsigned long long)s->no_exit, s->no_exit == 1 ? "" : "s",
+				kp_syscall_never_returns(s->nr) ? "a return (it ends the thread)"
+								 : "an exit recorded: not timed");
+	}
+	free(rows);
+}
+
+static void summary(struct trace *tr, const struct kp_trace *t)
+{
+	uint64_t events = 0;
+
+	for (size_t i = 0; i < t->nr_threads; i++)
+		events += t->threads[i].events;
+	fputs("\n Summary of events:\n", tr->out);
+	for (size_t i = 0; i < t->nr_threads; i++)
+		thread_summary(tr, t, i, events);
+	fputc('\n', tr->out);
+}
+
+/* What was not a complete call, said once at the end (on stderr with the calls, so that the
+ * lines stay what perf trace prints). */
+static void incomplete(const struct kp_trace *t)
+{
+	const struct kp_rec_stats *st = &t->s.stats;
+
+	if (t->no_entry || t->no_exit || t->lost_exit)
+		kp_notice("%llu call%s without %s entry recorded, %llu still in flight when the "
+			  "recording ended, %llu whose exit was lost: shown, not timed",
+			  (unsigned long long)t->no_entry, t->no_entry == 1 ? "" : "s",
+			  t->no_entry == 1 ? "its" : "their", (unsigned long long)t->no_exit,
+			  (unsigned long long)t->lost_exit);
+	if (t->s.have_stats && st->lost)
+		kp_warn("%llu events were lost (the rings overflowed): calls around them are "
+			"missing; a larger -m keeps them", (unsigned long long)st->lost);
+	if (t->bad)
+		kp_warn("%llu events could not be decoded", (unsigned long long)t->bad);
+}
+
+/* --- options and the run --------------------------------------------------------------------- */
+
+enum { OPT_DURATION = 256, OPT_FAILURE, OPT_TIME };
+
+static const struct option long_opts[] = {
+	{ "expr", required_argument, NULL, 'e' },
+	{ "summary", no_argument, NULL, 's' },
+	{ "with-summary", no_argument, NULL, 'S' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "failure", no_argument, NULL, OPT_FAILURE },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_double(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0) || v > 1e9)
+		return kp_usage_error("trace", "%s takes a number of %s, not '%s'", opt,
+				      !strcmp(opt, "--time") ? "seconds" : "milliseconds", s);
+	*out = v;
+	return 0;
+}
+
+static int parse_opt(struct trace *tr, int c)
+{
+	struct kp_record_opts *o = &tr->ro;
+	char *end;
+	unsigned long v;
+
+	switch (c) {
+	case 'e': return parse_expr(tr, optarg);
+	case 's': tr->summary = true; tr->calls = false; return 0;
+	case 'S': tr->summary = tr->calls = true; return 0;
+	case OPT_DURATION: return parse_double(optarg, "--duration", &tr->min_ms);
+	case OPT_FAILURE: tr->failure = true; return 0;
+	case 'a': o->system_wide = true; return 0;
+	case 'p': return kp_cmd_idlist("trace", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
+				       &o->nr_pids);
+	case 't': return kp_cmd_idlist("trace", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
+				       &o->nr_tids);
+	case 'u': return kp_cmd_user_pids("trace", optarg, &o->pids, &o->nr_pids,
+					  &o->pids_of_user);
+	case OPT_TIME: return parse_double(optarg, "--time", &o->duration);
+	case 'o': tr->output = optarg; return 0;
+	case 'i': tr->input = optarg; return 0;
+	case 'm':
+		errno = 0;
+		v = strtoul(optarg, &end, 10);
+		if (errno || end == optarg || *end || !v || (v & (v - 1)) || v > 65536)
+			return kp_usage_error("trace", "-m takes a power of two up to 65536, not '%s'",
+					      optarg);
+		o->pages = v;
+		o->pages_given = true;
+		return 0;
+	default: return 2;
+	}
+}
+
+static int parse_options(struct trace *tr, int argc, char **argv)
+{
+	int c, rc;
+
+	tr->calls = true;
+	tr->ro.pages = 256;
+	tr->ro.level = KP_WRITER_DEFAULT_LEVEL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:sSap:t:u:o:i:m:h", long_opts, NULL)) != -1) {
+		if (c == 'h')
+			return kp_cmd_help(trace_usage) - 1;
+		if ((rc = parse_opt(tr, c)))
+			return rc;
+	}
+	if (optind < argc)
+		tr->ro.argv = argv + optind;
+	if (tr->input && (tr->ro.argv || tr->ro.system_wide || tr->ro.nr_pids || tr->ro.nr_tids))
+		return kp_usage_error("trace", "-i shows a recording: no command, -a, -p, -t or -u");
+	if (tr->input && tr->output)
+		return kp_usage_error("trace", "-i and -o: the recording is already there");
+	if (!tr->input && !tr->ro.argv && !tr->ro.system_wide && !tr->ro.nr_pids &&
+	    !tr->ro.nr_tids)
+		return kp_usage_error("trace", "no command to trace (or -a, -p, -t, -u, -i FILE)");
+	if ((tr->ro.nr_pids || tr->ro.nr_tids) && (tr->ro.system_wide || tr->ro.argv))
+		return kp_usage_error("trace", "-p, -t and -u attach: not with -a or a command");
+	return 0;
+}
+
+/* The recording's events: every system call's entry and exit, filtered in the kernel. */
+static int events(struct trace *tr)
+{
+	char *filter = kernel_filter(tr);
+	int rc = kp_evspec_parse("raw_syscalls:sys_enter", &tr->ro.evs, &tr->ro.nr_evs) ||
+		 (filter && kp_evspec_filter(tr->ro.evs, tr->ro.nr_evs, filter)) ||
+		 kp_evspec_parse("raw_syscalls:sys_exit", &tr->ro.evs, &tr->ro.nr_evs) ||
+		 (filter && kp_evspec_filter(tr->ro.evs, tr->ro.nr_evs, filter));
+
+	free(filter);
+	tr->ro.period = 1;
+	tr->ro.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			     PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	return rc ? 1 : 0;
+}
+
+static int record(struct trace *tr, int argc, char **argv, char **path)
+{
+	struct kp_recorder rec;
+
+	tr->ro.argc_all = argc;
+	tr->ro.argv_all = argv;
+	tr->ro.version = PACKAGE_VERSION;
+	if (tr->output) {
+		*path = kp_xstrdup(tr->output);
+	} else { /* a recording of its own, removed after */
+		const char *dir = getenv("TMPDIR");
+		int fd;
+		if (asprintf(path, "%s/kprof-trace.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+			abort();
+		fd = mkstemp(*path);
+		if (fd < 0) {
+			kp_error("cannot make a file for the recording in %s: %s",
+				 dir && *dir ? dir : "/tmp", strerror(errno));
+			return 1;
+		}
+		close(fd);
+		unlink(*path);
+	}
+	tr->ro.output = *path;
+	tr->ro.quiet = !tr->output;
+	if (events(tr))
+		return 1;
+	return kp_output_check_path(*path) ? 1 : kp_recorder_run(&rec, &tr->ro);
+}
+
+static int show(struct trace *tr, const char *path)
+{
+	struct kp_trace t;
+	int rc;
+
+	tr->out = stdout;
+	rc = kp_trace_run(&t, path, tr->only, on_call, tr);
+	if (rc == -KP_TRACE_EOPEN) {
+		kp_input_explain(&t.s.r, path, t.open_err);
+	} else if (rc == -KP_TRACE_ENOEVENTS) {
+		kp_error("'%s' has no raw_syscalls:sys_enter and sys_exit events: it is no "
+			 "recording of kprof trace", path);
+		kp_hint("kprof trace -o FILE records one; kprof report and script read others");
+	} else {
+		if (tr->summary)
+			summary(tr, &t);
+		incomplete(&t);
+		kp_input_replayed(&t.s, path);
+	}
+	kp_trace_release(&t);
+	return rc == -KP_TRACE_EOPEN || rc == -KP_TRACE_ENOEVENTS ? 1 : 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace tr;
+	char *path = NULL;
+	int rc, status = 0;
+
+	memset(&tr, 0, sizeof(tr));
+	rc = parse_options(&tr, argc, argv);
+	if (rc < 0) {
+		rc = 0;
+	} else if (!rc) {
+		if (!tr.input) {
+			status = record(&tr, argc, argv, &path);
+			if (access(path, F_OK)) /* nothing recorded: the recorder said why */
+				rc = status ? status : 1;
+		}
+		if (!rc) {
+			rc = show(&tr, tr.input ? tr.input : path);
+			rc = rc ? rc : status;
+		}
+		if (!tr.input && !tr.output && path)
+			unlink(path);
+	}
+	if (tr.argnames)
+		for (long i = 0; i < kp_syscall_max(); i++)
+			free(tr.argnames[i]);
+	free(tr.argnames);
+	free(tr.only);
+	free(path);
+	kp_evspec_free(tr.ro.evs, tr.ro.nr_evs);
+	free(tr.ro.pids);
+	free(tr.ro.tids);
+	return rc;
+}
