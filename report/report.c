@@ -118,11 +118,9 @@ static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *r
 
 	(void)s;
 	if (rec->type == KP_REC_TP_FORMAT && r->o->seq && r->o->tp_fields) {
-		const struct kp_rec_tp_format *f = (const void *)rec;
-		const char *sys = (const char *)(f + 1);
 		if (!r->tp)
 			r->tp = kp_tp_new();
-		kp_tp_add_format(r->tp, sys, sys + f->sys_len, f->fmt_len); /* else undecoded */
+		kp_tp_add_record(r->tp, rec);
 	}
 	if (rec->type != KP_REC_ATTR && r->event == -2)
 		return pick_event(r);

@@ -105,11 +105,7 @@ static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *r
 	struct kp_trace *t = ctx;
 
 	(void)s;
-	if (rec->type == KP_REC_TP_FORMAT) {
-		const struct kp_rec_tp_format *f = (const void *)rec;
-		const char *sys = (const char *)(f + 1);
-		kp_tp_add_format(t->tp, sys, sys + f->sys_len, f->fmt_len); /* else undecoded */
-	}
+	kp_tp_add_record(t->tp, rec);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <trace-seq.h>
 
+#include "formats/kprof-format.h"
 #include "formats/util.h"
 
 struct kp_tp {
@@ -42,6 +43,15 @@ int kp_tp_add_format(struct kp_tp *t, const char *sys, const char *fmt, size_t l
 	struct tep_event *ev = NULL;
 
 	return tep_parse_format(t->tep, &ev, fmt, len, sys) ? -KP_ERECORD : 0;
+}
+
+void kp_tp_add_record(struct kp_tp *t, const struct kp_rec_header *rec)
+{
+	const struct kp_rec_tp_format *f = (const void *)rec;
+	const char *sys = (const char *)(f + 1);
+
+	if (rec->type == KP_REC_TP_FORMAT)
+		kp_tp_add_format(t, sys, sys + f->sys_len, f->fmt_len);
 }
 
 /* The event of a RAW payload, when it has a format and its fields are all inside it. */
@@ -170,4 +180,16 @@ int kp_tp_field(struct kp_tp *t, const void *raw, uint32_t size, const char *nam
 		*val = q;
 	}
 	return 0;
+}
+
+void kp_tp_field_names(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap)
+{
+	struct tep_event *ev = payload_event(t, raw, size);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (struct tep_format_field *f = ev ? ev->format.fields : NULL; f && n < cap; f = f->next) {
+		int w = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", f->name);
+		n += w > 0 ? (size_t)w : 0;
+	}
 }

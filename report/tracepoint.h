@@ -21,6 +21,13 @@ void kp_tp_free(struct kp_tp *t);
  */
 int kp_tp_add_format(struct kp_tp *t, const char *sys, const char *fmt, size_t len);
 
+struct kp_rec_header;
+
+/* kp_tp_add_record - kp_tp_add_format() from a recording's KP_REC_TP_FORMAT record @rec (as
+ * the reader checked it); any other record is ignored. A format it cannot parse leaves that
+ * event's payloads undecoded. */
+void kp_tp_add_record(struct kp_tp *t, const struct kp_rec_header *rec);
+
 /*
  * kp_tp_format - "field=value ..." for a RAW payload of @size bytes, into @buf of
  * @cap bytes (always NUL-terminated). Returns 0, or -KP_ESAMPLE when the payload names an
@@ -42,5 +49,11 @@ int kp_tp_print(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size
  */
 int kp_tp_field(struct kp_tp *t, const void *raw, uint32_t size, const char *name, unsigned idx,
 		uint64_t *val);
+
+/*
+ * kp_tp_field_names - the names of the fields of a RAW payload's event (the common ones left
+ * out), ", "-separated, into @buf of @cap bytes; "" when the event is unknown.
+ */
+void kp_tp_field_names(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap);
 
 #endif /* KP_TRACEPOINT_H */

@@ -346,7 +346,7 @@ static void incomplete(const struct kp_trace *t)
 
 /* --- options and the run --------------------------------------------------------------------- */
 
-enum { OPT_DURATION = 256, OPT_FAILURE, OPT_TIME };
+enum { OPT_DURATION = 256, OPT_FAILURE };
 
 static const struct option long_opts[] = {
 	{ "expr", required_argument, NULL, 'e' },
@@ -358,7 +358,7 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "tid", required_argument, NULL, 't' },
 	{ "uid", required_argument, NULL, 'u' },
-	{ "time", required_argument, NULL, OPT_TIME },
+	{ "time", required_argument, NULL, KP_OPT_TARGET_TIME },
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
@@ -372,8 +372,7 @@ static int parse_double(const char *s, const char *opt, double *out)
 	double v = strtod(s, &end);
 
 	if (end == s || *end || !(v >= 0) || v > 1e9)
-		return kp_usage_error("trace", "%s takes a number of %s, not '%s'", opt,
-				      !strcmp(opt, "--time") ? "seconds" : "milliseconds", s);
+		return kp_usage_error("trace", "%s takes a number of milliseconds, not '%s'", opt, s);
 	*out = v;
 	return 0;
 }
@@ -381,8 +380,6 @@ static int parse_double(const char *s, const char *opt, double *out)
 static int parse_opt(struct trace *tr, int c)
 {
 	struct kp_record_opts *o = &tr->ro;
-	char *end;
-	unsigned long v;
 
 	switch (c) {
 	case 'e': return parse_expr(tr, optarg);
@@ -390,27 +387,58 @@ static int parse_opt(struct trace *tr, int c)
 	case 'S': tr->summary = tr->calls = true; return 0;
 	case OPT_DURATION: return parse_double(optarg, "--duration", &tr->min_ms);
 	case OPT_FAILURE: tr->failure = true; return 0;
-	case 'a': o->system_wide = true; return 0;
-	case 'p': return kp_cmd_idlist("trace", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
-				       &o->nr_pids);
-	case 't': return kp_cmd_idlist("trace", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
-				       &o->nr_tids);
-	case 'u': return kp_cmd_user_pids("trace", optarg, &o->pids, &o->nr_pids,
-					  &o->pids_of_user);
-	case OPT_TIME: return parse_double(optarg, "--time", &o->duration);
 	case 'o': tr->output = optarg; return 0;
 	case 'i': tr->input = optarg; return 0;
+	default: return kp_cmd_target_opt("trace", c, optarg, o);
+	}
+}
+
+int kp_cmd_target_opt(const char *cmd, int c, const char *arg, struct kp_record_opts *o)
+{
+	char *end;
+	unsigned long v;
+	double s;
+
+	switch (c) {
+	case 'a': o->system_wide = true; return 0;
+	case 'p': return kp_cmd_idlist(cmd, "-p", arg, false, 1, KP_MAX_PID, &o->pids,
+				       &o->nr_pids);
+	case 't': return kp_cmd_idlist(cmd, "-t", arg, false, 1, KP_MAX_PID, &o->tids,
+				       &o->nr_tids);
+	case 'u': return kp_cmd_user_pids(cmd, arg, &o->pids, &o->nr_pids, &o->pids_of_user);
+	case KP_OPT_TARGET_TIME:
+		s = strtod(arg, &end);
+		if (end == arg || *end || !(s > 0) || s > 1e9)
+			return kp_usage_error(cmd, "--time takes a number of seconds, not '%s'", arg);
+		o->duration = s;
+		return 0;
 	case 'm':
 		errno = 0;
-		v = strtoul(optarg, &end, 10);
-		if (errno || end == optarg || *end || !v || (v & (v - 1)) || v > 65536)
-			return kp_usage_error("trace", "-m takes a power of two up to 65536, not '%s'",
-					      optarg);
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || !v || (v & (v - 1)) || v > 65536)
+			return kp_usage_error(cmd, "-m takes a power of two up to 65536, not '%s'",
+					      arg);
 		o->pages = v;
 		o->pages_given = true;
 		return 0;
 	default: return 2;
 	}
+}
+
+int kp_cmd_target_check(const char *cmd, const struct kp_record_opts *o, const char *input,
+			const char *output)
+{
+	bool target = o->argv || o->system_wide || o->nr_pids || o->nr_tids;
+
+	if (input && target)
+		return kp_usage_error(cmd, "-i shows a recording: no command, -a, -p, -t or -u");
+	if (input && output)
+		return kp_usage_error(cmd, "-i and -o: the recording is already there");
+	if (!input && !target)
+		return kp_usage_error(cmd, "no command (or -a, -p, -t, -u, -i FILE)");
+	if ((o->nr_pids || o->nr_tids) && (o->system_wide || o->argv))
+		return kp_usage_error(cmd, "-p, -t and -u attach: not with -a or a command");
+	return 0;
 }
 
 static int parse_options(struct trace *tr, int argc, char **argv)
@@ -429,16 +457,7 @@ static int parse_options(struct trace *tr, int argc, char **argv)
 	}
 	if (optind < argc)
 		tr->ro.argv = argv + optind;
-	if (tr->input && (tr->ro.argv || tr->ro.system_wide || tr->ro.nr_pids || tr->ro.nr_tids))
-		return kp_usage_error("trace", "-i shows a recording: no command, -a, -p, -t or -u");
-	if (tr->input && tr->output)
-		return kp_usage_error("trace", "-i and -o: the recording is already there");
-	if (!tr->input && !tr->ro.argv && !tr->ro.system_wide && !tr->ro.nr_pids &&
-	    !tr->ro.nr_tids)
-		return kp_usage_error("trace", "no command to trace (or -a, -p, -t, -u, -i FILE)");
-	if ((tr->ro.nr_pids || tr->ro.nr_tids) && (tr->ro.system_wide || tr->ro.argv))
-		return kp_usage_error("trace", "-p, -t and -u attach: not with -a or a command");
-	return 0;
+	return kp_cmd_target_check("trace", &tr->ro, tr->input, tr->output);
 }
 
 /* The recording's events: every system call's entry and exit, filtered in the kernel. */
@@ -459,17 +478,25 @@ static int events(struct trace *tr)
 
 static int record(struct trace *tr, int argc, char **argv, char **path)
 {
+	if (events(tr))
+		return 1;
+	return kp_cmd_record_into(&tr->ro, tr->output, argc, argv, path);
+}
+
+int kp_cmd_record_into(struct kp_record_opts *ro, const char *keep, int argc, char **argv,
+		       char **path)
+{
 	struct kp_recorder rec;
 
-	tr->ro.argc_all = argc;
-	tr->ro.argv_all = argv;
-	tr->ro.version = PACKAGE_VERSION;
-	if (tr->output) {
-		*path = kp_xstrdup(tr->output);
+	ro->argc_all = argc;
+	ro->argv_all = argv;
+	ro->version = PACKAGE_VERSION;
+	if (keep) {
+		*path = kp_xstrdup(keep);
 	} else { /* a recording of its own, removed after */
 		const char *dir = getenv("TMPDIR");
 		int fd;
-		if (asprintf(path, "%s/kprof-trace.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+		if (asprintf(path, "%s/kprof.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
 			abort();
 		fd = mkstemp(*path);
 		if (fd < 0) {
@@ -480,11 +507,9 @@ static int record(struct trace *tr, int argc, char **argv, char **path)
 		close(fd);
 		unlink(*path);
 	}
-	tr->ro.output = *path;
-	tr->ro.quiet = !tr->output;
-	if (events(tr))
-		return 1;
-	return kp_output_check_path(*path) ? 1 : kp_recorder_run(&rec, &tr->ro);
+	ro->output = *path;
+	ro->quiet = !keep;
+	return kp_output_check_path(*path) ? 1 : kp_recorder_run(&rec, ro);
 }
 
 static int show(struct trace *tr, const char *path)

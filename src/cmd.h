@@ -27,12 +27,33 @@ int cmd_unwind(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);
 
 /* kp_usage_error - "kprof <cmd>: <msg>" plus a pointer to 'kprof <cmd> --help'; returns 2. */
 int kp_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What `kprof trace` and `kprof latency` share: the targets of a recording of their own, as
+ * record takes them (-a, -p, -t, -u, -m, --time SECONDS), and the recording itself. */
+struct kp_record_opts;
+#define KP_OPT_TARGET_TIME 900	/* the getopt value of --time */
+
+/* kp_cmd_target_opt - option @c (with @arg) into @o: 0, or the exit code after saying why
+ * (2 for an option that is none of these). */
+int kp_cmd_target_opt(const char *cmd, int c, const char *arg, struct kp_record_opts *o);
+
+/* kp_cmd_target_check - a command, -a, -p, -t or -u, or -i FILE (@input), and -o (@output)
+ * not with -i: 0, or 2 after saying what is wrong. */
+int kp_cmd_target_check(const char *cmd, const struct kp_record_opts *o, const char *input,
+			const char *output);
+
+/* kp_cmd_record_into - record @ro (its events set) into @keep, or without one into a file of
+ * its own whose path is *@path (the caller's: free(), and unlink() it after); returns the
+ * recorder's exit code, or 1 when no file could be made. */
+int kp_cmd_record_into(struct kp_record_opts *ro, const char *keep, int argc, char **argv,
+		       char **path);
 
 /* kp_cmd_user_pids - append the pids of the processes of @user (a name or a number) to *@pids
  * (*@nr of them) for @cmd's -u, and set *@of_user; 0, or the exit code after saying why. */

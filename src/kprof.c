@@ -26,6 +26,7 @@ static const struct kp_cmd commands[] = {
 	{ "diff", cmd_diff, "compare two recordings or folded files: a differential flame graph" },
 	{ "stat", cmd_stat, "count events exactly for a command, processes or CPUs" },
 	{ "trace", cmd_trace, "show the system calls of a command, processes or the machine" },
+	{ "latency", cmd_latency, "time the pairs of two events: histogram, slowest, stacks" },
 	{ "list", cmd_list, "list the events, tracepoints and PMUs -e can name" },
 	{ "view", cmd_view, "serve a recording to the Firefox Profiler on 127.0.0.1" },
 };

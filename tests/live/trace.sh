@@ -46,15 +46,22 @@ check "the command's execve is said to have no entry recorded, not timed" \
 check "exit_group is said never to return" grep -q "^   exit_group: 1 call without a return" "$WORK/k.sum"
 
 # --- the same program under strace -c -w and perf trace -s: every call's count and errors
-# compare_with NAME SHORT TABLE: each system call of TABLE (but execve, whose entry one of
+# compare_with NAME SHORT TABLE OUT: each system call of TABLE (but execve, whose entry one of
 # them misses, and exit_group) has kprof's count, or fewer by up to SHORT per mille (at least
-# 2), and its errors; nanosleep's total within 5%
+# 2), and its errors; and nanosleep's total is as near the truth of its run (the workload's
+# output OUT: its clock's nanosleep_ns) as kprof's is to its own, within 5 points (a run under
+# a slower tracer sleeps longer), unless kprof's is the nearer (perf trace's total falls 3-4%
+# short of its run's clock here)
 compare_with() {
-	awk -v who="$1" -v short="$2" 'NR == FNR { c[$1] = $2; e[$1] = $3; t[$1] = $4; next }
+	awk -v who="$1" -v short="$2" -v tk="$(val "$WORK/k.sum" nanosleep_ns)" \
+		-v tx="$(val "$4" nanosleep_ns)" 'NR == FNR { c[$1] = $2; e[$1] = $3; t[$1] = $4; next }
 		$1 == "execve" || $1 == "exit_group" { next }
 		{ s = short ? (c[$1] * short / 1000 > 2 ? c[$1] * short / 1000 : 2) : 0
 		  n++; if ($2 > c[$1] || $2 < c[$1] - s || e[$1] != $3) { bad++; printf "# %s: %s %s calls %s errors, kprof %s %s\n", $1, who, $2, $3, c[$1], e[$1] } }
-		$1 == "nanosleep" { d = t[$1] - $4; if (d < 0) d = -d; if (d > $4 * 0.05) { bad++; printf "# nanosleep: %s %s ms, kprof %s ms\n", who, $4, t[$1] } }
+		$1 == "nanosleep" { rk = t[$1] * 1e6 / tk; rx = $4 * 1e6 / tx; d = rk - rx; if (d < 0) d = -d
+			printf "# nanosleep: %s %s ms of its run'"'"'s %.3f ms, kprof %s ms of %.3f ms\n", who, $4, tx / 1e6, t[$1], tk / 1e6
+			ek = rk - 1; if (ek < 0) ek = -ek; ex = rx - 1; if (ex < 0) ex = -ex
+			if (!(tk > 0 && tx > 0) || (d > 0.05 && ek > ex)) bad++ }
 		END { printf "# %d system calls compared\n", n; exit !(n >= 10 && !bad) }' "$WORK/k.tab" "$3"
 }
 if command -v strace >/dev/null 2>&1; then
@@ -62,8 +69,8 @@ if command -v strace >/dev/null 2>&1; then
 	# /dev/null (a character device) for its size with an ioctl, a file not
 	strace -c -w -f -o "$WORK/strace.txt" "$W" >"$WORK/s.out" 2>"$WORK/s.err"
 	strace_counts "$WORK/strace.txt" >"$WORK/s.tab"
-	check "strace -c -w: every system call's count and errors are kprof's, nanosleep's total within 5%" \
-		compare_with strace 0 "$WORK/s.tab"
+	check "strace -c -w: every system call's count and errors are kprof's, nanosleep's total as near its run's clock (5 points)" \
+		compare_with strace 0 "$WORK/s.tab" "$WORK/s.out"
 else
 	skip "strace is not installed (contrib/setup.sh --check installs it)"
 fi
@@ -73,8 +80,8 @@ if command -v "$PERF" >/dev/null 2>&1 &&
 	counts "$WORK/perf.sum" >"$WORK/p.tab"
 	# perf trace 6.1 misses a call now and then, whatever its buffer (of the 1000 getuid
 	# calls, 1000, 1000, 999, 999 and 1000 in five runs with -m 1024): strace is exact
-	check "perf trace -s: every system call's count (or a few less: 5 per mille) and errors are kprof's, nanosleep's total within 5%" \
-		compare_with "perf trace" 5 "$WORK/p.tab"
+	check "perf trace -s: every system call's count (or a few less: 5 per mille) and errors are kprof's, nanosleep's total as near its run's clock (5 points)" \
+		compare_with "perf trace" 5 "$WORK/p.tab" "$WORK/p.out"
 else
 	skip "perf trace does not run here"
 fi

@@ -2,9 +2,11 @@
 /*
  * syscalls.c - system calls of known counts and durations, for kprof trace and kprof latency:
  * GETUIDS getuid calls; nanosleep of 1, 5 and 20 ms, 20, 10 and 5 times, in a fixed
- * interleaved order; and FAILS openat calls of a file that does not exist (ENOENT). Each
- * nanosleep is timed by CLOCK_MONOTONIC around the call; the program prints the counts, the
- * sleeps' total and each sleep's length in ns, sorted, for percentiles.
+ * interleaved order; FAILS openat calls of a file that does not exist (ENOENT); and spin_for(),
+ * a function (for a uprobe) that spins 200 us 30 times and 1 ms 10 times, without a system
+ * call. Each nanosleep and spin_for() call is timed by CLOCK_MONOTONIC around it; the program
+ * prints the counts, the sleeps' total, and each sleep's and each spin's length in ns,
+ * sorted, for percentiles.
  *
  * usage: syscalls [GETUIDS] [FAILS] [ROUNDS]   (default 1000 7 5: ROUNDS of the 7 sleeps)
  */
@@ -22,6 +24,15 @@ static uint64_t now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((noinline)) void spin_for(long us)
+{
+	uint64_t end = now() + (uint64_t)us * 1000;
+	volatile uint64_t x = 1;
+
+	while (now() < end)
+		x = x * 6364136223846793005ull + 1;
 }
 
 static int cmp(const void *a, const void *b)
@@ -55,12 +66,22 @@ int main(int argc, char **argv)
 	for (long i = 0; i < fails; i++)
 		if (syscall(SYS_openat, AT_FDCWD, "/nonexistent/kprof-syscalls", O_RDONLY) >= 0)
 			return 1;
+	uint64_t spins[40];
+	for (int i = 0; i < 40; i++) {
+		uint64_t t = now();
+		spin_for(i % 4 == 3 ? 1000 : 200);
+		spins[i] = now() - t;
+	}
+	qsort(spins, 40, sizeof(spins[0]), cmp);
 	qsort(lens, n, sizeof(lens[0]), cmp);
 	printf("getuid=%ld\nnanosleep=%zu\nopenat_enoent=%ld\nnanosleep_ns=%llu\n", getuids, n,
 	       fails, (unsigned long long)total);
 	printf("sleeps_ns=");
 	for (size_t i = 0; i < n; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)lens[i]);
+	printf("\nspins_ns=");
+	for (size_t i = 0; i < 40; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)spins[i]);
 	printf("\n");
 	return 0;
 }

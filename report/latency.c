@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * latency.c - STARTs paired with ENDs by key (latency.h).
+ */
+#include "latency.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/util.h"
+
+/* The value of key field @name for @smp of event @side: a tracepoint field, else the
+ * sample's tid, pid or cpu. -1 (with l->key_error set) when the event has no such field. */
+static int field(struct kp_latency *l, int side, const struct kp_sample *smp, const char *name,
+		 uint64_t *v)
+{
+	char fields[384];
+
+	if (smp->raw_size && !kp_tp_field(l->tp, smp->raw, smp->raw_size, name, 0, v))
+		return 0;
+	if (!strcmp(name, "tid") || !strcmp(name, "pid") || !strcmp(name, "cpu")) {
+		*v = name[0] == 't' ? smp->tid : name[0] == 'p' ? smp->pid : smp->cpu;
+		return 0;
+	}
+	if (!l->key_error[0]) {
+		fields[0] = '\0';
+		if (smp->raw_size)
+			kp_tp_field_names(l->tp, smp->raw, smp->raw_size, fields, sizeof(fields));
+		snprintf(l->key_error, sizeof(l->key_error), "'%s' has no field '%s': it has %s%stid, "
+			 "pid and cpu", side ? l->o->end : l->o->start, name, fields,
+			 fields[0] ? ", and the sample's " : "the sample's ");
+	}
+	return -1;
+}
+
+/* The key of @smp, as one number: FNV-1a over its fields' values (the chance that two keys
+ * of one recording meet is about n^2 / 2^65). */
+static int key_of(struct kp_latency *l, int side, const struct kp_sample *smp, uint64_t *key)
+{
+	uint64_t h = 14695981039346656037ull, v;
+
+	for (const char *const *k = l->o->keys[side]; *k; k++) {
+		if (field(l, side, smp, *k, &v))
+			return -1;
+		for (int b = 0; b < 8; b++, v >>= 8)
+			h = (h ^ (v & 0xff)) * 1099511628211ull;
+	}
+	*key = h;
+	return 0;
+}
+
+/* Keyed by the thread alone, STARTs nest (calls and returns); otherwise the last one counts. */
+static bool nests(const struct kp_latency_opts *o)
+{
+	return o->keys[0][0] && !o->keys[0][1] && !strcmp(o->keys[0][0], "tid") &&
+	       o->keys[1][0] && !o->keys[1][1] && !strcmp(o->keys[1][0], "tid");
+}
+
+static void start_profile(struct kp_latency *l)
+{
+	kp_profile_init(&l->prof, &l->s.strs, 1);
+	l->prof.events[0] = (struct kp_prof_event){ kp_strtab_intern(&l->s.strs, "latency"),
+						    kp_strtab_intern(&l->s.strs, "ns"), 0, 0, true };
+	kp_resolver_init(&l->res, &l->s, &l->prof, l->o->unwinder);
+	l->ready = true;
+}
+
+static void find_events(struct kp_latency *l)
+{
+	l->ev[0] = l->ev[1] = -1;
+	for (size_t e = 0; e < l->s.evl.nr; e++)
+		for (int side = 0; side < 2; side++)
+			if (!strcmp(l->s.evl.ev[e].name, side ? l->o->end : l->o->start) ||
+			    !strcmp(l->s.evl.ev[e].spec, side ? l->o->end : l->o->start))
+				l->ev[side] = (int)e;
+}
+
+static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
+{
+	struct kp_latency *l = ctx;
+
+	(void)s;
+	kp_tp_add_record(l->tp, rec);
+	if (rec->type != KP_REC_ATTR && l->ev[0] == -2) {
+		find_events(l);
+		if (l->ev[0] < 0 || l->ev[1] < 0)
+			return -KP_LAT_ENOEVENTS;
+	}
+	return 0;
+}
+
+static void keep_top(struct kp_latency *l, const struct kp_latency_pair *p)
+{
+	size_t i;
+
+	if (!l->o->top || (l->nr_top == l->o->top && p->ns <= l->top[l->nr_top - 1].ns))
+		return;
+	if (l->nr_top < l->o->top)
+		l->nr_top++;
+	for (i = l->nr_top - 1; i > 0 && l->top[i - 1].ns < p->ns; i--)
+		l->top[i] = l->top[i - 1];
+	l->top[i] = *p;
+}
+
+static void add_group(struct kp_latency *l, const struct kp_latency_pair *p)
+{
+	uint64_t *i = kp_hash_get(&l->group_ids, p->by);
+	struct kp_latency_group *g;
+
+	if (!i) {
+		KP_GROW(l->groups, l->cap_groups, l->nr_groups + 1);
+		l->groups[l->nr_groups] = (struct kp_latency_group){ .value = p->by,
+								     .comm = p->comm };
+		kp_hash_put(&l->group_ids, p->by, l->nr_groups);
+		i = kp_hash_get(&l->group_ids, p->by);
+		l->nr_groups++;
+	}
+	g = &l->groups[*i];
+	g->count++;
+	g->total += p->ns;
+	g->max = p->ns > g->max ? p->ns : g->max;
+}
+
+static void paired(struct kp_latency *l, struct kp_latency_pair *p, uint64_t end)
+{
+	p->ns = end > p->start ? end - p->start : 0;
+	KP_GROW(l->ns, l->cap, l->nr + 1);
+	l->ns[l->nr++] = p->ns;
+	kp_profile_add_weight(&l->prof, p->node, 0, 1, p->ns);
+	keep_top(l, p);
+	if (l->o->by)
+		add_group(l, p);
+}
+
+static uint64_t *open_of(struct kp_latency *l, uint64_t key)
+{
+	uint64_t *i = kp_hash_get(&l->open_ids, key);
+
+	return i && *i ? i : NULL;
+}
+
+static void start(struct kp_latency *l, uint64_t key, const struct kp_latency_pair *p)
+{
+	uint64_t *top = open_of(l, key);
+	size_t slot;
+
+	if (top && !nests(l->o)) { /* the last START of the key counts */
+		l->replaced++;
+		l->open[*top - 1] = *p;
+		l->open[*top - 1].ns = 0;
+		return;
+	}
+	if (l->free_open) {
+		slot = l->free_open - 1;
+		l->free_open = (size_t)l->open[slot].ns;
+	} else {
+		KP_GROW(l->open, l->cap_open, l->nr_open + 1);
+		slot = l->nr_open++;
+	}
+	l->open[slot] = *p;
+	l->open[slot].ns = top ? *top : 0; /* the one it nests in */
+	kp_hash_put(&l->open_ids, key, slot + 1);
+}
+
+static void end(struct kp_latency *l, uint64_t key, uint64_t time)
+{
+	uint64_t *top = open_of(l, key);
+	struct kp_latency_pair p;
+	size_t slot;
+
+	if (!top) {
+		l->no_start++;
+		return;
+	}
+	slot = (size_t)*top - 1;
+	p = l->open[slot];
+	*top = p.ns; /* the one below, or none */
+	l->open[slot].ns = l->free_open;
+	l->open[slot].start = UINT64_MAX; /* free */
+	l->free_open = slot + 1;
+	p.ns = 0;
+	paired(l, &p, time);
+}
+
+static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
+		     const struct kp_sample *smp, const struct kp_rec_header *rec,
+		     struct kp_thread *t)
+{
+	struct kp_latency *l = ctx;
+	int e = (int)(ev - s->evl.ev), side = e == l->ev[0] ? 0 : e == l->ev[1] ? 1 : -1;
+	uint64_t key;
+
+	if (side < 0)
+		return 0;
+	if (!l->ready)
+		start_profile(l);
+	if (key_of(l, side, smp, &key))
+		return -KP_LAT_EKEY;
+	if (side == 0) {
+		struct kp_latency_pair p = { .start = smp->time, .pid = smp->pid, .tid = smp->tid,
+					     .comm = t->comm };
+		p.node = kp_resolve_stack(&l->res, smp, rec->misc, t, false);
+		if (l->o->by && strcmp(l->o->by, "comm")) {
+			if (field(l, 0, smp, l->o->by, &p.by))
+				return -KP_LAT_EKEY;
+		} else {
+			p.by = t->comm;
+		}
+		start(l, key, &p);
+	} else {
+		end(l, key, smp->time);
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o)
+{
+	static const struct kp_session_ops ops = { .own = on_own, .sample = on_sample };
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	l->o = o;
+	l->tp = kp_tp_new();
+	l->ev[0] = l->ev[1] = -2;
+	l->top = kp_xcalloc(o->top ? o->top : 1, sizeof(*l->top));
+	kp_hash_init(&l->group_ids);
+	kp_hash_init(&l->open_ids);
+	l->open_err = kp_session_open(&l->s, o->input, &o->dso);
+	if (l->open_err)
+		return -KP_LAT_EOPEN;
+	rc = kp_session_run(&l->s, &ops, l);
+	if (l->ev[0] == -2)
+		find_events(l);
+	if (l->ev[0] < 0 || l->ev[1] < 0)
+		return -KP_LAT_ENOEVENTS;
+	if (rc == -KP_LAT_EKEY)
+		return rc;
+	if (!l->ready)
+		start_profile(l);
+	for (size_t i = 0; i < l->nr_open; i++) /* STARTs never ended */
+		l->no_end += l->open[i].start != UINT64_MAX;
+	if (l->s.have_stats)
+		l->lost = l->s.stats.lost;
+	qsort(l->ns, l->nr, sizeof(*l->ns), cmp_u64);
+	kp_profile_finish(&l->prof);
+	return rc;
+}
+
+void kp_latency_release(struct kp_latency *l)
+{
+	if (l->ready) {
+		kp_resolver_release(&l->res);
+		kp_profile_release(&l->prof);
+	}
+	kp_session_release(&l->s);
+	kp_tp_free(l->tp);
+	kp_hash_release(&l->group_ids);
+	kp_hash_release(&l->open_ids);
+	free(l->ns);
+	free(l->top);
+	free(l->groups);
+	free(l->open);
+	memset(l, 0, sizeof(*l));
+}
+
+uint64_t kp_latency_pct(const struct kp_latency *l, double p)
+{
+	size_t rank;
+
+	if (!l->nr)
+		return 0;
+	rank = (size_t)(p / 100 * (double)l->nr + 0.999999999);
+	return l->ns[rank ? (rank > l->nr ? l->nr : rank) - 1 : 0];
+}

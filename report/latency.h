@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * latency.h - durations between two events of a recording (what `kprof latency` shows): each
+ * END paired with the open START of the same key, as bcc's funclatency, biolatency and
+ * runqlat pair theirs, and the START's stack weighted by the duration.
+ *
+ * A key is one or more fields of each event: a tracepoint field by its name in the format
+ * (dev, sector, pid, next_pid), or the sample's own "tid", "pid" or "cpu". Keyed by the
+ * thread (tid), STARTs nest: an END closes the latest open START of its thread, as a return
+ * closes the innermost call (recursion); keyed by anything else, a second START of a key
+ * replaces the first (a requeued request, a task woken twice before it runs), and is counted.
+ * An END with no open START, and a START never ended, are counted, never paired by guess.
+ */
+#ifndef KP_LATENCY_H
+#define KP_LATENCY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+#include "profile.h"
+#include "resolve.h"
+#include "session.h"
+#include "tracepoint.h"
+
+#define KP_LAT_MAX_KEYS 4
+
+struct kp_latency_opts {
+	const char *input;
+	const char *start, *end;	/* the two events, as the recording names them */
+	const char *keys[2][KP_LAT_MAX_KEYS];	/* START's and END's key fields, NULL-ended */
+	const char *by;			/* a START field to break the durations down by (or
+					 * "comm"), NULL for none */
+	size_t top;			/* how many of the slowest to keep */
+	struct kp_dso_opts dso;
+	enum kp_unwind_lib unwinder;
+};
+
+/* One paired START and END. */
+struct kp_latency_pair {
+	uint64_t start, ns;		/* the START's time, the duration, ns */
+	uint32_t pid, tid, comm;	/* the START's thread; comm a strtab id */
+	uint32_t node;			/* the START's stack in the profile */
+	uint64_t by;			/* the --by value */
+};
+
+/* The durations of one --by value. */
+struct kp_latency_group {
+	uint64_t value;
+	uint32_t comm;			/* for --by comm: the strtab id it stands for */
+	uint64_t count, total, max;
+};
+
+struct kp_latency {
+	const struct kp_latency_opts *o;
+	struct kp_session s;
+	struct kp_profile prof;		/* event 0: the START stacks weighted by duration, ns */
+	struct kp_resolver res;
+	struct kp_tp *tp;
+	bool ready;
+	int ev[2];			/* START's and END's indices, -2 until known, -1 absent */
+	uint64_t *ns;			/* every duration, sorted by kp_latency_run() */
+	size_t nr, cap;
+	struct kp_latency_pair *top;	/* the slowest, slowest first */
+	size_t nr_top;
+	struct kp_latency_group *groups;
+	size_t nr_groups, cap_groups;
+	struct kp_hash group_ids;
+	struct kp_latency_pair *open;	/* open STARTs; .ns holds the index + 1 of the one below
+					 * (nested), 0 for none */
+	size_t nr_open, cap_open, free_open;	/* free_open: index + 1 of a free slot chain */
+	struct kp_hash open_ids;	/* key -> index + 1 of its latest open START */
+	uint64_t no_start, no_end, replaced, lost;
+	char key_error[512];		/* why a key could not be read, once */
+	int open_err;
+};
+
+/*
+ * kp_latency_run - replay @o->input pairing its events. Returns 0; -KP_LAT_EOPEN (l->open_err
+ * says why); -KP_LAT_ENOEVENTS when the recording lacks one of the two events;
+ * -KP_LAT_EKEY when a key field is missing from an event (l->key_error names the fields it
+ * has); or the session's error after what was read before it. Call kp_latency_release() in
+ * every case.
+ */
+int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o);
+void kp_latency_release(struct kp_latency *l);
+
+/* kp_latency_pct - the @p-th percentile (0-100) of the sorted durations, nearest rank. */
+uint64_t kp_latency_pct(const struct kp_latency *l, double p);
+
+#define KP_LAT_EOPEN		1100
+#define KP_LAT_ENOEVENTS	1101
+#define KP_LAT_EKEY		1102
+
+#endif /* KP_LATENCY_H */

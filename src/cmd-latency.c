@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-latency.c - `kprof latency`: the durations between two events, paired by a key
+ * (report/latency.h), as bcc's funclatency, biolatency and runqlat show them: a log2 (or
+ * linear) histogram, percentiles, a breakdown on request, and what no BPF one-liner gives:
+ * the call chains of the slowest STARTs, and a flame graph of every START weighted by its
+ * duration. It records the two events with call chains (or reads -i FILE).
+ */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "formats/util.h"
+#include "input.h"
+#include "output.h"
+#include "recorder.h"
+#include "report/latency.h"
+#include "report/view.h"
+
+static const char latency_usage[] =
+	"usage: kprof latency --pair START/END [options] [--] COMMAND [ARGS...]\n"
+	"       kprof latency --pair START/END [options] -a | -p PID | -t TID | -u USER\n"
+	"       kprof latency --pair START/END [options] -i FILE\n"
+	"\n"
+	"The time from each START event to the END event of the same key: a histogram,\n"
+	"percentiles, the call chains of the slowest STARTs, and a flame graph of them all.\n"
+	"Known pairs and their keys:\n"
+	"  block:block_rq_issue/block:block_rq_complete         dev,sector (as biolatency)\n"
+	"  sched:sched_wakeup/sched:sched_switch                 pid/next_pid (as runqlat)\n"
+	"  uprobe:PATH:FUNC/uretprobe:PATH:FUNC                  tid (as funclatency)\n"
+	"  syscalls:sys_enter_NAME/syscalls:sys_exit_NAME        tid\n"
+	"any other pair is keyed by the thread (tid) unless --key says otherwise.\n"
+	"\n"
+	"      --pair START/END   the two events (tracepoints, probes)\n"
+	"      --key K[/K2]       the key fields, comma-separated: a tracepoint's fields, or the\n"
+	"                         sample's tid, pid or cpu; K2 for END when its names differ\n"
+	"      --by FIELD         a table of the durations by this START field, or comm\n"
+	"      --linear US        a linear histogram, buckets of US microseconds\n"
+	"      --top N            the N slowest with their START's call chain (default 5)\n"
+	"      --svg FILE         a flame graph of the STARTs' stacks weighted by duration\n"
+	"  -a, -p PID, -t TID, -u USER, --time SECONDS, -m PAGES   as kprof trace\n"
+	"  -o, --output FILE      keep the recording in FILE\n"
+	"  -i, --input FILE       pair the events of a recording instead of recording\n"
+	"  -h, --help             this text\n";
+
+struct latency {
+	struct kp_latency_opts lo;
+	const char *pair, *key, *svg, *output, *input;
+	char *start, *end;
+	char *keybuf;
+	uint64_t linear_ns;
+	struct kp_record_opts ro;
+};
+
+/* The known pairs: their key fields, START's and END's. */
+static const struct {
+	const char *start, *end, *keys;
+} known[] = {
+	{ "block:block_rq_issue", "block:block_rq_complete", "dev,sector" },
+	{ "block:block_rq_insert", "block:block_rq_complete", "dev,sector" },
+	{ "block:block_rq_insert", "block:block_rq_issue", "dev,sector" },
+	{ "sched:sched_wakeup", "sched:sched_switch", "pid/next_pid" },
+	{ "sched:sched_wakeup_new", "sched:sched_switch", "pid/next_pid" },
+	{ "sched:sched_waking", "sched:sched_switch", "pid/next_pid" },
+};
+
+/* START/END: the END is the part after a '/' that begins a probe ("/uretprobe:"), else after
+ * the last '/' (tracepoint names hold none; a probe's path does). */
+static int split_pair(struct latency *l)
+{
+	static const char *const probes[] = { "/uretprobe:", "/uprobe:", "/kretprobe:",
+					      "/kprobe:" };
+	const char *cut = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(probes) && !cut; i++)
+		cut = strstr(l->pair, probes[i]);
+	if (!cut)
+		cut = strrchr(l->pair, '/');
+	if (!cut || cut == l->pair || !cut[1])
+		return kp_usage_error("latency", "--pair takes START/END, not '%s'", l->pair);
+	l->start = strndup(l->pair, (size_t)(cut - l->pair));
+	l->end = kp_xstrdup(cut + 1);
+	l->lo.start = l->start;
+	l->lo.end = l->end;
+	return 0;
+}
+
+/* "dev,sector" or "pid/next_pid" into the opts' key lists (in l->keybuf). */
+static int parse_keys(struct latency *l, const char *spec, const char **said)
+{
+	char *slash, *tok, *save = NULL;
+
+	free(l->keybuf);
+	l->keybuf = kp_xstrdup(spec);
+	slash = strchr(l->keybuf, '/');
+	if (slash)
+		*slash++ = '\0';
+	for (int side = 0; side < 2; side++) {
+		size_t n = 0;
+		char *list = side && slash ? slash : l->keybuf;
+		if (side && !slash) { /* the same names for END */
+			memcpy(l->lo.keys[1], l->lo.keys[0], sizeof(l->lo.keys[0]));
+			break;
+		}
+		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (n == KP_LAT_MAX_KEYS - 1)
+				return kp_usage_error("latency", "--key takes up to %d fields a side",
+						      KP_LAT_MAX_KEYS - 1);
+			l->lo.keys[side][n++] = tok;
+		}
+		if (!n)
+			return kp_usage_error("latency", "--key names no field in '%s'", spec);
+		l->lo.keys[side][n] = NULL;
+	}
+	*said = spec;
+	return 0;
+}
+
+static int default_keys(struct latency *l, const char **said)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(l->start, known[i].start) && !strcmp(l->end, known[i].end))
+			return parse_keys(l, known[i].keys, said);
+	return parse_keys(l, "tid", said);
+}
+
+/* --- printing -------------------------------------------------------------------------------- */
+
+static void put_dur(uint64_t ns)
+{
+	if (ns >= 1000000)
+		printf("%.3f ms", ns / 1e6);
+	else
+		printf("%.3f us", ns / 1e3);
+}
+
+/* bcc's histogram: a row per bucket from the first to the last one with a count */
+static void histogram(const struct kp_latency *l, uint64_t linear_ns)
+{
+	uint64_t counts[4096] = { 0 }, max = 0;
+	size_t first = SIZE_MAX, last = 0, nb = ARRAY_SIZE(counts);
+
+	for (size_t i = 0; i < l->nr; i++) {
+		uint64_t us = l->ns[i] / 1000;
+		size_t b = linear_ns ? l->ns[i] / linear_ns : us ? 64 - (size_t)__builtin_clzll(us) : 0;
+		b = b < nb ? b : nb - 1;
+		counts[b]++;
+		first = b < first ? b : first;
+		last = b > last ? b : last;
+	}
+	if (!l->nr)
+		return;
+	for (size_t b = first; b <= last; b++)
+		max = counts[b] > max ? counts[b] : max;
+	printf("\n%-25s: count     distribution\n", "     usecs");
+	for (size_t b = first; b <= last; b++) {
+		uint64_t lo = linear_ns ? b * linear_ns / 1000 : b ? 1ull << (b - 1) : 0;
+		uint64_t hi = linear_ns ? (b + 1) * linear_ns / 1000 - 1 : b ? (1ull << b) - 1 : 1;
+		int stars = max ? (int)(counts[b] * 40 / max) : 0;
+		printf("%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
+		       (unsigned long long)hi, (unsigned long long)counts[b], stars,
+		       "****************************************");
+	}
+}
+
+static void stack(const struct kp_profile *p, uint32_t node)
+{
+	size_t n = 0;
+
+	for (uint32_t c = node; c && n < 32; c = p->nodes[c].parent)
+		if (!(p->locs[p->nodes[c].loc].flags & KP_LOC_COMM)) {
+			printf("        %s\n", kp_profile_name(p, c));
+			n++;
+		}
+	if (!n)
+		printf("        [no call chain]\n");
+}
+
+static void slowest(const struct kp_latency *l)
+{
+	if (!l->nr_top)
+		return;
+	printf("\n# the %zu slowest, with the call chain of their START (leaf first):\n",
+	       l->nr_top);
+	for (size_t i = 0; i < l->nr_top; i++) {
+		const struct kp_latency_pair *p = &l->top[i];
+		const char *comm = kp_strtab_get(&l->s.strs, p->comm);
+		printf("  ");
+		put_dur(p->ns);
+		printf(" from %llu.%06llu s, %s/%u\n", (unsigned long long)(p->start / 1000000000),
+		       (unsigned long long)(p->start % 1000000000 / 1000), *comm ? comm : "[unknown]",
+		       p->tid);
+		stack(&l->prof, p->node);
+	}
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct kp_latency_group *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return (x->value > y->value) - (x->value < y->value);
+}
+
+static void groups(struct kp_latency *l)
+{
+	if (!l->o->by || !l->nr_groups)
+		return;
+	qsort(l->groups, l->nr_groups, sizeof(*l->groups), by_count);
+	printf("\n# by %s: count, average, max\n", l->o->by);
+	for (size_t i = 0; i < l->nr_groups; i++) {
+		const struct kp_latency_group *g = &l->groups[i];
+		if (!strcmp(l->o->by, "comm"))
+			printf("  %-20s", kp_strtab_get(&l->s.strs, g->comm));
+		else
+			printf("  %-20llu", (unsigned long long)g->value);
+		printf(" %8llu  ", (unsigned long long)g->count);
+		put_dur(g->total / g->count);
+		printf("  ");
+		put_dur(g->max);
+		putchar('\n');
+	}
+}
+
+static int flame_graph(struct latency *lt, struct kp_latency *l)
+{
+	struct kp_view_opts vo = { .event = 0 };
+	struct kp_output o;
+	FILE *f;
+
+	kp_svg_opts_init(&vo.svg);
+	vo.svg.countname = "ns";
+	vo.svg.title = "Latency";
+	vo.svg.subtitle = lt->pair;
+	f = kp_output_open(&o, lt->svg, NULL);
+	if (!f)
+		return 1;
+	kp_view_svg(&l->prof, &vo, f);
+	return kp_output_commit(&o);
+}
+
+static int show(struct latency *lt, const char *path, const char *keys_said)
+{
+	const char *what = lt->input || lt->output ? path : "this run";
+	struct kp_latency l;
+	int rc = kp_latency_run(&l, &lt->lo), out = 0;
+	bool nest = !strcmp(keys_said, "tid") || !strcmp(keys_said, "tid/tid");
+
+	if (rc == -KP_LAT_EOPEN) {
+		kp_input_explain(&l.s.r, path, l.open_err);
+		out = 1;
+	} else if (rc == -KP_LAT_ENOEVENTS) {
+		kp_error("'%s' has no %s%s%s events", path, l.ev[0] < 0 ? lt->start : "",
+			 l.ev[0] < 0 && l.ev[1] < 0 ? " and no " : "", l.ev[1] < 0 ? lt->end : "");
+		kp_hint("the recording's events: kprof script --header -i %s", path);
+		out = 1;
+	} else if (rc == -KP_LAT_EKEY) {
+		kp_error("--key %s: %s", keys_said, l.key_error);
+		out = 2;
+	} else {
+		printf("# kprof latency of %s%s%s: %zu pairs of %s and %s, keyed by %s (%s)\n",
+		       what == path ? "'" : "", what, what == path ? "'" : "",
+		       l.nr, lt->start, lt->end, keys_said,
+		       nest ? "an END closes its thread's latest START, as a return its call"
+			    : "a second START of a key replaces the first");
+		printf("# unpaired: %llu ENDs without a START, %llu STARTs without an END%s",
+		       (unsigned long long)l.no_start, (unsigned long long)l.no_end,
+		       nest ? "" : ", ");
+		if (!nest)
+			printf("%llu STARTs replaced", (unsigned long long)l.replaced);
+		putchar('\n');
+		if (l.lost)
+			printf("# warning: %llu events were lost: pairs around them are missing or "
+			       "unpaired (a larger -m keeps them)\n", (unsigned long long)l.lost);
+		if (l.nr) {
+			static const double pcts[] = { 50, 90, 99, 99.9 };
+			printf("#");
+			for (size_t i = 0; i < ARRAY_SIZE(pcts); i++) {
+				printf(" p%g ", pcts[i]);
+				put_dur(kp_latency_pct(&l, pcts[i]));
+				printf(",");
+			}
+			printf(" max ");
+			put_dur(l.ns[l.nr - 1]);
+			putchar('\n');
+		}
+		histogram(&l, lt->linear_ns);
+		groups(&l);
+		slowest(&l);
+		if (lt->svg)
+			out = flame_graph(lt, &l);
+		out |= kp_input_replayed(&l.s, path);
+	}
+	kp_latency_release(&l);
+	return out;
+}
+
+/* --- options and the run --------------------------------------------------------------------- */
+
+enum { OPT_PAIR = 256, OPT_KEY, OPT_BY, OPT_LINEAR, OPT_TOP, OPT_SVG };
+
+static const struct option long_opts[] = {
+	{ "pair", required_argument, NULL, OPT_PAIR },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "linear", required_argument, NULL, OPT_LINEAR },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "time", required_argument, NULL, KP_OPT_TARGET_TIME },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_count(const char *s, const char *opt, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *v > max)
+		return kp_usage_error("latency", "%s takes a whole number up to %llu, not '%s'", opt,
+				      (unsigned long long)max, s);
+	return 0;
+}
+
+static int parse_opt(struct latency *l, int c)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_PAIR: l->pair = optarg; return 0;
+	case OPT_KEY: l->key = optarg; return 0;
+	case OPT_BY: l->lo.by = optarg; return 0;
+	case OPT_LINEAR:
+		if (parse_count(optarg, "--linear", 1000000000, &v))
+			return 2;
+		if (!v)
+			return kp_usage_error("latency", "--linear takes a bucket of 1 us or more");
+		l->linear_ns = v * 1000;
+		return 0;
+	case OPT_TOP:
+		if (parse_count(optarg, "--top", 1000, &v))
+			return 2;
+		l->lo.top = v;
+		return 0;
+	case OPT_SVG: l->svg = optarg; return 0;
+	case 'o': l->output = optarg; return 0;
+	case 'i': l->input = optarg; return 0;
+	default: return kp_cmd_target_opt("latency", c, optarg, &l->ro);
+	}
+}
+
+static int parse_options(struct latency *l, int argc, char **argv)
+{
+	int c, rc;
+
+	l->lo.top = 5;
+	l->lo.dso.inline_frames = l->lo.dso.demangle = true;
+	l->ro.pages = 256;
+	l->ro.level = KP_WRITER_DEFAULT_LEVEL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+ap:t:u:o:i:m:h", long_opts, NULL)) != -1) {
+		if (c == 'h')
+			return kp_cmd_help(latency_usage) - 1;
+		if ((rc = parse_opt(l, c)))
+			return rc;
+	}
+	if (optind < argc)
+		l->ro.argv = argv + optind;
+	if (!l->pair)
+		return kp_usage_error("latency", "--pair START/END is needed");
+	if ((rc = split_pair(l)))
+		return rc;
+	return kp_cmd_target_check("latency", &l->ro, l->input, l->output);
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	struct latency l;
+	const char *said = NULL;
+	char *path = NULL;
+	int rc, status = 0;
+
+	memset(&l, 0, sizeof(l));
+	rc = parse_options(&l, argc, argv);
+	if (!rc)
+		rc = l.key ? parse_keys(&l, l.key, &said) : default_keys(&l, &said);
+	if (rc < 0) {
+		rc = 0;
+	} else if (!rc) {
+		if (!l.input) {
+			l.ro.callchain = true;
+			l.ro.period = 1;
+			rc = kp_evspec_parse(l.start, &l.ro.evs, &l.ro.nr_evs) ||
+			     kp_evspec_parse(l.end, &l.ro.evs, &l.ro.nr_evs);
+			if (!rc) {
+				status = kp_cmd_record_into(&l.ro, l.output, argc, argv, &path);
+				if (access(path, F_OK))
+					rc = status ? status : 1;
+			}
+		}
+		l.lo.input = l.input ? l.input : path;
+		if (!rc) {
+			rc = show(&l, l.lo.input, said);
+			rc = rc ? rc : status;
+		}
+		if (!l.input && !l.output && path)
+			unlink(path);
+	}
+	free(path);
+	free(l.start);
+	free(l.end);
+	free(l.keybuf);
+	kp_evspec_free(l.ro.evs, l.ro.nr_evs);
+	free(l.ro.pids);
+	free(l.ro.tids);
+	return rc;
+}

@@ -1,0 +1,93 @@
+#!/bin/sh
+# Live: kprof latency against tests/workloads/syscalls' own clocks: a uprobe/uretprobe pair on
+# spin_for() (200 us 30 times, 1 ms 10 times) and the nanosleep tracepoints (1, 5 and 20 ms):
+# counts exact, p50, p90, p99 and max within 5% or 50 us of the workload's, the slowest's call
+# chain, the flame graph's total; block I/O of dd keyed by dev,sector and run-queue latency
+# keyed by pid/next_pid (-a); --linear, --by, -o/-i; and the errors of a bad key and of a
+# recording without the pair's events.
+KPROF_PRIVATE_MOUNTS=1 # tracepoints may mount tracefs: keep that mount inside this test
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+[ "$(id -u)" -eq 0 ] || skip_all "tracepoints and probes need root"
+
+W="$top_builddir/tests/workloads/syscalls"
+val() { sed -n "s/^$2=//p" "$1" | head -1; }
+# pct LIST P: the P-th percentile of a comma-separated sorted list, nearest rank
+pct() { echo "$1" | tr , '\n' | awk -v p="$2" '{ v[NR] = $1 } END { r = int(p / 100 * NR + 0.999999999); if (r < 1) r = 1; print v[r] }'; }
+# reported OUT NAME: kprof's figure NAME (p50, p90, p99, max) in ns
+reported() {
+	sed -n "s/.* $2 \([0-9.]*\) \(ms\|us\).*/\1 \2/p" "$1" | awk '{ print ($2 == "ms" ? $1 * 1e6 : $1 * 1e3) }'
+}
+# near GOT WANT: within 5% or 50 us, whichever is larger
+near() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; t = w * 0.05; if (t < 50000) t = 50000; exit !(g != "" && d <= t) }'; }
+pairs() { sed -n 's/.*: \([0-9]*\) pairs of .*/\1/p' "$1"; }
+
+# holds TAG OUT TRUTHS: kprof's percentiles of OUT against the workload's list TRUTHS
+holds() {
+	for p in p50 p90 p99 max; do
+		q=${p#p}; [ "$p" = max ] && q=100
+		got=$(reported "$2" $p) want=$(pct "$3" "$q")
+		check "$1: $p ${got:-none} ns, the workload's $want ns (5% or 50 us)" near "$got" "$want"
+	done
+}
+
+# --- a function under a uprobe and a uretprobe: what funclatency does --------------------
+"$KPROF" latency --pair "uprobe:$W:spin_for/uretprobe:$W:spin_for" --top 3 --svg "$WORK/u.svg" \
+	-- "$W" >"$WORK/u.out" 2>"$WORK/u.err"
+check "latency of spin_for (uprobe/uretprobe) succeeds" grep -q "pairs of uprobe:" "$WORK/u.out"
+check "40 pairs, the workload's 40 calls ($(pairs "$WORK/u.out")), keyed by tid and nested" \
+	sh -c "[ '$(pairs "$WORK/u.out")' = 40 ] && grep -q 'keyed by tid (an END closes its thread' '$WORK/u.out'"
+holds spin_for "$WORK/u.out" "$(val "$WORK/u.out" spins_ns)"
+chain=$(awk '/^# the 3 slowest/ { s = 1; next } s && /^        / { print $1 }' "$WORK/u.out" | head -2 | paste -sd' ' -)
+check "the slowest spin_for's call chain, leaf first: ${chain:-none}" [ "$chain" = "spin_for main" ]
+total=$(sed -n 's/.*data-total="\([0-9]*\)".*/\1/p' "$WORK/u.svg" | head -1)
+sum=$(val "$WORK/u.out" spins_ns | tr , '\n' | awk '{ s += $1 } END { print s }')
+check "--svg: a flame graph of the STARTs weighted by duration, ${total:-no} ns in all, the spins' $sum ns (5%)" \
+	within 5 "${total:-0}" "$sum"
+check "...well-formed" xmllint --noout "$WORK/u.svg"
+
+# --- a system call's two tracepoints ----------------------------------------------------------
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep --linear 1000 \
+	--by comm -o "$WORK/n.kprof" -- "$W" >"$WORK/n.out" 2>"$WORK/n.err"
+check "nanosleep's tracepoints: 35 pairs, the workload's 35 ($(pairs "$WORK/n.out"))" \
+	[ "$(pairs "$WORK/n.out")" = 35 ]
+holds nanosleep "$WORK/n.out" "$(val "$WORK/n.out" sleeps_ns)"
+rows=$(awk '/^ +[0-9]+ -> [0-9]+ +: / { s += $5 } END { print s + 0 }' "$WORK/n.out")
+check "--linear 1000: buckets of 1000 us that hold the 35 ($rows)" \
+	sh -c "[ '$rows' = 35 ] && grep -q '^      1000 -> 1999 ' '$WORK/n.out'"
+check "--by comm: the workload's 35, by its command" \
+	grep -qE '^  syscalls +35 ' "$WORK/n.out"
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep -i "$WORK/n.kprof" \
+	>"$WORK/i.out" 2>/dev/null
+check "-i reads the recording -o kept: the same 35 pairs and percentiles" \
+	sh -c "[ \"\$(grep '^# p50' '$WORK/n.out')\" = \"\$(grep '^# p50' '$WORK/i.out')\" ] && [ '$(pairs "$WORK/i.out")' = 35 ]"
+
+# --- block I/O, keyed by dev,sector: what biolatency does -----------------------------------
+f=$(mktemp /var/tmp/kprof-latency.XXXXXX)
+"$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete -a \
+	-- dd if=/dev/zero of="$f" bs=64k count=50 oflag=direct >"$WORK/b.out" 2>"$WORK/b.err"
+rm -f "$f"
+n=$(pairs "$WORK/b.out")
+check "block_rq_issue/complete of 50 direct writes: keyed by dev,sector, ${n:-no} pairs (50 or more)" \
+	sh -c "grep -q 'keyed by dev,sector' '$WORK/b.out' && [ '${n:-0}' -ge 50 ]"
+
+# --- run-queue latency, keyed by pid/next_pid: what runqlat does -----------------------------
+"$KPROF" latency --pair sched:sched_wakeup/sched:sched_switch -a --top 1 -- "$W" 10 0 1 \
+	>"$WORK/r.out" 2>"$WORK/r.err"
+n=$(pairs "$WORK/r.out")
+check "sched_wakeup/sched_switch: keyed by pid/next_pid, ${n:-no} pairs, the workload's 7 sleeps woken at least" \
+	sh -c "grep -q 'keyed by pid/next_pid (a second START of a key replaces' '$WORK/r.out' && [ '${n:-0}' -ge 7 ]"
+
+# --- errors -----------------------------------------------------------------------------------
+"$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete --key nosuch -i "$WORK/n.kprof" \
+	>"$WORK/e1.out" 2>"$WORK/e1.err"
+check "a recording without the pair's events fails (status $?) naming them" \
+	sh -c "[ $? -eq 1 ] && grep -q \"has no block:block_rq_issue and no block:block_rq_complete events\" '$WORK/e1.err'"
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep --key rqtp/nosuch \
+	-i "$WORK/n.kprof" >"$WORK/e2.out" 2>"$WORK/e2.err"
+check "a key field END lacks is an error (status $?) that lists the fields it has" \
+	sh -c "[ $? -eq 2 ] && grep -q \"'syscalls:sys_exit_nanosleep' has no field 'nosuch': it has .*ret, and the sample's tid, pid and cpu\" '$WORK/e2.err'"
+"$KPROF" latency --pair onlyone -- true >/dev/null 2>"$WORK/e3.err"
+check "--pair without a '/' is a usage error ($?)" \
+	sh -c "[ $? -eq 2 ] && grep -q 'takes START/END' '$WORK/e3.err'"
+done_testing
