@@ -39,6 +39,8 @@ static const char trace_usage[] =
 	"\n"
 	"  -e, --expr LIST        only these system calls: names or globs, e.g. 'open*,read'\n"
 	"                         (the kernel filters the rest out)\n"
+	"      --filter EXPR      a filter of the kernel's syntax on both events, of the fields\n"
+	"                         they share: id (the call's number), common_pid\n"
 	"  -s, --summary          only the summary, per thread and call\n"
 	"  -S, --with-summary     the calls, then the summary\n"
 	"      --duration MS      only calls that took at least MS milliseconds\n"
@@ -59,6 +61,7 @@ struct trace {
 	double min_ms;
 	bool failure;
 	bool *only;			/* [kp_syscall_max()], NULL: all */
+	const char *filter;		/* --filter, ANDed with -e's */
 	struct kp_record_opts ro;
 	char **argnames;		/* [kp_syscall_max()]: each call's argument names, read
 					 * from tracefs once ("" when not known) */
@@ -92,8 +95,8 @@ static int parse_expr(struct trace *tr, const char *list)
 	return rc;
 }
 
-/* The kernel's filter for the chosen calls: "id == 0 || id == 1 ...", and with -a not kprof's
- * own calls (its writes of the recording would fill the rings). NULL for none. */
+/* The kernel's filter for the chosen calls: "id == 0 || id == 1 ...", with -a not kprof's own
+ * calls (its writes of the recording would fill the rings), and --filter's. NULL for none. */
 static char *kernel_filter(const struct trace *tr)
 {
 	char *f = NULL;
@@ -112,10 +115,16 @@ static char *kernel_filter(const struct trace *tr)
 			}
 		fputc(')', m);
 	}
-	if (tr->ro.system_wide)
+	if (tr->ro.system_wide) {
 		fprintf(m, "%scommon_pid != %d", any ? " && " : "", (int)getpid());
+		any = true;
+	}
+	if (tr->filter) {
+		fprintf(m, "%s(%s)", any ? " && " : "", tr->filter);
+		any = true;
+	}
 	fclose(m);
-	if (!any && !tr->ro.system_wide) {
+	if (!any) {
 		free(f);
 		return NULL;
 	}
@@ -346,7 +355,7 @@ static void incomplete(const struct kp_trace *t)
 
 /* --- options and the run --------------------------------------------------------------------- */
 
-enum { OPT_DURATION = 256, OPT_FAILURE };
+enum { OPT_DURATION = 256, OPT_FAILURE, OPT_FILTER };
 
 static const struct option long_opts[] = {
 	{ "expr", required_argument, NULL, 'e' },
@@ -354,6 +363,7 @@ static const struct option long_opts[] = {
 	{ "with-summary", no_argument, NULL, 'S' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "failure", no_argument, NULL, OPT_FAILURE },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "tid", required_argument, NULL, 't' },
@@ -387,6 +397,7 @@ static int parse_opt(struct trace *tr, int c)
 	case 'S': tr->summary = tr->calls = true; return 0;
 	case OPT_DURATION: return parse_double(optarg, "--duration", &tr->min_ms);
 	case OPT_FAILURE: tr->failure = true; return 0;
+	case OPT_FILTER: tr->filter = optarg; return 0;
 	case 'o': tr->output = optarg; return 0;
 	case 'i': tr->input = optarg; return 0;
 	default: return kp_cmd_target_opt("trace", c, optarg, o);

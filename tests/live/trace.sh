@@ -116,6 +116,13 @@ check "...and the kernel recorded nothing else: $events entries and exits, $want
 check "-i replays the recording -o kept into the same summary" \
 	sh -c "[ \"\$(counts '$WORK/e.sum' | cut -d' ' -f1-3)\" = \"\$(counts '$WORK/i.sum' | cut -d' ' -f1-3)\" ]"
 
+"$KPROF" trace -s -e getuid --filter 'common_pid == 1' -o "$WORK/f.kprof" -- "$W" >"$WORK/f.sum" 2>&1
+events=$("$KPROF" script -i "$WORK/f.kprof" 2>/dev/null | grep -c "raw_syscalls:sys_e")
+check "--filter 'common_pid == 1' goes into the kernel beside -e: the workload's 1000 getuid are not recorded ($events events)" \
+	[ "$events" = 0 ]
+"$KPROF" trace -s --filter 'no_such_field == 1' -- true >/dev/null 2>"$WORK/fb.err"
+check "a filter the kernel refuses is an error ($?)" sh -c "[ $? -ne 0 ] && [ -s '$WORK/fb.err' ]"
+
 # --- errors -------------------------------------------------------------------------------
 "$KPROF" trace -e nosuchcall -- true >"$WORK/bad.out" 2>"$WORK/bad.err"
 check "-e nosuchcall is a usage error that names it ($?)" \
