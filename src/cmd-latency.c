@@ -44,7 +44,12 @@ static const char latency_usage[] =
 	"      --linear US        a linear histogram, buckets of US microseconds\n"
 	"      --top N            the N slowest with their START's call chain (default 5)\n"
 	"      --svg FILE         a flame graph of the STARTs' stacks weighted by duration\n"
-	"  -a, -p PID, -t TID, -u USER, --time SECONDS, -m PAGES   as kprof trace\n"
+	"  -a, --all-cpus         every process\n"
+	"  -p, --pid PID[,PID]    attach to running processes\n"
+	"  -t, --tid TID[,TID]    attach to threads\n"
+	"  -u, --uid USER         attach to the processes of USER\n"
+	"      --time SECONDS     with -a, -p, -t or -u: stop after this long\n"
+	"  -m, --mmap-pages N     data pages per CPU ring, a power of two (default 256)\n"
 	"  -o, --output FILE      keep the recording in FILE\n"
 	"  -i, --input FILE       pair the events of a recording instead of recording\n"
 	"  -h, --help             this text\n";

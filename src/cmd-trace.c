@@ -134,18 +134,19 @@ static char *kernel_filter(const struct trace *tr)
 /* --- one line per call ----------------------------------------------------------------------- */
 
 /* The names of system call @nr's arguments, from tracefs's syscalls:sys_enter_NAME format: the
- * fields after __syscall_nr, ", "-separated; "" when unknown (no tracefs, another kernel). */
+ * fields after __syscall_nr, ", "-separated ("" for a call of none); NULL when unknown (no
+ * tracefs, another kernel). */
 static const char *arg_names(struct trace *tr, long nr)
 {
 	char sys[128], *fmt = NULL, *f, *p;
 	const char *name = kp_syscall_name(nr);
 
 	if (nr < 0 || nr >= kp_syscall_max() || !name)
-		return "";
+		return NULL;
 	if (!tr->argnames)
 		tr->argnames = kp_xcalloc((size_t)kp_syscall_max(), sizeof(char *));
 	if (tr->argnames[nr])
-		return tr->argnames[nr];
+		return *tr->argnames[nr] == '?' ? NULL : tr->argnames[nr];
 	if (!tr->tracefs_tried) {
 		tr->tracefs_tried = true;
 		tr->tracefs_ok = !kp_tracefs_open(&tr->fs);
@@ -158,7 +159,8 @@ static const char *arg_names(struct trace *tr, long nr)
 		free(f);
 		free(fmt);
 	} else {
-		tr->argnames[nr] = kp_xstrdup("");
+		tr->argnames[nr] = kp_xstrdup("?"); /* unknown, asked once */
+		return NULL;
 	}
 	return tr->argnames[nr];
 }
@@ -187,13 +189,13 @@ static void put_args(struct trace *tr, const struct kp_trace_call *c)
 		fputs("...", tr->out); /* its entry was not recorded */
 		return;
 	}
-	while (*names && n < 6) {
+	while (names && *names && n < 6) {
 		size_t len = strcspn(names, ",");
 		fprintf(tr->out, "%s%.*s: ", n ? ", " : "", (int)len, names);
 		put_value(tr->out, c->args[n++]);
 		names += len + (names[len] == ',') + (names[len] == ',' && names[len + 1] == ' ');
 	}
-	if (!*arg_names(tr, c->nr))
+	if (!names) /* unnamed: all six, as the entry holds them */
 		for (; n < 6; n++) {
 			fprintf(tr->out, "%sarg%u: ", n ? ", " : "", n);
 			put_value(tr->out, c->args[n]);
