@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "diag.h"
@@ -36,13 +38,95 @@ static void usage(FILE *f)
 	fprintf(f, "usage: kprof [--version] [--help] <command> [<args>]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nsee 'kprof <command> --help' for a command's options\n");
+	fprintf(f, "\nsee 'kprof <command> --help' for a command's options, 'kprof help <command>' "
+		   "for its manual\n");
 }
+
+/* The command a usage text is of: the word after "usage: kprof ". */
+static void usage_command(const char *text, char *cmd, size_t size)
+{
+	static const char lead[] = "usage: kprof ";
+	size_t n = 0;
+
+	if (!strncmp(text, lead, sizeof(lead) - 1))
+		for (text += sizeof(lead) - 1; text[n] >= 'a' && text[n] <= 'z' && n + 1 < size; n++)
+			cmd[n] = text[n];
+	cmd[n] = '\0';
+}
+
+static char help_of[32];	/* the command whose usage was shown: its page is named after */
 
 int kp_cmd_help(const char *text)
 {
 	fputs(text, stdout);
+	if (!help_of[0])
+		usage_command(text, help_of, sizeof(help_of));
 	return 0;
+}
+
+/* After a command's --help: where its whole manual is, as git says it. */
+static int help_footer(int rc)
+{
+	if (help_of[0])
+		printf("\nThe whole manual: man kprof-%s (or kprof help %s)\n", help_of, help_of);
+	return rc;
+}
+
+/* A page of the build tree beside this binary (build/src/man/), for kprof run from there. */
+static bool page_beside(const char *page, char *path, size_t size)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	snprintf(path, size, "%s/src/man/%s", self, page);
+	return access(path, R_OK) == 0;
+}
+
+/*
+ * kprof help CMD: its manual page, as git help does: man's, else the build tree's beside the
+ * binary, else the command's --help with a word on where the page is.
+ */
+static int help(const char *name)
+{
+	const struct kp_cmd *c = NULL;
+	char base[48], page[64], path[4200], man_w[128];
+	bool data = !strcmp(name, "data");
+	const char *sect = data ? "5" : "1";
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			c = &commands[i];
+	if (!c && !data) {
+		kp_error("'%s' is not a kprof command", name);
+		usage(stderr);
+		return 2;
+	}
+	snprintf(base, sizeof(base), "kprof-%s", name); /* a name of the table: no quoting */
+	snprintf(page, sizeof(page), "%s.%s", base, sect);
+	snprintf(man_w, sizeof(man_w), "man -w %s %s >/dev/null 2>&1", sect, base);
+	fflush(stdout);
+	if (!system(man_w))
+		execlp("man", "man", sect, base, (char *)NULL);
+	if (page_beside(page, path, sizeof(path)))
+		execlp("man", "man", "-l", path, (char *)NULL);
+	if (data) {
+		kp_error("the manual page kprof-data(5) is not installed ('make install' installs it)");
+		return 1;
+	}
+	kp_notice("the manual page kprof-%s(1) is not installed ('make install' installs it): "
+		  "its usage instead", name);
+	{
+		char *argv[] = { (char *)name, (char *)"--help", NULL };
+		return c->fn(2, argv);
+	}
 }
 
 int kp_usage_error(const char *cmd, const char *fmt, ...)
@@ -104,6 +188,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(name, "help") && argc > 2)
+		return finish_stdout(help(argv[2]));
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		usage(stdout);
 		return finish_stdout(0);
@@ -114,7 +200,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].name))
-			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+			return finish_stdout(help_footer(commands[i].fn(argc - 1, argv + 1)));
 	kp_error("'%s' is not a kprof command", name);
 	usage(stderr);
 	return 2;
