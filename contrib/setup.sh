@@ -3,10 +3,11 @@
 #
 #   contrib/setup.sh           install missing packages, build into build/
 #   contrib/setup.sh --check   the same, plus a sanitizer build in build-asan/, then `make check`
-#                              in both; a test script that fails there runs once more, alone,
-#                              and counts as passed if it passes then (a "flaky" one, named
-#                              at the end). Ends with the failing checks, named, and the line
-#                              "N passed, N failed, N skipped"
+#                              in both (a test script that fails there runs once more, alone,
+#                              and counts as passed if it passes then: a "flaky" one, named
+#                              at the end), then `make distcheck` (the tarball builds,
+#                              installs and checks on its own). Ends with the failing checks,
+#                              named, and the line "N passed, N failed, N skipped"
 #
 # Missing Debian packages are installed with apt-get when run as root; otherwise the exact
 # apt-get line is printed and the script stops.
@@ -166,7 +167,17 @@ t1=$(date +%s)
 echo "kprof setup: make check under ASan and UBSan (build-asan/)"
 check_in build-asan || rc=1
 t2=$(date +%s)
-echo "kprof setup: make check took $((t1 - t0)) s in build/, $((t2 - t1)) s in build-asan/;" \
+# the tarball: it builds, installs (binary, manual, completion), uninstalls and checks on its
+# own; its check runs the tests of what make dist must carry (the manual, the completion)
+echo "kprof setup: make distcheck (build/)"
+if ! make -C build -s distcheck TESTS="tests/layering.sh tests/man.sh tests/completion.sh" \
+	>build/distcheck.out 2>&1; then
+	rc=1
+	distcheck_failed=1
+fi
+t3=$(date +%s)
+echo "kprof setup: make check took $((t1 - t0)) s in build/, $((t2 - t1)) s in build-asan/," \
+	"make distcheck $((t3 - t2)) s;" \
 	"the ten slowest tests (make check-times in a build directory lists all):"
 tests/times.sh -n 10 build build-asan
 for d in build build-asan; do
@@ -180,6 +191,9 @@ if [ $rc -ne 0 ]; then
 			failures "$d" "$d/${t%.sh}.log"
 		done
 	done >build/failures.txt
+	[ -z "${distcheck_failed:-}" ] ||
+		{ echo "make distcheck failed: its last lines (all of them in build/distcheck.out):"
+		  tail -n 12 build/distcheck.out | sed 's/^/    /'; } >>build/failures.txt
 	[ -s build/failures.txt ] || echo "the build failed: see build/check.out and build-asan/check.out" \
 		>build/failures.txt
 	head -n 30 build/failures.txt

@@ -6,20 +6,22 @@
 . "$top_srcdir/tests/live/lib.sh"
 command -v bash >/dev/null 2>&1 || skip_all "bash is not installed"
 
+# absolute paths: the completions run in a directory of their own
+COMP="$(cd "$top_srcdir" && pwd)/src/completion/kprof"
+K="$(cd "$(dirname "$KPROF")" && pwd)/$(basename "$KPROF")"
 mkdir -p "$WORK/dir/sub"
 : >"$WORK/dir/a.kprof"; : >"$WORK/dir/perf.data"; : >"$WORK/dir/notes.txt"
 # complete WORDS...: what completing the last word offers, one per line, sorted
 complete_() {
 	(cd "$WORK/dir" && bash -c '. "$1"; shift
 		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kprof
-		printf "%s\n" "${COMPREPLY[@]}"' sh "$top_srcdir/src/completion/kprof" "$@") 2>/dev/null | sort
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$COMP" "$@") 2>/dev/null | sort
 }
 # offers WANT WORDS...: the offers are exactly WANT (space-separated, sorted)
 offers() { want=$1; shift; [ "$(complete_ "$@" | paste -sd' ' -)" = "$want" ]; }
 # offers_has WANT WORDS...: WANT is among the offers
 offers_has() { want=$1; shift; complete_ "$@" | grep -qxF -- "$want"; }
 
-K=$KPROF
 check "kprof rec -> record" offers "record" "$K" rec
 check "kprof tr -> trace" offers "trace" "$K" tr
 check "kprof record --ca -> --call-graph, once" offers "--call-graph" "$K" record --ca
@@ -46,6 +48,6 @@ check "kprof record -- s -> a program on PATH" offers_has "sh" "$K" record -- s
 n=$( (cd "$WORK/dir" && bash -c '. "$1"; shift
 	COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kprof
 	printf "%s %s\n" "${#COMPREPLY[@]}" "${_kprof_cache_events:+kept}"' sh \
-	"$top_srcdir/src/completion/kprof" "$K" record -e cpu-cl) 2>/dev/null)
+	"$COMP" "$K" record -e cpu-cl) 2>/dev/null)
 check "the event list is kept for the session after the first completion ($n)" [ "$n" = "1 kept" ]
 done_testing
