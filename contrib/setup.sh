@@ -25,7 +25,7 @@ packages="build-essential autoconf automake pkg-config
 # strace and mandoc to hold kprof trace and the manual to, and a browser for the flame graph's
 # script (its test skips, saying so, if it cannot be had)
 check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3 golang-go strace
-	mandoc man-db"
+	mandoc man-db debhelper lintian"
 optional_packages="chromium hotspot"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop
@@ -161,6 +161,10 @@ failures() {
 
 rc=0
 t0=$(date +%s)
+# the Debian package, which tests/deb.sh unpacks and runs
+echo "kprof setup: make deb (build/)"
+rm -f build/kprof_*.deb
+make -C build -s deb >build/deb.out 2>&1 || echo "kprof setup: make deb failed (build/deb.out): tests/deb.sh will say so" >&2
 echo "kprof setup: make check (build/)"
 check_in build || rc=1
 t1=$(date +%s)
