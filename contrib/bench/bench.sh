@@ -19,7 +19,9 @@
 #
 # Every figure is a median with its min-max over RUNS runs, and every comparison a ratio of
 # kprof to perf measured in the same run: timings drift on shared machines, ratios less so.
-# The table goes to stdout and to BUILD_DIR/bench/results.md, with the machine's facts.
+# The table goes to stdout and to BUILD_DIR/bench/results.md, with the machine's facts; a run of
+# every section (no SECTIONS), not QUICK, also writes it into contrib/bench/RESULTS.md, between
+# that file's two marker lines.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -970,3 +972,30 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		printf "%s" "$trace_rows"
 	fi
 } | tee "$out/results.md"
+
+# --- contrib/bench/RESULTS.md: a run of every section, not QUICK, replaces its tables ---------
+# What lies between its two marker lines becomes this run's results.md, with a blank line either
+# side; the text outside them is written by hand and kept as it is. A file without the two
+# markers, once each and in that order, is left alone, as is one that cannot be written.
+results=$top/contrib/bench/RESULTS.md
+if [ -z "${SECTIONS:-}" ] && [ -z "$quick" ]; then
+	if awk -v new="$out/results.md" -v b='<!-- bench.sh: results begin -->' \
+		-v e='<!-- bench.sh: results end -->' '
+		$0 == b { if (nb++ || ne) { bad = 1; exit }
+			print; print ""
+			while ((getline l <new) > 0) print l
+			close(new); print ""; skip = 1; next }
+		$0 == e { if (ne++ || !nb) { bad = 1; exit }
+			skip = 0 }
+		!skip
+		END { exit bad || nb != 1 || ne != 1 }' "$results" >"$tmp/RESULTS.md" 2>/dev/null; then
+		if cp "$tmp/RESULTS.md" "$results.new" 2>/dev/null && mv "$results.new" "$results"; then
+			echo "bench: $results now holds this run's tables" >&2
+		else
+			rm -f "$results.new" 2>/dev/null || true
+			echo "bench: could not write $results; this run's tables are in $out/results.md" >&2
+		fi
+	else
+		echo "bench: $results left as it was: it is missing, or its two marker lines are missing, repeated or out of order" >&2
+	fi
+fi

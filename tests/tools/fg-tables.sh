@@ -3,7 +3,7 @@
 # every case of tests/fgpl/cases:
 #   FLAMEGRAPH=DIR tests/tools/fg-tables.sh      DIR: a checkout of brendangregg/FlameGraph
 # Needs perl. The corpus is valid UTF-8: flamegraph.pl writes nothing for names that are not
-# (README: "Differences from flamegraph.pl").
+# (kprof-flamegraph(1): "Differences from flamegraph.pl").
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fg=${FLAMEGRAPH:-}
