@@ -25,7 +25,8 @@ static struct kp_trace_thread *thread_of(struct kp_trace *t, const struct kp_sam
 		t->nr_threads++;
 	}
 	x = &t->threads[*i];
-	x->pid = smp->pid; /* a thread's pid is -1 in the kernel's records once it is exiting */
+	if (smp->pid != UINT32_MAX) /* the kernel says -1 once the thread is exiting: keep its pid */
+		x->pid = smp->pid;
 	if (th && th->comm)
 		x->comm = th->comm;
 	return x;

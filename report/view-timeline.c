@@ -133,7 +133,10 @@ static void run_span(struct timeline *tl, const struct kp_seq_ent *e, const stru
 	*end = kp_view_run_end(tl->p, tl->o, e, next);
 	if (!iv)
 		return;
-	*start = e->time - (e->time - tl->lane_end < iv ? e->time - tl->lane_end : iv);
+	if (tl->lane_end >= e->time) /* the lane drew up to here already: start at the sample */
+		*start = e->time;
+	else
+		*start = e->time - (e->time - tl->lane_end < iv ? e->time - tl->lane_end : iv);
 	*end = e->time + (n - 1) * iv;
 	if (next && next->kind != KP_SEQ_SAMPLES && next->time >= e->time)
 		*end = next->time;
