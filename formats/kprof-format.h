@@ -34,6 +34,8 @@
 
 /* Feature bits in kp_file_header.incompat: a reader must know every bit that is set. */
 #define KP_INCOMPAT_KNOWN	0ull
+/* Feature bits in kp_file_header.compat, which a reader may ignore. */
+#define KP_COMPAT_SYMBOLS	0x1ull	/* @symbols_off: where the SYMBOLS chunks start */
 
 /**
  * struct kp_file_header - first 64 bytes of every .kprof file
@@ -44,6 +46,8 @@
  * @flags:       reserved, 0
  * @incompat:    feature bits a reader must understand (see KP_INCOMPAT_KNOWN)
  * @compat:      feature bits a reader may ignore
+ * @symbols_off: with KP_COMPAT_SYMBOLS, the file offset of the first chunk of the SYMBOLS
+ *               records `kprof archive` appended (a report reads them before the samples)
  * @reserved:    zero
  */
 struct kp_file_header {
@@ -54,7 +58,8 @@ struct kp_file_header {
 	uint32_t flags;
 	uint64_t incompat;
 	uint64_t compat;
-	uint8_t reserved[24];
+	uint64_t symbols_off;
+	uint8_t reserved[16];
 };
 _Static_assert(sizeof(struct kp_file_header) == 64, "kp_file_header changed size");
 
@@ -179,6 +184,7 @@ enum kp_rec_type {
 	KP_REC_TP_FORMAT = 70,	/* a tracepoint's format file: how to decode its RAW payload */
 	KP_REC_UNWIND_STATS = 71, /* what unwinding while recording did, once, before STATS */
 	KP_REC_UNWIND_DSO = 72,	/* where that unwinding's early stops were: one per binary */
+	KP_REC_SYMBOLS = 73,	/* a binary's symbols at the addresses samples hit (archive) */
 	KP_REC_TYPE_MAX
 };
 
@@ -346,5 +352,67 @@ struct kp_rec_unwind_dso {
 	uint64_t end_depth;
 };
 _Static_assert(sizeof(struct kp_rec_unwind_dso) == 40, "kp_rec_unwind_dso changed size");
+
+/**
+ * struct kp_rec_symbols - what one binary names at the addresses a recording's samples hit,
+ * stored so that the recording reports without the binary (type KP_REC_SYMBOLS; kprof archive,
+ * record --embed-symbols). A binary with many such addresses has several records, each whole.
+ * @path_len:     bytes of the path, its NUL included (≥ 2)
+ * @build_id_len: bytes of @build_id used (0 when the binary has none: the path names it)
+ * @build_id:     the binary's NT_GNU_BUILD_ID, zero-padded
+ * @nr_funcs, @nr_locs, @nr_frames: entries of the three arrays below
+ * @str_len:      bytes of the string table; its last byte is a NUL
+ *
+ * Followed by the path, NUL-padded to a multiple of 8; @nr_funcs struct kp_rec_sym_func;
+ * @nr_locs struct kp_rec_sym_loc; @nr_frames struct kp_rec_sym_frame; the string table, padded
+ * to a multiple of 8. Strings are byte offsets into the table.
+ */
+struct kp_rec_symbols {
+	struct kp_rec_header h;
+	uint32_t path_len;
+	uint32_t build_id_len;
+	uint8_t build_id[24];
+	uint32_t nr_funcs;
+	uint32_t nr_locs;
+	uint32_t nr_frames;
+	uint32_t str_len;
+};
+_Static_assert(sizeof(struct kp_rec_symbols) == 56, "kp_rec_symbols changed size");
+
+/* A function symbol holding a hit address: ELF address, file offset and size of its bytes. */
+struct kp_rec_sym_func {
+	uint64_t vaddr, off, size;
+	uint32_t name;		/* the symbol as the binary spells it (mangled) */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct kp_rec_sym_func) == 32, "kp_rec_sym_func changed size");
+
+#define KP_SYM_NONE	0xffffffffu	/* no string */
+#define KP_SYMLOC_DEBUG_DWARF 0x1	/* the inline frames come from a separate debug file */
+
+/*
+ * A hit address (file offset @off, of the call for a return address) and its frames:
+ * @nr_frames (1..64) from index @frame, innermost first; @sym_off is the offset in the ELF
+ * symbol holding it, UINT64_MAX when none does (DWARF named it).
+ */
+struct kp_rec_sym_loc {
+	uint64_t off;
+	uint64_t sym_off;
+	uint32_t frame;
+	uint16_t nr_frames;
+	uint16_t flags;		/* KP_SYMLOC_* */
+};
+_Static_assert(sizeof(struct kp_rec_sym_loc) == 24, "kp_rec_sym_loc changed size");
+
+#define KP_SYMFRAME_INLINED 0x1	/* inlined into the next frame of its location */
+
+/* One frame: function (mangled, as the binary spells it), source file and line. */
+struct kp_rec_sym_frame {
+	uint32_t name;
+	uint32_t file;		/* KP_SYM_NONE when unknown */
+	uint32_t line;		/* 0 when unknown */
+	uint32_t flags;		/* KP_SYMFRAME_* */
+};
+_Static_assert(sizeof(struct kp_rec_sym_frame) == 16, "kp_rec_sym_frame changed size");
 
 #endif /* KPROF_FORMAT_H */

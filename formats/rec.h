@@ -45,6 +45,29 @@ const struct kp_rec_info *kp_rec_info_of(uint32_t type);
  */
 int kp_rec_validate(const struct kp_rec_header *rec, size_t avail);
 
+/* The most frames one location of a SYMBOLS record holds (report/dso.h's KP_DSO_MAX_FRAMES). */
+#define KP_SYM_MAX_FRAMES 64
+
+/**
+ * struct kp_symbols_view - the parts of a KP_REC_SYMBOLS record, borrowed from it
+ * @path: NUL-terminated; @strs: the string table (@rec->str_len bytes, the last a NUL)
+ */
+struct kp_symbols_view {
+	const struct kp_rec_symbols *rec;
+	const char *path;
+	const struct kp_rec_sym_func *funcs;
+	const struct kp_rec_sym_loc *locs;
+	const struct kp_rec_sym_frame *frames;
+	const char *strs;
+};
+
+/*
+ * kp_rec_symbols_view - split a SYMBOLS record into its parts: 0, or -KP_ERECORD when its
+ * counts do not fit its size or its path or string table is not terminated. A validated record
+ * (kp_rec_validate()) also has every string offset and frame range within bounds.
+ */
+int kp_rec_symbols_view(const struct kp_rec_header *rec, struct kp_symbols_view *v);
+
 /**
  * struct kp_sample - the fields of a PERF_RECORD_SAMPLE, as far as its attr's sample_type has
  * them. Pointers are borrowed from the record. Fields absent from sample_type are zero.

@@ -45,10 +45,8 @@ void kp_writer_init_sink(struct kp_writer *w, kp_writer_sink_fn *fn, void *ctx, 
 	init_buf(w, reserve);
 }
 
-int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
+int kp_writer_init_at(struct kp_writer *w, int fd, int level, size_t reserve, uint64_t off)
 {
-	struct kp_file_header h;
-
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
 	w->level = level;
@@ -61,7 +59,19 @@ int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
 	w->pk = kp_xmalloc(sizeof(*w->pk));
 	kp_packer_init(w->pk);
 	init_buf(w, reserve);
+	if (off && lseek(fd, (off_t)off, SEEK_SET) < 0)
+		w->err = -errno;
+	else
+		w->off = off;
+	return w->err;
+}
 
+int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
+{
+	struct kp_file_header h;
+
+	if (kp_writer_init_at(w, fd, level, reserve, 0))
+		return w->err;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, KP_FILE_MAGIC, sizeof(h.magic));
 	h.version = KP_FORMAT_VERSION;
@@ -71,6 +81,20 @@ int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
 	if (!w->err)
 		w->off = sizeof(h);
 	return w->err;
+}
+
+int kp_writer_mark_symbols(int fd, uint64_t off)
+{
+	struct kp_file_header h;
+	ssize_t n = pread(fd, &h, sizeof(h), 0);
+
+	if (n != (ssize_t)sizeof(h))
+		return n < 0 ? -errno : -KP_ETRUNCATED;
+	if (memcmp(h.magic, KP_FILE_MAGIC, sizeof(h.magic)))
+		return -KP_EBADMAGIC;
+	h.compat |= KP_COMPAT_SYMBOLS;
+	h.symbols_off = off;
+	return kp_write_at(fd, &h, sizeof(h), 0);
 }
 
 void *kp_writer_reserve(struct kp_writer *w, size_t size)

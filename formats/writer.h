@@ -70,6 +70,18 @@ struct kp_writer {
 int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve);
 
 /*
+ * kp_writer_init_at - the same, for chunks appended to an existing file at @off (its size:
+ * after its last complete chunk); no file header is written.
+ */
+int kp_writer_init_at(struct kp_writer *w, int fd, int level, size_t reserve, uint64_t off);
+
+/*
+ * kp_writer_mark_symbols - set the file header of the .kprof file on @fd to say that its
+ * SYMBOLS chunks start at @off (KP_COMPAT_SYMBOLS). Returns 0 or -errno.
+ */
+int kp_writer_mark_symbols(int fd, uint64_t off);
+
+/*
  * kp_writer_init_sink - a writer whose chunks go to @fn instead of a file (no file header,
  * no compression): for a stage between the rings and the file. Never fails.
  */

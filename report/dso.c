@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "formats/rec.h"
 #include "formats/util.h"
 #include "report/debuginfo.h"
 #include "report/hash.h"
@@ -33,6 +34,9 @@
 
 /* Frames kept per address; a cache value packs (first frame index << 8 | count). */
 #define MAX_CHAIN KP_DSO_MAX_FRAMES
+_Static_assert(KP_DSO_MAX_FRAMES == KP_SYM_MAX_FRAMES, "a SYMBOLS record holds what a lookup gives");
+#define VAL_N(v) ((size_t)((v) & 0x7f))	/* frames of a cache value */
+#define VAL_DEBUG 0x80			/* an embedded chain's KP_SYMLOC_DEBUG_DWARF */
 #define MAX_NESTING 256
 #define VDSO_MAX_SIZE (16u << 20)
 
@@ -47,6 +51,23 @@ struct sym {
 	const char *name; /* borrowed from the Dwfl (which lives as long as the DSO) or interned */
 	bool typed;	  /* not STT_NOTYPE */
 	unsigned char bind;
+};
+
+/* A function of embedded symbols: its file offset, size, ELF address and (raw) name. */
+struct emb_func {
+	uint64_t off, size, vaddr;
+	const char *name;
+};
+
+/* The embedded symbols of one binary (SYMBOLS records), keyed by build-id, else by path. */
+struct emb {
+	const char *path;		/* interned */
+	uint8_t bid[20];
+	size_t bid_len;			/* trailing zero bytes dropped */
+	struct kp_hash locs;		/* file offset -> cache value (frames in t->frames) */
+	struct emb_func *funcs;		/* sorted by offset once a lookup needs it */
+	size_t nr_funcs, cap_funcs;
+	bool sorted;
 };
 
 struct kp_dso {
@@ -67,6 +88,8 @@ struct kp_dso {
 	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
 	uint8_t file_build_id[20]; /* the file's, read when it is checked */
 	size_t file_build_id_len;
+	struct emb *emb;	/* the embedded symbols it uses, when its file gives none */
+	enum kp_dso_status file_status; /* with @emb: why the file could not be used */
 	size_t build_id_len;
 	uint8_t build_id[]; /* as recorded */
 };
@@ -81,6 +104,8 @@ struct kp_dsos {
 	struct kp_hash demangled; /* id of a raw name -> id of its demangled form */
 	struct kp_sym_frame *frames;
 	size_t nr_frames, cap_frames;
+	struct emb *embs;
+	size_t nr_embs, cap_embs;
 };
 
 static const char *const status_str[] = {
@@ -184,6 +209,11 @@ void kp_dsos_free(struct kp_dsos *t)
 		free(d->syms);
 		free(d);
 	}
+	for (size_t i = 0; i < t->nr_embs; i++) {
+		kp_hash_release(&t->embs[i].locs);
+		free(t->embs[i].funcs);
+	}
+	free(t->embs);
 	kp_strtab_release(&t->strs);
 	free(t->dsos);
 	free(t->frames);
@@ -235,6 +265,165 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
 	t->dsos[t->nr_dsos] = d;
 	kp_hash_put(&t->by_key, key, t->nr_dsos++);
 	return d;
+}
+
+/* --- embedded symbols ----------------------------------------------------------------- */
+
+static size_t bid_trim(const uint8_t *bid, size_t len)
+{
+	while (len && !bid[len - 1]) /* perf-style padding */
+		len--;
+	return len;
+}
+
+/* The embedded symbols of @path / @bid (trimmed), NULL if none; with @add, created. */
+static struct emb *emb_get(struct kp_dsos *t, const char *path, const uint8_t *bid, size_t len,
+			   bool add)
+{
+	struct emb *e;
+
+	for (size_t i = 0; i < t->nr_embs; i++) {
+		e = &t->embs[i];
+		if (len ? e->bid_len == len && !memcmp(e->bid, bid, len)
+			: !e->bid_len && !strcmp(e->path, path))
+			return e;
+	}
+	if (!add)
+		return NULL;
+	KP_GROW(t->embs, t->cap_embs, t->nr_embs + 1);
+	e = &t->embs[t->nr_embs++];
+	memset(e, 0, sizeof(*e));
+	e->path = intern(t, path);
+	memcpy(e->bid, bid, len);
+	e->bid_len = len;
+	kp_hash_init(&e->locs);
+	return e;
+}
+
+/*
+ * The frames of one embedded location as this table's options show them, into t->frames:
+ * the chain was stored as a lookup with inline frames and source lines gives it, and a
+ * separate debug file's inline frames are shown only when a lookup here would read its DWARF.
+ */
+static uint64_t emb_frames(struct kp_dsos *t, const struct kp_symbols_view *v,
+			   const struct kp_rec_sym_loc *l)
+{
+	const struct kp_dso_opts *o = &t->opts;
+	const struct kp_rec_sym_frame *fr = v->frames + l->frame;
+	uint64_t first = t->nr_frames;
+	size_t n = l->nr_frames, from = 0;
+	bool debug = l->flags & KP_SYMLOC_DEBUG_DWARF;
+
+	if (!o->inline_frames ||
+	    (debug && l->sym_off != UINT64_MAX && !o->srcline && !o->inline_debug))
+		from = n - 1; /* the function alone */
+	KP_GROW(t->frames, t->cap_frames, t->nr_frames + (n - from));
+	for (size_t i = from; i < n; i++) {
+		struct kp_sym_frame *f = &t->frames[t->nr_frames++];
+		const char *name = v->strs + fr[i].name;
+
+		*f = (struct kp_sym_frame){
+			.func = intern_func(t, name),
+			.sys = intern(t, name),
+			.file = o->srcline && fr[i].file != KP_SYM_NONE ? intern(t, v->strs + fr[i].file)
+									 : NULL,
+			.line = o->srcline ? fr[i].line : 0,
+			.inlined = i + 1 < n && (fr[i].flags & KP_SYMFRAME_INLINED),
+			.off = l->sym_off,
+		};
+	}
+	return first << 8 | (debug ? VAL_DEBUG : 0) | (n - from);
+}
+
+void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec)
+{
+	struct kp_symbols_view v;
+	struct emb *e;
+
+	if (kp_rec_symbols_view(rec, &v))
+		return;
+	e = emb_get(t, v.path, v.rec->build_id, bid_trim(v.rec->build_id, v.rec->build_id_len),
+		    true);
+	for (uint32_t i = 0; i < v.rec->nr_locs; i++)
+		if (!kp_hash_get(&e->locs, v.locs[i].off))
+			kp_hash_put(&e->locs, v.locs[i].off, emb_frames(t, &v, &v.locs[i]));
+	for (uint32_t i = 0; i < v.rec->nr_funcs; i++) {
+		const struct kp_rec_sym_func *f = &v.funcs[i];
+
+		KP_GROW(e->funcs, e->cap_funcs, e->nr_funcs + 1);
+		e->funcs[e->nr_funcs++] = (struct emb_func){ f->off, f->size, f->vaddr,
+							     intern(t, v.strs + f->name) };
+		e->sorted = false;
+	}
+}
+
+static int emb_func_cmp(const void *a, const void *b)
+{
+	const struct emb_func *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The embedded function holding @off, NULL if none. */
+static const struct emb_func *emb_func_at(struct emb *e, uint64_t off)
+{
+	size_t lo = 0, hi;
+
+	if (!e->sorted) {
+		size_t k = 0;
+
+		qsort(e->funcs, e->nr_funcs, sizeof(*e->funcs), emb_func_cmp);
+		for (size_t i = 0; i < e->nr_funcs; i++)
+			if (!k || e->funcs[i].off != e->funcs[k - 1].off)
+				e->funcs[k++] = e->funcs[i];
+		e->nr_funcs = k;
+		e->sorted = true;
+	}
+	hi = e->nr_funcs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->funcs[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && off - e->funcs[lo - 1].off < e->funcs[lo - 1].size ? &e->funcs[lo - 1] : NULL;
+}
+
+/* A DSO whose file gives no symbols takes the embedded ones of its build-id (else path). */
+static void emb_use(struct kp_dso *d)
+{
+	struct emb *e = emb_get(d->t, d->path, d->build_id, bid_trim(d->build_id, d->build_id_len),
+				false);
+
+	if (!e)
+		return;
+	d->emb = e;
+	d->file_status = d->status;
+	d->status = KP_DSO_OK;
+}
+
+bool kp_dso_embedded(struct kp_dso *d, enum kp_dso_status *file_status)
+{
+	kp_dso_status(d);
+	if (d->emb)
+		*file_status = d->file_status;
+	return d->emb != NULL;
+}
+
+void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx)
+{
+	const struct kp_hash *h = d->emb ? &d->emb->locs : &d->cache;
+	bool debug = !d->emb && !d->own_dwarf;
+
+	for (size_t i = 0; i < h->cap; i++) {
+		uint64_t v = h->ents[i].val;
+
+		if (h->ents[i].used && VAL_N(v))
+			fn(ctx, h->ents[i].key, d->t->frames + (v >> 8), (int)VAL_N(v),
+			   d->emb ? (v & VAL_DEBUG) != 0 : debug);
+	}
 }
 
 const char *kp_dso_path(const struct kp_dso *d)
@@ -644,7 +833,7 @@ static bool dwarf_wanted(struct kp_dso *d, bool named)
 	return why != KP_DWARF_NONE;
 }
 
-static void dso_load(struct kp_dso *d)
+static void file_load(struct kp_dso *d)
 {
 	Dwarf_Addr dbias;
 	int fd = file_open(d);
@@ -668,6 +857,14 @@ static void dso_load(struct kp_dso *d)
 		d->status = KP_DSO_NO_SYMBOLS;
 }
 
+/* The file when it is the recorded one and names something, else the embedded symbols. */
+static void dso_load(struct kp_dso *d)
+{
+	file_load(d);
+	if (d->status != KP_DSO_OK && d->t->nr_embs)
+		emb_use(d);
+}
+
 enum kp_dso_status kp_dso_status(struct kp_dso *d)
 {
 	if (d->status == KP_DSO_UNLOADED)
@@ -681,10 +878,13 @@ int kp_dso_open(struct kp_dso *d)
 	int fd;
 
 	/* a file without symbols still has its unwind tables: only an unusable one is refused */
-	if (st != KP_DSO_OK && st != KP_DSO_NO_SYMBOLS)
+	if ((st != KP_DSO_OK && st != KP_DSO_NO_SYMBOLS) ||
+	    (d->emb && d->file_status != KP_DSO_NO_SYMBOLS))
 		return -1;
 	fd = file_open(d);
 	d->status = st; /* file_open() notes why it fails; the DSO was found usable */
+	if (d->emb)
+		d->file_status = KP_DSO_NO_SYMBOLS;
 	return fd;
 }
 
@@ -725,6 +925,13 @@ bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
 	const struct sym *sym;
 	uint64_t vaddr;
 
+	if (kp_dso_status(d) == KP_DSO_OK && d->emb) {
+		const struct emb_func *e = emb_func_at(d->emb, file_off);
+
+		if (e)
+			*f = (struct kp_dso_func){ intern_func(d->t, e->name), e->vaddr, e->size, e->off };
+		return e != NULL;
+	}
 	if (kp_dso_status(d) != KP_DSO_OK || !off_to_vaddr(d, file_off, &vaddr) ||
 	    !(sym = sym_find(d, vaddr + d->bias)) || sym->addr < d->bias)
 		return false;
@@ -947,14 +1154,16 @@ int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *f
 
 	if (max < 1 || kp_dso_status(d) != KP_DSO_OK)
 		return 0;
-	v = kp_hash_get(&d->cache, file_off);
+	v = kp_hash_get(d->emb ? &d->emb->locs : &d->cache, file_off);
 	if (v) {
 		val = *v;
+	} else if (d->emb) {
+		return 0;
 	} else {
 		val = resolve(d, file_off);
 		kp_hash_put(&d->cache, file_off, val);
 	}
-	n = val & 0xff;
+	n = VAL_N(val);
 	if (!n)
 		return 0;
 	if (n > (size_t)max)

@@ -174,6 +174,28 @@ enum kp_dso_dwarf {
  */
 const char *kp_dso_debug_file(struct kp_dso *d, enum kp_dso_dwarf *dwarf);
 
+/*
+ * kp_dsos_embed - take in the embedded symbols of a KP_REC_SYMBOLS record (validated by the
+ * reader; copied). A DSO loaded afterwards whose file is missing, is not the recorded one or
+ * names nothing uses the embedded symbols of its build-id (else of its path) instead: its
+ * lookups give what the record stores, under this table's options.
+ */
+struct kp_rec_header;
+void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec);
+
+/* kp_dso_embedded - whether the DSO's names come from embedded symbols, and then why its
+ * file was not used into *@file_status. */
+bool kp_dso_embedded(struct kp_dso *d, enum kp_dso_status *file_status);
+
+/*
+ * kp_dso_each_hit - for each file offset looked up so far that a symbol named (or, for embedded
+ * symbols, that they hold), its frames as kp_dso_symbolize() gave them, and whether their
+ * inline frames came from a separate debug file's DWARF: what `kprof archive` stores.
+ */
+typedef void kp_dso_hit_fn(void *ctx, uint64_t off, const struct kp_sym_frame *fr, int n,
+			   bool debug_dwarf);
+void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx);
+
 /* kp_dso_path / kp_dso_short_name - the recorded path, and its last component. */
 const char *kp_dso_path(const struct kp_dso *d);
 const char *kp_dso_short_name(const struct kp_dso *d);

@@ -408,17 +408,25 @@ void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
 	kp_unwind_stats_print(stops, strs, out, "#   ");
 }
 
+/* Each binary frames fell in: how many it named, and what named them. */
 static void print_dso_stats(const struct kp_session *s, FILE *out)
 {
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		const struct kp_session_dso *d = &s->dso_list[i];
-		enum kp_dso_status st = kp_dso_status(d->dso);
+		enum kp_dso_status st = kp_dso_status(d->dso), file;
 
-		if (d->frames)
-			fprintf(out, "#   %s: %llu frames, %llu unnamed%s%s\n",
-				kp_strtab_get(&s->strs, d->path), (unsigned long long)d->frames,
-				(unsigned long long)d->unnamed, st == KP_DSO_OK ? "" : ": ",
-				st == KP_DSO_OK ? "" : kp_dso_status_str(st));
+		if (!d->frames)
+			continue;
+		fprintf(out, "#   %s: %llu frames, %llu unnamed", kp_strtab_get(&s->strs, d->path),
+			(unsigned long long)d->frames, (unsigned long long)d->unnamed);
+		if (kp_dso_embedded(d->dso, &file))
+			fprintf(out, ", from the recording's embedded symbols (the file: %s)",
+				kp_dso_status_str(file));
+		else if (st == KP_DSO_OK)
+			fprintf(out, ", from the file");
+		else
+			fprintf(out, ": %s", kp_dso_status_str(st));
+		fputc('\n', out);
 	}
 }
 
@@ -581,6 +589,13 @@ void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_f
 	if (!frames)
 		return;
 	say_dsos(&r->s, say, ctx);
+	if (r->s.symbols_err) {
+		snprintf(msg, sizeof(msg),
+			 "the recording's embedded symbols could not be read (%s, in the chunk at "
+			 "offset %llu): binaries missing here stay unnamed",
+			 kp_strerror(r->s.symbols_err), (unsigned long long)r->s.symbols_off);
+		say(ctx, KP_SAY_WARNING, msg);
+	}
 	if (r->res.st.cut) {
 		snprintf(msg, sizeof(msg),
 			 "%llu stacks were deeper than %zu frames: their outermost frames are left "

@@ -28,12 +28,51 @@ void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
 	kp_session_set_symfs(s, "");
 }
 
+/*
+ * The SYMBOLS records `kprof archive` appended, read before the replay: every binary must know
+ * them before its first lookup. They are kept until the DSO table is made (dso_id()).
+ */
+static void load_symbols(struct kp_session *s, const char *path)
+{
+	const struct kp_file_header *h = &s->r.hdr;
+	const struct kp_rec_header *rec;
+	struct kp_reader r;
+	int rc;
+
+	if (s->r.perf || !(h->compat & KP_COMPAT_SYMBOLS))
+		return;
+	if (h->symbols_off < h->header_size || h->symbols_off >= s->r.file_size) {
+		s->symbols_err = -KP_ECHUNK;
+		s->symbols_off = h->symbols_off;
+		return;
+	}
+	rc = kp_reader_open(&r, path);
+	r.off = h->symbols_off;
+	while (!rc && (rc = kp_reader_next(&r, &rec)) == 1) {
+		if (rec->type != KP_REC_SYMBOLS) {
+			rc = 0;
+			continue;
+		}
+		KP_GROW(s->symbols, s->cap_symbols, s->nr_symbols + rec->size);
+		memcpy(s->symbols + s->nr_symbols, rec, rec->size);
+		s->nr_symbols += rec->size;
+		rc = 0;
+	}
+	if (rc < 0) {
+		s->symbols_err = rc;
+		s->symbols_off = r.err_off;
+	}
+	kp_reader_release(&r);
+}
+
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
 {
 	int rc;
 
 	kp_session_init(s, dso_opts);
 	rc = kp_reader_open(&s->r, path);
+	if (!rc)
+		load_symbols(s, path);
 	if (!rc)
 		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
 	return rc;
@@ -61,6 +100,7 @@ void kp_session_release(struct kp_session *s)
 	free(s->kernel_release);
 	free(s->live_release);
 	free(s->jit_dir);
+	free(s->symbols);
 	if (s->dsos)
 		kp_dsos_free(s->dsos);
 	kp_hash_release(&s->dso_ids);
@@ -118,6 +158,12 @@ static uint32_t dso_id(struct kp_session *s, const char *path, const uint8_t *bi
 	if (!s->dsos) {
 		s->dso_opts.kernel_release = s->kernel_release;
 		s->dsos = kp_dsos_new(&s->dso_opts);
+		for (size_t off = 0; off < s->nr_symbols;) {
+			const struct kp_rec_header *rec = (const void *)(s->symbols + off);
+
+			kp_dsos_embed(s->dsos, rec);
+			off += rec->size;
+		}
 	}
 	if (*s->symfs && strcmp(path, "[vdso]")) {
 		size_t n = strlen(s->symfs) + strlen(path) + 1;

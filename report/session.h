@@ -126,6 +126,11 @@ struct kp_session {
 	uint64_t late_attrs;		/* ATTR records after that: ignored (their samples count
 					 * in no_event), and where the first was (its chunk) */
 	uint64_t late_attr_off;
+	uint8_t *symbols;		/* the embedded SYMBOLS records (kprof archive), back
+					 * to back, until the DSO table takes them in */
+	size_t nr_symbols, cap_symbols;	/* bytes */
+	int symbols_err;		/* reading them failed: the reader's error, and where */
+	uint64_t symbols_off;
 	const struct kp_session_ops *ops;
 	void *ctx;
 };

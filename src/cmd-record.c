@@ -22,6 +22,7 @@
 #include "evspec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
+#include "input.h"
 #include "recorder.h"
 
 static const char record_usage[] =
@@ -65,6 +66,9 @@ static const char record_usage[] =
 	"  -z, --compression-level N  zstd level (default 1)\n"
 	"      --all-kallsyms         store all of /proc/kallsyms, not only the symbols that\n"
 	"                             samples hit\n"
+	"      --embed-symbols        when recording ends, store in the file the symbols of\n"
+	"                             the binaries its samples hit (kprof archive), so that it\n"
+	"                             reports on any machine\n"
 	"  -h, --help                 this text\n"
 	"\n"
 	"Events a CPU without a hardware PMU lacks (cycles, instructions, ...) fall back to\n"
@@ -221,7 +225,7 @@ static int parse_level(const char *s, int *level)
 
 enum {
 	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER,
-	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU,
+	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_EMBED_SYMBOLS,
 };
 
 static const struct option long_opts[] = {
@@ -234,6 +238,7 @@ static const struct option long_opts[] = {
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "compression-level", required_argument, NULL, 'z' },
 	{ "all-kallsyms", no_argument, NULL, OPT_ALL_KALLSYMS },
+	{ "embed-symbols", no_argument, NULL, OPT_EMBED_SYMBOLS },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -292,6 +297,9 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case OPT_ALL_KALLSYMS:
 		o->all_kallsyms = true;
 		return 0;
+	case OPT_EMBED_SYMBOLS:
+		o->embed_symbols = true;
+		return 0;
 	case 'a':
 		o->system_wide = true;
 		return 0;
@@ -347,6 +355,9 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 		o->argv = argv + optind;
 	if (o->stack_user && o->pages == 128 && !o->pages_given)
 		o->pages = 512; /* about 8.4 KB a sample: PLATFORM.md's ring size for this */
+	if (o->embed_symbols && kp_path_is_stream(o->output))
+		return kp_usage_error("record", "--embed-symbols reads the recording back: not with "
+				      "-o '%s' (kprof archive the file it goes to)", o->output);
 	if (o->keep_stacks && !o->stack_user)
 		return kp_usage_error("record", "--keep-stacks applies to --call-graph dwarf");
 	if (!o->argv && !o->system_wide && !o->nr_pids && !o->nr_tids)
@@ -370,6 +381,14 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	return 0;
 }
 
+/* --embed-symbols: the recording, once written, made self-contained (kprof archive). */
+static int embed(const char *path)
+{
+	if (kp_is_recording(path) != 1)
+		return 1; /* the recorder said why there is none */
+	return kp_archive_file(path, NULL, NULL, "record");
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct kp_record_opts o;
@@ -383,9 +402,12 @@ int cmd_record(int argc, char **argv)
 	rc = parse_options(argc, argv, &o);
 	/* the recording is written in place, so that a killed one is at its path: never through
 	 * a link */
-	if (rc == 0)
+	if (rc == 0) {
 		rc = kp_output_check_path(o.output) ? 1 : kp_recorder_run(&rec, &o);
-	else if (rc < 0)
+		/* the command's exit code is kept: an archive that fails makes only 0 a 1 */
+		if (o.embed_symbols && embed(o.output) && !rc)
+			rc = 1;
+	} else if (rc < 0)
 		rc = 0;
 	kp_evspec_free(o.evs, o.nr_evs);
 	free(o.cpus);

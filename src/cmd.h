@@ -28,6 +28,15 @@ int cmd_view(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+
+/*
+ * kp_archive_file - store in the recording @input the symbols its samples need (kprof
+ * archive): appended in place, or with @output, in a new file holding a copy of it. @symfs
+ * (NULL for none) prefixes the binaries' paths; @who names the command in the summary line.
+ * Returns the exit code, after saying what went wrong.
+ */
+int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);

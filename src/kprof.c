@@ -22,6 +22,7 @@ static const struct kp_cmd commands[] = {
 	{ "report", cmd_report, "show where the samples went: call tree, flat list, folded stacks" },
 	{ "annotate", cmd_annotate, "show where inside the hottest functions the samples fell" },
 	{ "script", cmd_script, "print every record of a recording in time order" },
+	{ "archive", cmd_archive, "store the symbols a recording needs in it, to report elsewhere" },
 	{ "unwind", cmd_unwind, "turn a recording's stack copies into call chains (a smaller file)" },
 	{ "convert", cmd_convert, "write a recording as a perf.data, or a perf.data as a .kprof" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an SVG flame graph" },

@@ -40,6 +40,8 @@ struct kp_record_opts {
 	bool pages_given;	/* -m was given (otherwise kprof sizes the rings) */
 	int level;		/* -z */
 	bool all_kallsyms;	/* --all-kallsyms: the whole table, not the symbols hit */
+	bool embed_symbols;	/* --embed-symbols: kprof archive the file when recording ends
+				 * (done by the command, after kp_recorder_run()) */
 	bool system_wide;	/* -a: every process on the CPUs */
 	int *cpus;		/* -C: these CPUs only (NULL: every online CPU) */
 	size_t nr_cpus;

@@ -228,6 +228,72 @@ static void test_many_ids(void)
 	close(fd);
 }
 
+/* A SYMBOLS record of one location with two frames and one function, in @buf. */
+static struct kp_rec_symbols *symbols_rec(uint64_t *buf, size_t words)
+{
+	static const char strs[] = "f\0inl\0a.c\0";
+	struct kp_rec_symbols *r = (void *)buf;
+	struct kp_symbols_view v;
+	size_t size = sizeof(*r) + 8 + sizeof(struct kp_rec_sym_func) + sizeof(struct kp_rec_sym_loc) +
+		      2 * sizeof(struct kp_rec_sym_frame) + 16;
+	char *p;
+
+	memset(buf, 0, words * 8);
+	*r = (struct kp_rec_symbols){ { KP_REC_SYMBOLS, 0, (uint16_t)size }, 5, 2, { 0xab, 0xcd },
+				      1, 1, 2, sizeof(strs) };
+	p = (char *)(r + 1);
+	memcpy(p, "/bin", 5);
+	kp_rec_symbols_view(&r->h, &v);
+	*(struct kp_rec_sym_func *)v.funcs = (struct kp_rec_sym_func){ 0x1000, 0x1000, 64, 0, 0 };
+	*(struct kp_rec_sym_loc *)v.locs = (struct kp_rec_sym_loc){ 0x1010, 0x10, 0, 2, 0 };
+	((struct kp_rec_sym_frame *)v.frames)[0] = (struct kp_rec_sym_frame){ 2, 6, 7,
+									    KP_SYMFRAME_INLINED };
+	((struct kp_rec_sym_frame *)v.frames)[1] = (struct kp_rec_sym_frame){ 0, KP_SYM_NONE, 0, 0 };
+	memcpy((char *)v.strs, strs, sizeof(strs));
+	return r;
+}
+
+static void test_symbols(void)
+{
+	uint64_t buf[32];
+	struct kp_rec_symbols *r = symbols_rec(buf, 32);
+	struct kp_symbols_view v;
+
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == 0 && kp_rec_symbols_view(&r->h, &v) == 0 &&
+	   !strcmp(v.path, "/bin") && !strcmp(v.strs + v.frames[0].name, "inl") &&
+	   v.locs[0].nr_frames == 2, "a symbols record validates and gives back its parts");
+	r->nr_frames = 1000;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD, "frames beyond the record: rejected");
+	r = symbols_rec(buf, 32);
+	((struct kp_rec_sym_loc *)v.locs)->nr_frames = 3;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD,
+	   "a location whose frames run past the array: rejected");
+	r = symbols_rec(buf, 32);
+	((struct kp_rec_sym_loc *)v.locs)->nr_frames = 0;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD, "a location of no frame: rejected");
+	r = symbols_rec(buf, 32);
+	((struct kp_rec_sym_frame *)v.frames)[0].file = r->str_len;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD,
+	   "a file name past the string table: rejected");
+	r = symbols_rec(buf, 32);
+	((struct kp_rec_sym_func *)v.funcs)->name = 0xfffffff0u;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD,
+	   "a function name past the string table: rejected");
+	r = symbols_rec(buf, 32);
+	((char *)v.strs)[r->str_len - 1] = 'x';
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD, "an unterminated string table: rejected");
+	r = symbols_rec(buf, 32);
+	((char *)(r + 1))[4] = 'x';
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD, "an unterminated path: rejected");
+	r = symbols_rec(buf, 32);
+	r->build_id_len = 21;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD, "a build-id of 21 bytes: rejected");
+	r = symbols_rec(buf, 32);
+	r->nr_locs = 0xffffffffu;
+	ok(kp_rec_validate(&r->h, sizeof(buf)) == -KP_ERECORD,
+	   "counts whose sizes overflow 32 bits: rejected");
+}
+
 int main(void)
 {
 	test_validate();
@@ -235,5 +301,6 @@ int main(void)
 	test_sample();
 	test_trailer_and_evlist();
 	test_many_ids();
+	test_symbols();
 	return tap_done();
 }

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * archive.h - the symbols a recording's samples need, written into it as KP_REC_SYMBOLS
+ * records (`kprof archive`, `kprof record --embed-symbols`), so that it reports on a machine
+ * without its binaries.
+ *
+ * The caller replays the recording as a report does, with inline frames and source lines on
+ * and names left mangled (kp_archive_dso_opts()), so that every address the samples hit is
+ * looked up once; then kp_archive_write() stores, for every binary that named any of them, its
+ * build-id and path, each hit address's frames and the functions holding them. A report reads
+ * them back through kp_dsos_embed() and shows them under its own options.
+ */
+#ifndef KP_ARCHIVE_H
+#define KP_ARCHIVE_H
+
+#include <stdint.h>
+
+#include "dso.h"
+#include "formats/writer.h"
+#include "session.h"
+
+/* What kp_archive_write() stored. */
+struct kp_archive_stats {
+	uint64_t binaries;	/* binaries with symbols stored */
+	uint64_t locs;		/* hit addresses */
+	uint64_t funcs;		/* functions holding them */
+	uint64_t records;	/* SYMBOLS records */
+	uint64_t bytes;		/* their bytes, uncompressed */
+	uint64_t too_big;	/* addresses whose names do not fit in a record: not stored */
+};
+
+/* kp_archive_dso_opts - the DSO options of the replay that collects the symbols. */
+struct kp_dso_opts kp_archive_dso_opts(void);
+
+/*
+ * kp_archive_write - the symbols @s's DSOs gave to the lookups so far, as SYMBOLS records
+ * appended to @w (borrowed); the statistics into *@st. Returns the writer's sticky error.
+ */
+int kp_archive_write(struct kp_session *s, struct kp_writer *w, struct kp_archive_stats *st);
+
+#endif /* KP_ARCHIVE_H */
