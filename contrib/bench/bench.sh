@@ -29,7 +29,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace,archive},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -39,8 +39,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu | trace) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu, trace)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu | trace | archive) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu, trace, archive)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -814,6 +814,52 @@ if want trace; then
 	trace_bench
 fi
 
+# --- 9. Self-contained recordings: what --embed-symbols adds to the file and to the end -------
+# Each workload recorded by kprof plainly and with --embed-symbols, alternating, RUNS times: the
+# file's bytes and the recorder's wall time (the command's own time is the same in both, so
+# the difference is what storing the symbols adds at the end); then perf record and perf
+# archive on the same workload, whose tarball holds what perf needs elsewhere.
+archive_cmd() {
+	case $1 in
+	split-fp) read -r -a cmd <<<"${workloads[split-fp]}"; opt=(-g) ;;
+	gzip-dwarf) distro_cmd gzip; opt=(--call-graph dwarf) ;;
+	python3-dwarf) distro_cmd python3; opt=(--call-graph dwarf) ;;
+	esac
+}
+archive_bench() {
+	local d=$tmp/archive w i f
+	mkdir -p "$d"
+	[ -s "$tmp/numbers" ] || seq 1 $((3000000 / scale)) >"$tmp/numbers"
+	archive_rows=""
+	for w in split-fp gzip-dwarf python3-dwarf; do
+		archive_cmd "$w"
+		echo "bench: $w, plain and --embed-symbols ($runs runs each, alternating)..." >&2
+		for i in $(seq 0 "$runs"); do
+			f=$d/$w; [ "$i" -eq 0 ] && f=$d/$w.warm
+			run "$f.plain" "$kprof" record "${opt[@]}" -o "$d/p.kprof" -- "${cmd[@]}"
+			echo "$(kprof_samples) $(stat -c %s "$d/p.kprof")" >>"$f.plain.n"
+			run "$f.emb" "$kprof" record "${opt[@]}" --embed-symbols -o "$d/e.kprof" -- "${cmd[@]}"
+			echo "$(kprof_samples) $(stat -c %s "$d/e.kprof") $(sed -n 's/.*symbols of \([0-9]*\) binaries.*/\1/p' "$tmp/err")" >>"$f.emb.n"
+			run "$f.perf" perf record "${opt[@]}" -o "$d/perf.data" -- "${cmd[@]}"
+			run "$f.parch" perf archive "$d/perf.data"
+			echo "$(stat -c %s "$d/perf.data") $(stat -c %s "$d/perf.data.tar.bz2" 2>/dev/null || echo 0)" >>"$f.perf.n"
+			rm -f "$d/perf.data.tar.bz2"
+		done
+		local pb eb bins added pd pt
+		pb=$(awk '{ print $2 }' "$d/$w.plain.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		eb=$(awk '{ print $2 }' "$d/$w.emb.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		bins=$(awk '{ print $3 }' "$d/$w.emb.n" | sort -g | tail -1)
+		added=$(awk -v a="$(med "$d/$w.emb" 1)" -v b="$(med "$d/$w.plain" 1)" 'BEGIN { printf "%.3f", a - b }')
+		pd=$(awk '{ print $1 }' "$d/$w.perf.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		pt=$(awk '{ print $2 }' "$d/$w.perf.n" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+		archive_rows+="| $w | $(awk '{ print $1 }' "$d/$w.emb.n" | tail -1) | $bins | $pb | $eb | $((eb - pb)) ($(pct "$eb" "$pb")%) | $(range "$d/$w.plain" 1) | $(range "$d/$w.emb" 1) | $added | $pd + $pt | $(range "$d/$w.parch" 1) |"$'\n'
+	done
+}
+
+if want archive; then
+	archive_bench
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -970,6 +1016,14 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| tracer | getuid calls s | slowdown | calls lost |"
 		echo "|---|---|---|---|"
 		printf "%s" "$trace_rows"
+	fi
+	if want archive; then
+		echo
+		echo "### Self-contained recordings: kprof record --embed-symbols against a plain recording, and perf archive; wall s, median (min-max)"
+		echo
+		echo "| workload | samples | binaries embedded | kprof bytes | with --embed-symbols | added bytes | kprof record s | with --embed-symbols s | added at the end s | perf.data + perf archive tarball bytes | perf archive s |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		printf "%s" "$archive_rows"
 	fi
 } | tee "$out/results.md"
 
