@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "debuginfo.h"
+#include "debuginfod.h"
 
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -85,28 +86,29 @@ static int debuglink_search(Dwfl_Module *mod, const char *file_name, const char 
 }
 
 /*
- * Without $DEBUGINFOD_URLS, libdw would still load its debuginfod client (libcurl, GnuTLS,
- * Kerberos: about 30 libraries, tens of ms of relocations) the first time a binary has no
- * local debug file, only to be told that no server is set: a report's first answer would pay
- * for that, so the local search is done here and debuginfod asked only when a server is set.
+ * The local search first: by build-id under /usr/lib/debug, then by .gnu_debuglink. Then, when
+ * a server is set, debuginfod by build-id, through kprof's one client (debuginfod.h): libdw's
+ * own would be loaded at the first binary without a local debug file (libcurl, GnuTLS,
+ * Kerberos: about 30 libraries, tens of ms of relocations) even with no server set, and would
+ * ask a server that is down once per binary.
  */
 int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		      char **debuginfo_file_name)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	int fd;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int fd, len;
 
-	if (urls && *urls)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || !debuglink_file || !file_name)
-		return fd;
-	return debuglink_search(mod, file_name, debuglink_file, debuglink_crc,
-				debuginfo_file_name);
+	if (fd < 0 && debuglink_file && file_name)
+		fd = debuglink_search(mod, file_name, debuglink_file, debuglink_crc,
+				      debuginfo_file_name);
+	if (fd < 0 && kp_debuginfod_enabled() && (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
+		fd = kp_debuginfod_find(KP_DEBUGINFOD_DEBUGINFO, bits, (size_t)len,
+					debuginfo_file_name);
+	return fd;
 }
 
 /* The section named @name in @elf, or NULL. */

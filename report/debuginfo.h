@@ -19,7 +19,7 @@
 /*
  * kp_debuginfo_find - libdw's find_debuginfo callback (Dwfl_Callbacks): the standard search
  * (by build-id under /usr/lib/debug, then by .gnu_debuglink beside the binary, in its .debug/
- * directory and under /usr/lib/debug), asking debuginfod only when $DEBUGINFOD_URLS names a
+ * directory and under /usr/lib/debug), then debuginfod (debuginfod.h) when $DEBUGINFOD_URLS names a
  * server. Returns an fd on the debug file (owned by libdw) and its name in
  * *@debuginfo_file_name (malloc'ed, libdw frees it), or -1 when there is none.
  */

@@ -28,6 +28,7 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "report/debuginfo.h"
+#include "report/debuginfod.h"
 #include "report/hash.h"
 #include "report/strtab.h"
 #include "report/symrank.h"
@@ -89,7 +90,9 @@ struct kp_dso {
 	uint8_t file_build_id[20]; /* the file's, read when it is checked */
 	size_t file_build_id_len;
 	struct emb *emb;	/* the embedded symbols it uses, when its file gives none */
-	enum kp_dso_status file_status; /* with @emb: why the file could not be used */
+	const char *fetched;	/* the file debuginfod gave, in its cache (interned) */
+	enum kp_dso_source source;
+	enum kp_dso_status file_status; /* named from elsewhere: why the file could not be */
 	size_t build_id_len;
 	uint8_t build_id[]; /* as recorded */
 };
@@ -402,14 +405,14 @@ static void emb_use(struct kp_dso *d)
 	d->emb = e;
 	d->file_status = d->status;
 	d->status = KP_DSO_OK;
+	d->source = KP_DSO_SRC_EMBEDDED;
 }
 
-bool kp_dso_embedded(struct kp_dso *d, enum kp_dso_status *file_status)
+enum kp_dso_source kp_dso_source(struct kp_dso *d, enum kp_dso_status *file_status)
 {
 	kp_dso_status(d);
-	if (d->emb)
-		*file_status = d->file_status;
-	return d->emb != NULL;
+	*file_status = d->source == KP_DSO_SRC_FILE ? d->status : d->file_status;
+	return d->source;
 }
 
 void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx)
@@ -504,7 +507,7 @@ static int file_open(struct kp_dso *d)
 	if (!strcmp(d->path, "[vdso]"))
 		return vdso_open(d);
 	/* O_NONBLOCK: a FIFO at a recorded path must not hang the report. */
-	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(d->fetched ? d->fetched : d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		d->status = errno == ENOENT || errno == ENOTDIR ? KP_DSO_MISSING : KP_DSO_NOT_ELF;
 		return -1;
@@ -612,7 +615,8 @@ static bool dwfl_open(struct kp_dso *d, int fd)
 	}
 	dwfl_report_begin(d->dwfl);
 	/* base 0 + add_p_vaddr: the module starts at its first p_vaddr, so bias is 0 (ET_DYN). */
-	d->mod = dwfl_report_elf(d->dwfl, d->short_name, d->path, fd, 0, true);
+	d->mod = dwfl_report_elf(d->dwfl, d->short_name, d->fetched ? d->fetched : d->path, fd, 0,
+				 true);
 	if (!d->mod)
 		close(fd);
 	if (dwfl_report_end(d->dwfl, NULL, NULL) || !d->mod)
@@ -857,12 +861,47 @@ static void file_load(struct kp_dso *d)
 		d->status = KP_DSO_NO_SYMBOLS;
 }
 
-/* The file when it is the recorded one and names something, else the embedded symbols. */
+/*
+ * A binary missing here, or another build, fetched by its recorded build-id from debuginfod:
+ * its file in the library's cache then stands for the recorded path.
+ */
+static void fetch_use(struct kp_dso *d)
+{
+	size_t len = bid_trim(d->build_id, d->build_id_len);
+	enum kp_dso_status was = d->status;
+	char *path;
+	int fd;
+
+	if (!len || !strcmp(d->path, "[vdso]") ||
+	    (was != KP_DSO_MISSING && was != KP_DSO_BUILDID_MISMATCH && was != KP_DSO_NOT_ELF))
+		return;
+	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, &path);
+	if (fd < 0)
+		return;
+	close(fd);
+	if (d->dwfl) /* what the recorded path's file left */
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->nr_loads = d->nr_syms = 0;
+	d->fetched = intern(d->t, path);
+	free(path);
+	file_load(d);
+	d->file_status = was;
+	d->source = KP_DSO_SRC_DEBUGINFOD;
+}
+
+/*
+ * The file when it is the recorded one and names something; else the recording's embedded
+ * symbols; else the binary debuginfod has for the build-id.
+ */
 static void dso_load(struct kp_dso *d)
 {
 	file_load(d);
 	if (d->status != KP_DSO_OK && d->t->nr_embs)
 		emb_use(d);
+	if (d->status != KP_DSO_OK && kp_debuginfod_enabled())
+		fetch_use(d);
 }
 
 enum kp_dso_status kp_dso_status(struct kp_dso *d)

@@ -183,9 +183,18 @@ const char *kp_dso_debug_file(struct kp_dso *d, enum kp_dso_dwarf *dwarf);
 struct kp_rec_header;
 void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec);
 
-/* kp_dso_embedded - whether the DSO's names come from embedded symbols, and then why its
- * file was not used into *@file_status. */
-bool kp_dso_embedded(struct kp_dso *d, enum kp_dso_status *file_status);
+/* Where a DSO's names come from. */
+enum kp_dso_source {
+	KP_DSO_SRC_FILE,	/* the file at the recorded path (the usual case) */
+	KP_DSO_SRC_EMBEDDED,	/* the recording's embedded symbols (kprof archive) */
+	KP_DSO_SRC_DEBUGINFOD,	/* the file debuginfod gave for the recorded build-id */
+};
+
+/*
+ * kp_dso_source - what names the DSO (it is loaded first), and into *@file_status the status
+ * of the file at its recorded path: why it was not used, when another source names it.
+ */
+enum kp_dso_source kp_dso_source(struct kp_dso *d, enum kp_dso_status *file_status);
 
 /*
  * kp_dso_each_hit - for each file offset looked up so far that a symbol named (or, for embedded

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "debuginfo.h"
+#include "debuginfod.h"
 #include "report.h"
 #include "view.h"
 
@@ -419,8 +420,12 @@ static void print_dso_stats(const struct kp_session *s, FILE *out)
 			continue;
 		fprintf(out, "#   %s: %llu frames, %llu unnamed", kp_strtab_get(&s->strs, d->path),
 			(unsigned long long)d->frames, (unsigned long long)d->unnamed);
-		if (kp_dso_embedded(d->dso, &file))
+		if (kp_dso_source(d->dso, &file) == KP_DSO_SRC_EMBEDDED)
 			fprintf(out, ", from the recording's embedded symbols (the file: %s)",
+				kp_dso_status_str(file));
+		else if (kp_dso_source(d->dso, &file) == KP_DSO_SRC_DEBUGINFOD)
+			fprintf(out, ", from debuginfod%s%s (the file: %s)",
+				st == KP_DSO_OK ? "" : ": ", st == KP_DSO_OK ? "" : kp_dso_status_str(st),
 				kp_dso_status_str(file));
 		else if (st == KP_DSO_OK)
 			fprintf(out, ", from the file");
@@ -589,6 +594,11 @@ void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_f
 	if (!frames)
 		return;
 	say_dsos(&r->s, say, ctx);
+	if (kp_debuginfod_failure(msg, sizeof(msg))) {
+		say(ctx, KP_SAY_WARNING, msg);
+		say(ctx, KP_SAY_HINT, "binaries missing here stay unnamed; --no-debuginfod asks no "
+				      "server");
+	}
 	if (r->s.symbols_err) {
 		snprintf(msg, sizeof(msg),
 			 "the recording's embedded symbols could not be read (%s, in the chunk at "

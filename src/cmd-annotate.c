@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "report/debuginfod.h"
 #include "cmd-report.h"
 #include "diag.h"
 #include "formats/util.h"
@@ -38,6 +39,8 @@ static const char annotate_usage[] =
 	"                         x86: att (the default, as objdump and perf) or intel\n"
 	"      --vmlinux FILE     the kernel's code for kernel functions (else /proc/kcore)\n"
 	"      --symfs DIR        look for binaries under DIR\n"
+	"      --no-debuginfod    fetch no missing binary or debug file from the servers\n"
+	"                         $DEBUGINFOD_URLS names\n"
 	"      --event NAME       the event to count, when the recording has several\n"
 	"      --weight W         period (default) or samples: what the percentages weigh\n"
 	"  -h, --help             this text\n";
@@ -51,7 +54,7 @@ struct annotate {
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_JSON, OPT_COLOR, OPT_NO_SOURCE, OPT_CALLERS, OPT_VMLINUX,
-	OPT_SYMFS, OPT_EVENT, OPT_WEIGHT,
+	OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_EVENT, OPT_WEIGHT,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "disassembler-style", required_argument, NULL, 'M' },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "help", no_argument, NULL, 'h' },
@@ -102,6 +106,7 @@ static int parse_opt(struct annotate *a, int c)
 		return 0;
 	case OPT_VMLINUX: a->ao.vmlinux = optarg; return 0;
 	case OPT_SYMFS: a->ro.symfs = optarg; return 0;
+	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(); return 0;
 	case OPT_EVENT: a->ro.event_name = optarg; return 0;
 	case OPT_WEIGHT: return kp_cmd_weight("annotate", optarg, &a->ao.by_samples);
 	default:

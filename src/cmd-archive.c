@@ -24,6 +24,7 @@
 #include "input.h"
 #include "output.h"
 #include "report/archive.h"
+#include "report/debuginfod.h"
 
 static const char archive_usage[] =
 	"usage: kprof archive [-i FILE] [-o FILE] [--symfs DIR]\n"
@@ -40,6 +41,8 @@ static const char archive_usage[] =
 	"  -o, --output FILE    write a copy with the symbols instead (needed for a recording\n"
 	"                       cut short, whose last chunk is incomplete)\n"
 	"      --symfs DIR      look for the binaries under DIR\n"
+	"      --no-debuginfod  fetch no missing binary from the servers $DEBUGINFOD_URLS\n"
+	"                       names\n"
 	"  -h, --help           this text\n";
 
 /* Copy the records of @input that read to @w (a new file), but its old SYMBOLS records. */
@@ -169,6 +172,7 @@ int cmd_archive(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 's' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -186,6 +190,9 @@ int cmd_archive(int argc, char **argv)
 			break;
 		case 's':
 			symfs = optarg;
+			break;
+		case 'D':
+			kp_debuginfod_disable();
 			break;
 		case 'h':
 			return kp_cmd_help(archive_usage);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "report/debuginfod.h"
 #include "diag.h"
 #include "idlist.h"
 #include "formats/util.h"
@@ -68,6 +69,8 @@ static const char report_usage[] =
 	"      --stats            also print samples, lost, events and unnamed frames\n"
 	"      --color WHEN       auto (default: when stdout is a terminal), always or never\n"
 	"      --symfs DIR        look for binaries (and /tmp/perf-PID.map files) under DIR\n"
+	"      --no-debuginfod    fetch no missing binary or debug file from the servers\n"
+	"                         $DEBUGINFOD_URLS names\n"
 	"      --unwinder LIB     unwind --call-graph dwarf stack copies with libdw (the\n"
 	"                         default) or libunwind\n"
 	"  -h, --help             this text\n";
@@ -304,8 +307,8 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID,
 	OPT_TID,
-	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_SVG, OPT_DIFF,
-	OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE,
+	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
+	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -332,6 +335,7 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "diff", required_argument, NULL, OPT_DIFF },
@@ -407,6 +411,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_STATS: r->stats = true; return 0;
 	case OPT_COLOR: r->color = optarg; return 0;
 	case OPT_SYMFS: r->ro.symfs = optarg; return 0;
+	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(); return 0;
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_TIMELINE: return set_view(r, "timeline");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
