@@ -1,11 +1,47 @@
 /* SPDX-License-Identifier: MIT */
 #include "perfmap.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/util.h"
+
+/* The jitdump format, as perf's tools/perf/util/jitdump.h defines it (version 1). */
+#define JIT_MAGIC 0x4A695444u		/* "JiTD" in the writer's byte order */
+#define JIT_MAGIC_SWAPPED 0x4454694Au
+#define JIT_MAX_FILE (1ull << 30)	/* a file is read whole: a bound on what it may cost */
+
+enum { JIT_CODE_LOAD, JIT_CODE_MOVE, JIT_CODE_DEBUG_INFO, JIT_CODE_CLOSE };
+
+struct jit_header {
+	uint32_t magic, version, total_size, elf_mach, pad1, pid;
+	uint64_t timestamp, flags;
+};
+
+struct jit_prefix {
+	uint32_t id, total_size;
+	uint64_t timestamp;
+};
+
+struct jit_load {	/* then the NUL-terminated name, then code_size bytes of code */
+	struct jit_prefix p;
+	uint32_t pid, tid;
+	uint64_t vma, code_addr, code_size, code_index;
+};
+
+struct jit_move {
+	struct jit_prefix p;
+	uint32_t pid, tid;
+	uint64_t vma, old_code_addr, new_code_addr, code_size, code_index;
+};
+
+struct jit_debug {	/* then nr_entry of: u64 addr, s32 line, s32 discrim, file name */
+	struct jit_prefix p;
+	uint64_t code_addr, nr_entry;
+};
 
 static int cmp_ent(const void *a, const void *b)
 {
@@ -20,6 +56,7 @@ static int parse_line(char *line, struct kp_perfmap_ent *e)
 	char *p = line, *end;
 	size_t n;
 
+	memset(e, 0, sizeof(*e));
 	e->start = strtoull(p, &end, 16);
 	if (end == p || *end != ' ')
 		return -1;
@@ -39,10 +76,9 @@ static int parse_line(char *line, struct kp_perfmap_ent *e)
 void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid)
 {
 	char path[4096], *line = NULL;
-	size_t cap = 0, lcap = 0;
+	size_t lcap = 0;
 	FILE *f;
 
-	memset(m, 0, sizeof(*m));
 	m->loaded = 1;
 	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid);
 	f = fopen(path, "r");
@@ -53,7 +89,8 @@ void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid)
 		struct kp_perfmap_ent e;
 		if (parse_line(line, &e))
 			continue;
-		KP_GROW(m->ents, cap, m->nr + 1);
+		e.seq = ++m->seq;
+		KP_GROW(m->ents, m->cap, m->nr + 1);
 		m->ents[m->nr++] = e;
 	}
 	free(line);
@@ -62,26 +99,246 @@ void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid)
 		qsort(m->ents, m->nr, sizeof(*m->ents), cmp_ent);
 }
 
-const char *kp_perfmap_lookup(const struct kp_perfmap *m, uint64_t addr)
+/* The entry covering @addr: of the few starting at or below it, the one loaded last. */
+const struct kp_perfmap_ent *kp_perfmap_lookup(const struct kp_perfmap *m, uint64_t addr)
 {
+	const struct kp_perfmap_ent *best = NULL;
 	size_t lo = 0, hi = m->nr;
 
-	if (!hi || addr < m->ents[0].start)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
 		if (m->ents[mid].start <= addr)
-			lo = mid;
+			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return addr < m->ents[lo].end ? m->ents[lo].name : NULL;
+	for (size_t i = lo; i-- > 0 && lo - i <= 16;)
+		if (addr < m->ents[i].end && (!best || m->ents[i].seq > best->seq))
+			best = &m->ents[i];
+	return best;
+}
+
+const struct kp_perfmap_line *kp_perfmap_line(const struct kp_perfmap_ent *e, uint64_t addr)
+{
+	const struct kp_perfmap_line *l = NULL;
+
+	for (size_t i = 0; i < e->nr_lines && e->lines[i].addr <= addr; i++)
+		l = &e->lines[i];
+	return l;
+}
+
+static void free_ent(struct kp_perfmap_ent *e)
+{
+	for (size_t i = 0; i < e->nr_lines; i++)
+		free(e->lines[i].file);
+	free(e->lines);
+	free(e->name);
 }
 
 void kp_perfmap_release(struct kp_perfmap *m)
 {
 	for (size_t i = 0; i < m->nr; i++)
-		free(m->ents[i].name);
+		free_ent(&m->ents[i]);
 	free(m->ents);
+	free(m->problem);
 	memset(m, 0, sizeof(*m));
+}
+
+bool kp_perfmap_is_jitdump(const char *path, uint32_t *pid)
+{
+	const char *base = strrchr(path, '/');
+	unsigned long v;
+	char *end;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "jit-", 4) || base[4] < '0' || base[4] > '9')
+		return false;
+	errno = 0;
+	v = strtoul(base + 4, &end, 10);
+	if (errno || v > UINT32_MAX || strcmp(end, ".dump"))
+		return false;
+	*pid = (uint32_t)v;
+	return true;
+}
+
+/* The first thing wrong with a jitdump, as a sentence naming it and where. */
+__attribute__((format(printf, 3, 4)))
+static void problem(struct kp_perfmap *m, const char *path, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (m->problem)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	m->problem = kp_xmalloc(strlen(path) + strlen(buf) + 8);
+	sprintf(m->problem, "'%s': %s", path, buf);
+}
+
+/* The debug info record at @p (@len bytes): its lines, for the code load that follows. */
+static struct kp_perfmap_line *debug_lines(const uint8_t *p, size_t len, size_t *nr)
+{
+	const struct jit_debug *d = (const void *)p;
+	struct kp_perfmap_line *lines = NULL;
+	const char *prev = "";
+	size_t off = sizeof(*d), cap = 0;
+
+	*nr = 0;
+	for (uint64_t i = 0; i < d->nr_entry && off + 16 < len; i++) {
+		uint64_t addr;
+		int32_t line;
+		const char *file = (const char *)p + off + 16;
+		const char *nul = memchr(file, 0, len - off - 16);
+
+		if (!nul)
+			break;
+		memcpy(&addr, p + off, sizeof(addr));
+		memcpy(&line, p + off + 8, sizeof(line));
+		if ((uint8_t)file[0] == 0xff && file[1] == 0) /* the same file as the entry before */
+			file = prev;
+		prev = file;
+		KP_GROW(lines, cap, *nr + 1);
+		lines[(*nr)++] = (struct kp_perfmap_line){ addr, kp_xstrdup(file),
+							   line > 0 ? (uint32_t)line : 0 };
+		off = (size_t)(nul + 1 - (const char *)p);
+	}
+	return lines;
+}
+
+static void add_load(struct kp_perfmap *m, const struct jit_load *l, const char *name,
+		     struct kp_perfmap_line *lines, size_t nr_lines)
+{
+	struct kp_perfmap_ent *e;
+
+	KP_GROW(m->ents, m->cap, m->nr + 1);
+	e = &m->ents[m->nr++];
+	*e = (struct kp_perfmap_ent){ l->code_addr, l->code_addr + l->code_size, kp_xstrdup(name),
+				      ++m->seq, l->code_index, lines, nr_lines };
+}
+
+/* A move: the code of @index (its latest load) now at a new address, a new entry there. */
+static void move_code(struct kp_perfmap *m, const struct jit_move *mv)
+{
+	for (size_t i = m->nr; i-- > 0;) {
+		struct kp_perfmap_ent *e = &m->ents[i], moved;
+		int64_t delta = (int64_t)(mv->new_code_addr - mv->old_code_addr);
+
+		if (e->index != mv->code_index || e->start != mv->old_code_addr)
+			continue;
+		moved = (struct kp_perfmap_ent){ mv->new_code_addr, mv->new_code_addr + mv->code_size,
+						 kp_xstrdup(e->name), ++m->seq, e->index, NULL, 0 };
+		if (e->nr_lines) {
+			moved.lines = kp_xcalloc(e->nr_lines, sizeof(*moved.lines));
+			for (size_t j = 0; j < e->nr_lines; j++)
+				moved.lines[j] = (struct kp_perfmap_line){
+					e->lines[j].addr + (uint64_t)delta, kp_xstrdup(e->lines[j].file),
+					e->lines[j].line };
+			moved.nr_lines = e->nr_lines;
+		}
+		KP_GROW(m->ents, m->cap, m->nr + 1);
+		m->ents[m->nr++] = moved;
+		return;
+	}
+}
+
+/* The whole file, at most JIT_MAX_FILE bytes, into a malloc'ed buffer; NULL if unreadable. */
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		KP_GROW(buf, cap, *len + 65536);
+		n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n && *len < JIT_MAX_FILE);
+	fclose(f);
+	return buf;
+}
+
+size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t pid)
+{
+	size_t len, off, loads = 0, nr_lines = 0;
+	uint8_t *buf = read_file(path, &len);
+	struct kp_perfmap_line *lines = NULL;
+	struct jit_header h;
+
+	if (!buf) {
+		problem(m, path, "cannot be read (%s): its JIT code stays unnamed", strerror(errno));
+		return 0;
+	}
+	memcpy(&h, buf, len < sizeof(h) ? len : sizeof(h));
+	if (len < sizeof(h) || (h.magic != JIT_MAGIC && h.magic != JIT_MAGIC_SWAPPED))
+		problem(m, path, "not a jitdump (no JiTD magic at offset 0): ignored");
+	else if (h.magic == JIT_MAGIC_SWAPPED)
+		problem(m, path, "a jitdump of the other byte order: ignored");
+	else if (h.pid != pid)
+		problem(m, path, "written by process %u, not by process %u that mapped it: ignored",
+			h.pid, pid);
+	else if (h.total_size < sizeof(h) || h.total_size > len)
+		problem(m, path, "its header claims %u bytes, not a size the file holds: ignored",
+			h.total_size);
+	if (m->problem) {
+		free(buf);
+		return 0;
+	}
+	for (off = h.total_size; off + sizeof(struct jit_prefix) <= len;) {
+		struct jit_prefix pr;
+
+		memcpy(&pr, buf + off, sizeof(pr));
+		if (pr.total_size < sizeof(pr) || pr.total_size > len - off) {
+			problem(m, path, "the record at offset %zu runs past the end of the file: the "
+				"records from there on are ignored", off);
+			break;
+		}
+		if (pr.id == JIT_CODE_CLOSE)
+			break;
+		/* records are read in place: copy a fixed part out, as the file has no alignment */
+		if (pr.id == JIT_CODE_LOAD && pr.total_size > sizeof(struct jit_load)) {
+			struct jit_load l;
+			const char *name = (const char *)buf + off + sizeof(l);
+			const char *nul = memchr(name, 0, pr.total_size - sizeof(l));
+
+			memcpy(&l, buf + off, sizeof(l));
+			if (!nul || l.code_addr + l.code_size < l.code_addr) {
+				problem(m, path, "the code load at offset %zu has no name, or wraps: "
+					"ignored", off);
+			} else if (l.code_size) {
+				add_load(m, &l, name, lines, nr_lines);
+				lines = NULL;
+				nr_lines = 0;
+				loads++;
+			}
+		} else if (pr.id == JIT_CODE_MOVE && pr.total_size >= sizeof(struct jit_move)) {
+			struct jit_move mv;
+
+			memcpy(&mv, buf + off, sizeof(mv));
+			if (mv.new_code_addr + mv.code_size >= mv.new_code_addr)
+				move_code(m, &mv);
+		} else if (pr.id == JIT_CODE_DEBUG_INFO && pr.total_size >= sizeof(struct jit_debug)) {
+			uint8_t *rec = kp_xmalloc(pr.total_size);
+
+			memcpy(rec, buf + off, pr.total_size);
+			for (size_t i = 0; i < nr_lines; i++)
+				free(lines[i].file);
+			free(lines);
+			lines = debug_lines(rec, pr.total_size, &nr_lines);
+			free(rec);
+		}
+		off += pr.total_size;
+	}
+	for (size_t i = 0; i < nr_lines; i++)
+		free(lines[i].file);
+	free(lines);
+	free(buf);
+	if (m->nr > 1)
+		qsort(m->ents, m->nr, sizeof(*m->ents), cmp_ent);
+	return loads;
 }

@@ -587,13 +587,18 @@ static void say_dsos(const struct kp_session *s, say_fn *say, void *ctx)
 void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_fn *say,
 			void *ctx)
 {
-	char msg[256];
+	char msg[4096 + 256];
 
 	if (truncation)
 		say_truncation(r, say, ctx);
 	if (!frames)
 		return;
 	say_dsos(&r->s, say, ctx);
+	if (r->s.jit_problem) {
+		snprintf(msg, sizeof(msg), "%s%s", r->s.jit_problem,
+			 r->s.jit_problems > 1 ? " (and other jitdumps)" : "");
+		say(ctx, KP_SAY_WARNING, msg);
+	}
 	if (kp_debuginfod_failure(msg, sizeof(msg))) {
 		say(ctx, KP_SAY_WARNING, msg);
 		say(ctx, KP_SAY_HINT, "binaries missing here stay unnamed; --no-debuginfod asks no "

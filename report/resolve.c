@@ -67,13 +67,29 @@ struct at {
 	uint64_t addr;
 };
 
-static uint32_t single(struct kp_resolver *r, const char *name, uint32_t dso, uint32_t flags,
-		       struct at at)
+static uint32_t single_line(struct kp_resolver *r, const char *name, uint32_t dso,
+			    uint32_t flags, struct at at, uint32_t file, uint32_t line)
 {
 	struct kp_profile *p = r->p;
 	uint32_t f = kp_profile_func(p, kp_strtab_intern(&r->s->strs, name), dso, flags);
 
-	return kp_profile_loc_at(p, f, 0, 0, flags, at.map, at.addr, 0);
+	return kp_profile_loc_at(p, f, file, line, flags, at.map, at.addr, 0);
+}
+
+static uint32_t single(struct kp_resolver *r, const char *name, uint32_t dso, uint32_t flags,
+		       struct at at)
+{
+	return single_line(r, name, dso, flags, at, 0, 0);
+}
+
+/* JIT code named by its process's perf map or jitdump: its source line with --srcline. */
+static uint32_t jit_loc(struct kp_resolver *r, const struct kp_perfmap_ent *e, uint64_t addr,
+			uint32_t dso, struct at at)
+{
+	const struct kp_perfmap_line *l = r->s->dso_opts.srcline ? kp_perfmap_line(e, addr) : NULL;
+
+	return single_line(r, e->name, dso, KP_LOC_JIT, at,
+			   l ? kp_strtab_intern(&r->s->strs, l->file) : 0, l ? l->line : 0);
 }
 
 /* An address as it is, in the map called @name, which grows to cover it. */
@@ -164,7 +180,7 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 	struct kp_proc *proc = &r->s->procs[t->proc];
 	const struct kp_map *m = kp_session_map(proc, addr);
 	uint64_t key, off, *hit;
-	const char *jit;
+	const struct kp_perfmap_ent *jit;
 
 	if (!m) {
 		r->st.no_map++;
@@ -181,7 +197,7 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 		jit = kp_session_jit(r->s, proc, addr);
 		tmp[0] = 1;
 		if (jit) {
-			tmp[1] = single(r, jit, m->name, KP_LOC_JIT, at);
+			tmp[1] = jit_loc(r, jit, addr, m->name, at);
 			return tmp;
 		}
 		char buf[600];
@@ -381,8 +397,14 @@ static void addr_user(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
 	ai->rel = addr - m->start + m->pgoff;
 	ai->dso = kp_strtab_get(&r->s->strs, m->name);
 	if (m->flags & KP_MAP_ANON) {
-		ai->fr[0].func = kp_session_jit(r->s, proc, addr);
-		ai->nr = ai->fr[0].func != NULL;
+		const struct kp_perfmap_ent *e = kp_session_jit(r->s, proc, addr);
+		const struct kp_perfmap_line *l = e ? kp_perfmap_line(e, addr) : NULL;
+
+		ai->nr = e != NULL;
+		if (e)
+			ai->fr[0] = (struct kp_sym_frame){ .func = e->name, .sys = e->name,
+							   .file = l ? l->file : NULL,
+							   .line = l ? l->line : 0, .off = UINT64_MAX };
 		return;
 	}
 	sd = &r->s->dso_list[m->dso];

@@ -101,6 +101,7 @@ void kp_session_release(struct kp_session *s)
 	free(s->live_release);
 	free(s->jit_dir);
 	free(s->symbols);
+	free(s->jit_problem);
 	if (s->dsos)
 		kp_dsos_free(s->dsos);
 	kp_hash_release(&s->dso_ids);
@@ -263,10 +264,30 @@ const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr)
 	return NULL;
 }
 
-const char *kp_session_jit(struct kp_session *s, struct kp_proc *proc, uint64_t addr)
+/* The JIT names of @proc: its perf map, and the jitdump it mapped (under --symfs). */
+static void jit_load(struct kp_session *s, struct kp_proc *proc)
+{
+	const char *path;
+	char *full;
+
+	kp_perfmap_load(&proc->jit, s->jit_dir, proc->pid);
+	if (!proc->jitdump)
+		return;
+	path = kp_strtab_get(&s->strs, proc->jitdump);
+	full = kp_xmalloc(strlen(s->symfs) + strlen(path) + 1);
+	sprintf(full, "%s%s", s->symfs, path);
+	s->jitdump_loads += kp_perfmap_load_jitdump(&proc->jit, full, proc->pid);
+	free(full);
+	if (proc->jit.problem && !s->jit_problem)
+		s->jit_problem = kp_xstrdup(proc->jit.problem);
+	s->jit_problems += proc->jit.problem != NULL;
+}
+
+const struct kp_perfmap_ent *kp_session_jit(struct kp_session *s, struct kp_proc *proc,
+					    uint64_t addr)
 {
 	if (!proc->jit.loaded)
-		kp_perfmap_load(&proc->jit, s->jit_dir, proc->pid);
+		jit_load(s, proc);
 	return kp_perfmap_lookup(&proc->jit, addr);
 }
 
@@ -311,6 +332,7 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 	size_t bid_len = mm->has_build_id ? mm->build_id_size : 0;
 	struct kp_map m = { mm->addr, mm->addr + mm->len, mm->pgoff, 0, 0, 0 };
 	struct kp_proc *p;
+	uint32_t jit_pid;
 
 	if (m.end <= m.start)
 		return;
@@ -321,6 +343,12 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 		return;
 	}
 	m.name = kp_strtab_intern(&s->strs, mm->filename);
+	p = proc_get(s, mm->pid);
+	if (kp_perfmap_is_jitdump(mm->filename, &jit_pid)) { /* read with its first JIT lookup */
+		p->jitdump = m.name;
+		if (p->jit.loaded)
+			kp_perfmap_release(&p->jit);
+	}
 	if (!is_file(mm->filename)) {
 		m.flags |= KP_MAP_ANON;
 	} else if (deleted_suffix(mm->filename)) {
@@ -333,7 +361,7 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 	} else {
 		m.dso = dso_id(s, mm->filename, bid, bid_len);
 	}
-	p = proc_get(s, mm->pid);
+	p = proc_get(s, mm->pid); /* dso_id() may have moved it */
 	insert_map(p, &m, false);
 	p->gen++;
 }
@@ -348,6 +376,7 @@ static void on_comm(struct kp_session *s, const struct kp_comm *c, uint16_t misc
 		struct kp_proc *p = &s->procs[t->proc];
 		p->nr_maps = 0;
 		kp_perfmap_release(&p->jit);
+		p->jitdump = 0;
 		p->gen++;
 	}
 }
@@ -366,6 +395,7 @@ static void on_fork(struct kp_session *s, const struct kp_task *f)
 		child = proc_get(s, f->pid); /* may move parent */
 		free(child->maps);
 		kp_perfmap_release(&child->jit);
+		child->jitdump = 0;
 		child->pid = f->pid;
 		child->maps = maps;
 		child->nr_maps = child->cap_maps = n;

@@ -44,7 +44,9 @@ struct kp_proc {
 	uint32_t gen;		/* bumped when this process's maps change: keys its cached stacks */
 	struct kp_map *maps;
 	size_t nr_maps, cap_maps;
-	struct kp_perfmap jit;	/* /tmp/perf-PID.map, loaded on the first anonymous hit */
+	struct kp_perfmap jit;	/* /tmp/perf-PID.map and its jitdump, loaded on the first
+				 * anonymous hit */
+	uint32_t jitdump;	/* strtab id of the jit-PID.dump it mapped, 0 for none */
 };
 
 struct kp_thread {
@@ -129,6 +131,9 @@ struct kp_session {
 	uint8_t *symbols;		/* the embedded SYMBOLS records (kprof archive), back
 					 * to back, until the DSO table takes them in */
 	size_t nr_symbols, cap_symbols;	/* bytes */
+	char *jit_problem;		/* the first jitdump that was refused or damaged, why */
+	uint64_t jit_problems;		/* ... and how many were */
+	uint64_t jitdump_loads;		/* code loads read from jitdumps */
 	int symbols_err;		/* reading them failed: the reader's error, and where */
 	uint64_t symbols_off;
 	const struct kp_session_ops *ops;
@@ -184,7 +189,8 @@ struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t
 /* kp_session_map - the map of @proc holding @addr, or NULL. */
 const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr);
 
-/* kp_session_jit - the JIT symbol covering @addr in @proc's perf map, or NULL. */
-const char *kp_session_jit(struct kp_session *s, struct kp_proc *proc, uint64_t addr);
+/* kp_session_jit - the JIT code covering @addr in @proc's perf map or jitdump, or NULL. */
+const struct kp_perfmap_ent *kp_session_jit(struct kp_session *s, struct kp_proc *proc,
+					    uint64_t addr);
 
 #endif /* KP_SESSION_H */
