@@ -73,13 +73,20 @@ if [ -x /usr/bin/gzip ]; then
 	cp /usr/bin/gzip "$WORK/bin/gzip"
 	head -c 20000000 /dev/urandom >"$WORK/rnd"
 	"$KPROF" record --call-graph dwarf -o "$WORK/g.kprof" -- "$WORK/bin/gzip" -9 -c "$WORK/rnd" \
-		>/dev/null 2>&1
+		>/dev/null 2>"$WORK/g.err"
 	folded "$WORK/g.kprof" >"$WORK/g.before"
 	"$KPROF" archive -i "$WORK/g.kprof" 2>/dev/null
 	rm "$WORK/bin/gzip"
 	folded "$WORK/g.kprof" --symfs "$WORK/empty" >"$WORK/g.after"
-	check "gzip (stripped, DWARF stacks): the same folded stacks without any binary" \
-		cmp -s "$WORK/g.before" "$WORK/g.after"
+	# copies the recorder kept (it fell behind, or no frame came out) are unwound at report
+	# time with the binaries' CFI, which an archive does not store (kprof archive says so)
+	kept=$(sed -n 's/.*; \([0-9]*\) kept as copies.*/\1/p' "$WORK/g.err")
+	if [ "${kept:-0}" -eq 0 ]; then
+		check "gzip (stripped, DWARF stacks): the same folded stacks without any binary" \
+			cmp -s "$WORK/g.before" "$WORK/g.after"
+	else
+		skip "the recorder kept $kept stack copies on this busy machine: they need the binaries"
+	fi
 	check "... which name libc's functions" grep -q "__libc_start_call_main" "$WORK/g.after"
 else
 	skips 2 "no /usr/bin/gzip"
@@ -111,7 +118,7 @@ cp "$SPLIT" "$WORK/bin/app"
 "$KPROF" record -g -o "$WORK/t.kprof" -- "$WORK/bin/app" 1.5 >/dev/null 2>&1
 folded "$WORK/t.kprof" >"$WORK/t.whole"
 size=$(stat -c %s "$WORK/t.kprof")
-head -c $((size - 200)) "$WORK/t.kprof" >"$WORK/cut.kprof"
+head -c $((size - 3)) "$WORK/t.kprof" >"$WORK/cut.kprof" # inside the last chunk
 cp "$WORK/cut.kprof" "$WORK/cut0.kprof"
 "$KPROF" archive -i "$WORK/cut.kprof" 2>"$WORK/cut.err"
 rc=$?
