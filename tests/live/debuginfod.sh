@@ -32,6 +32,9 @@ port=$(free_port)
 url="http://127.0.0.1:$port"
 debuginfod -F -p "$port" -d "$WORK/db.sqlite" -t 0 -g 0 -c 1 "$WORK/srv" >"$WORK/srv.log" 2>&1 &
 srv=$!
+# the servers this test starts end with it, however it ends
+trap 'kill $srv ${mute:-} 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'exit 1' HUP INT TERM PIPE
 # ready once it serves the binary, asked with its own client into a fresh cache each time
 # (libdebuginfod caches a "not found" for ten minutes)
 served() {
