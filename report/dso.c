@@ -922,8 +922,6 @@ int kp_dso_open(struct kp_dso *d)
 		return -1;
 	fd = file_open(d);
 	d->status = st; /* file_open() notes why it fails; the DSO was found usable */
-	if (d->emb)
-		d->file_status = KP_DSO_NO_SYMBOLS;
 	return fd;
 }
 

@@ -46,6 +46,7 @@ static void load_symbols(struct kp_session *s, const char *path)
 		s->symbols_off = h->symbols_off;
 		return;
 	}
+	s->symbols_off = h->symbols_off; /* where a failure is said to be, unless a chunk's */
 	rc = kp_reader_open(&r, path);
 	r.off = h->symbols_off;
 	while (!rc && (rc = kp_reader_next(&r, &rec)) == 1) {
@@ -60,7 +61,8 @@ static void load_symbols(struct kp_session *s, const char *path)
 	}
 	if (rc < 0) {
 		s->symbols_err = rc;
-		s->symbols_off = r.err_off;
+		if (r.err_off)
+			s->symbols_off = r.err_off;
 	}
 	kp_reader_release(&r);
 }
