@@ -367,6 +367,9 @@ _Static_assert(sizeof(struct kp_rec_unwind_dso) == 40, "kp_rec_unwind_dso change
  * @nr_locs struct kp_rec_sym_loc; @nr_frames struct kp_rec_sym_frame; the string table, padded
  * to a multiple of 8. Strings are byte offsets into the table.
  */
+#define KP_SYMBOLS_MISC_NS 0x1	/* h.misc: read, while recording, in the mount namespace of the
+				 * process that mapped the binary (a container) */
+
 struct kp_rec_symbols {
 	struct kp_rec_header h;
 	uint32_t path_len;

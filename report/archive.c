@@ -22,6 +22,7 @@ struct build {
 	const char *path;
 	const uint8_t *bid;
 	size_t bid_len;
+	bool ns;			/* read in its process's mount namespace */
 	struct kp_rec_sym_func *funcs;
 	size_t nr_funcs, cap_funcs;
 	struct kp_rec_sym_loc *locs;
@@ -60,7 +61,7 @@ static void emit(struct build *b)
 	r = kp_writer_reserve(b->w, size);
 	memset(r, 0, size);
 	*r = (struct kp_rec_symbols){
-		.h = { KP_REC_SYMBOLS, 0, (uint16_t)size },
+		.h = { KP_REC_SYMBOLS, b->ns ? KP_SYMBOLS_MISC_NS : 0, (uint16_t)size },
 		.path_len = (uint32_t)plen,
 		.build_id_len = (uint32_t)b->bid_len,
 		.nr_funcs = (uint32_t)b->nr_funcs,
@@ -162,10 +163,14 @@ int kp_archive_write(struct kp_session *s, struct kp_writer *w, struct kp_archiv
 	kp_hash_init(&b.func_offs);
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		uint64_t records = st->records;
+		enum kp_dso_source src;
+		enum kp_dso_status file;
 
 		b.dso = s->dso_list[i].dso;
 		if (kp_dso_status(b.dso) != KP_DSO_OK)
 			continue;
+		src = kp_dso_source(b.dso, &file);
+		b.ns = src == KP_DSO_SRC_NAMESPACE || src == KP_DSO_SRC_EMBEDDED_NS;
 		b.path = kp_strtab_get(&s->strs, s->dso_list[i].path);
 		b.bid_len = kp_dso_build_id(b.dso, &b.bid);
 		if (b.bid_len > 20)

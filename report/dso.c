@@ -69,6 +69,8 @@ struct emb {
 	struct emb_func *funcs;		/* sorted by offset once a lookup needs it */
 	size_t nr_funcs, cap_funcs;
 	bool sorted;
+	bool ns;			/* read in the mount namespace of the process that mapped
+					 * it (KP_SYMBOLS_MISC_NS) */
 };
 
 struct kp_dso {
@@ -90,7 +92,8 @@ struct kp_dso {
 	uint8_t file_build_id[20]; /* the file's, read when it is checked */
 	size_t file_build_id_len;
 	struct emb *emb;	/* the embedded symbols it uses, when its file gives none */
-	const char *fetched;	/* the file debuginfod gave, in its cache (interned) */
+	const char *fetched;	/* the file read instead of the recorded path (interned):
+				 * debuginfod's, in its cache, or the process's own (alts) */
 	enum kp_dso_source source;
 	enum kp_dso_status file_status; /* named from elsewhere: why the file could not be */
 	size_t build_id_len;
@@ -109,6 +112,8 @@ struct kp_dsos {
 	size_t nr_frames, cap_frames;
 	struct emb *embs;
 	size_t nr_embs, cap_embs;
+	const struct kp_dso_alt *alts;	/* borrowed */
+	size_t nr_alts;
 };
 
 static const char *const status_str[] = {
@@ -347,6 +352,7 @@ void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec)
 		return;
 	e = emb_get(t, v.path, v.rec->build_id, bid_trim(v.rec->build_id, v.rec->build_id_len),
 		    true);
+	e->ns |= (rec->misc & KP_SYMBOLS_MISC_NS) != 0;
 	for (uint32_t i = 0; i < v.rec->nr_locs; i++)
 		if (!kp_hash_get(&e->locs, v.locs[i].off))
 			kp_hash_put(&e->locs, v.locs[i].off, emb_frames(t, &v, &v.locs[i]));
@@ -405,7 +411,13 @@ static void emb_use(struct kp_dso *d)
 	d->emb = e;
 	d->file_status = d->status;
 	d->status = KP_DSO_OK;
-	d->source = KP_DSO_SRC_EMBEDDED;
+	d->source = e->ns ? KP_DSO_SRC_EMBEDDED_NS : KP_DSO_SRC_EMBEDDED;
+}
+
+void kp_dsos_alts(struct kp_dsos *t, const struct kp_dso_alt *alts, size_t nr)
+{
+	t->alts = alts;
+	t->nr_alts = nr;
 }
 
 enum kp_dso_source kp_dso_source(struct kp_dso *d, enum kp_dso_status *file_status)
@@ -862,9 +874,24 @@ static void file_load(struct kp_dso *d)
 }
 
 /*
- * A binary missing here, or another build, fetched by its recorded build-id from debuginfod:
- * its file in the library's cache then stands for the recorded path.
+ * The DSO read from @path instead of its recorded path (which gave @was): @source says whose
+ * file it is. The state the recorded path's file left, if any, is dropped.
  */
+static void load_elsewhere(struct kp_dso *d, const char *path, enum kp_dso_source source,
+			   enum kp_dso_status was)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->nr_loads = d->nr_syms = 0;
+	d->fetched = intern(d->t, path);
+	file_load(d);
+	d->file_status = was;
+	d->source = source;
+}
+
+/* A binary missing here, or another build, fetched by its recorded build-id from debuginfod. */
 static void fetch_use(struct kp_dso *d)
 {
 	size_t len = bid_trim(d->build_id, d->build_id_len);
@@ -879,25 +906,38 @@ static void fetch_use(struct kp_dso *d)
 	if (fd < 0)
 		return;
 	close(fd);
-	if (d->dwfl) /* what the recorded path's file left */
-		dwfl_end(d->dwfl);
-	d->dwfl = NULL;
-	d->mod = NULL;
-	d->nr_loads = d->nr_syms = 0;
-	d->fetched = intern(d->t, path);
+	load_elsewhere(d, path, KP_DSO_SRC_DEBUGINFOD, was);
 	free(path);
-	file_load(d);
-	d->file_status = was;
-	d->source = KP_DSO_SRC_DEBUGINFOD;
+}
+
+/* The file the process mapped, as its own mount namespace showed it (kp_dsos_alts()). */
+static const struct kp_dso_alt *alt_of(const struct kp_dso *d)
+{
+	size_t len = bid_trim(d->build_id, d->build_id_len);
+
+	for (size_t i = 0; i < d->t->nr_alts; i++) {
+		const struct kp_dso_alt *a = &d->t->alts[i];
+
+		if (!strcmp(a->path, d->path) && (!len || !a->build_id_len ||
+		    (bid_trim(a->build_id, a->build_id_len) == len && !memcmp(a->build_id, d->build_id, len))))
+			return a;
+	}
+	return NULL;
 }
 
 /*
- * The file when it is the recorded one and names something; else the recording's embedded
- * symbols; else the binary debuginfod has for the build-id.
+ * The file at the recorded path, when it is the recorded one and names something; else the
+ * file its process saw, while the recording is still being made (a process in another mount
+ * namespace, kp_dsos_alts()); else the recording's embedded symbols; else the binary
+ * debuginfod has for the build-id.
  */
 static void dso_load(struct kp_dso *d)
 {
+	const struct kp_dso_alt *alt;
+
 	file_load(d);
+	if (d->status != KP_DSO_OK && d->t->nr_alts && (alt = alt_of(d)))
+		load_elsewhere(d, alt->file, KP_DSO_SRC_NAMESPACE, d->status);
 	if (d->status != KP_DSO_OK && d->t->nr_embs)
 		emb_use(d);
 	if (d->status != KP_DSO_OK && kp_debuginfod_enabled())

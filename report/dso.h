@@ -188,7 +188,30 @@ enum kp_dso_source {
 	KP_DSO_SRC_FILE,	/* the file at the recorded path (the usual case) */
 	KP_DSO_SRC_EMBEDDED,	/* the recording's embedded symbols (kprof archive) */
 	KP_DSO_SRC_DEBUGINFOD,	/* the file debuginfod gave for the recorded build-id */
+	KP_DSO_SRC_NAMESPACE,	/* the file its process saw in its own mount namespace
+				 * (kp_dsos_alts(): while recording, for --embed-symbols) */
+	KP_DSO_SRC_EMBEDDED_NS,	/* embedded symbols that were read that way */
 };
+
+/**
+ * struct kp_dso_alt - where the binary a process really mapped can be read, when its recorded
+ * path names another file or none here (a process in another mount namespace)
+ * @path:  the recorded path
+ * @build_id, @build_id_len: the recorded build-id (0 bytes: any file at @path)
+ * @file:  a path that reaches the file ("/proc/self/fd/N" of a file held open)
+ * @fd:    the owner's, if it holds the file open
+ */
+struct kp_dso_alt {
+	const char *path;
+	uint8_t build_id[20];
+	size_t build_id_len;
+	const char *file;
+	int fd;
+};
+
+/* kp_dsos_alts - DSOs loaded from now on read the @alts (borrowed) of their path and build-id
+ * before the recorded path. */
+void kp_dsos_alts(struct kp_dsos *t, const struct kp_dso_alt *alts, size_t nr);
 
 /*
  * kp_dso_source - what names the DSO (it is loaded first), and into *@file_status the status

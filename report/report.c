@@ -294,6 +294,8 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 		return -KP_REPORT_EOPEN;
 	if (o->symfs)
 		kp_session_set_symfs(&r->s, o->symfs);
+	r->s.alts = o->alts;
+	r->s.nr_alts = o->nr_alts;
 	r->event = -2; /* decided once the events are known */
 	r->off_event = -1;
 	rc = kp_session_run(&r->s, &ops, r);
@@ -409,29 +411,35 @@ void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
 	kp_unwind_stats_print(stops, strs, out, "#   ");
 }
 
+/* What named a binary, when not the file at its recorded path (kp_dso_source()). */
+static const char *const source_str[] = {
+	[KP_DSO_SRC_EMBEDDED] = "the recording's embedded symbols",
+	[KP_DSO_SRC_EMBEDDED_NS] = "the recording's embedded symbols, read while recording in the "
+				   "mount namespace of the process that mapped it",
+	[KP_DSO_SRC_DEBUGINFOD] = "debuginfod",
+	[KP_DSO_SRC_NAMESPACE] = "the file its process saw, through /proc/PID/root",
+};
+
 /* Each binary frames fell in: how many it named, and what named them. */
 static void print_dso_stats(const struct kp_session *s, FILE *out)
 {
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		const struct kp_session_dso *d = &s->dso_list[i];
 		enum kp_dso_status st = kp_dso_status(d->dso), file;
+		enum kp_dso_source src = kp_dso_source(d->dso, &file);
 
 		if (!d->frames)
 			continue;
 		fprintf(out, "#   %s: %llu frames, %llu unnamed", kp_strtab_get(&s->strs, d->path),
 			(unsigned long long)d->frames, (unsigned long long)d->unnamed);
-		if (kp_dso_source(d->dso, &file) == KP_DSO_SRC_EMBEDDED)
-			fprintf(out, ", from the recording's embedded symbols (the file: %s)",
-				kp_dso_status_str(file));
-		else if (kp_dso_source(d->dso, &file) == KP_DSO_SRC_DEBUGINFOD)
-			fprintf(out, ", from debuginfod%s%s (the file: %s)",
+		if (src != KP_DSO_SRC_FILE)
+			fprintf(out, ", from %s%s%s (the file: %s)\n", source_str[src],
 				st == KP_DSO_OK ? "" : ": ", st == KP_DSO_OK ? "" : kp_dso_status_str(st),
 				kp_dso_status_str(file));
 		else if (st == KP_DSO_OK)
-			fprintf(out, ", from the file");
+			fprintf(out, ", from the file\n");
 		else
-			fprintf(out, ": %s", kp_dso_status_str(st));
-		fputc('\n', out);
+			fprintf(out, ": %s\n", kp_dso_status_str(st));
 	}
 }
 

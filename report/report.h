@@ -42,6 +42,9 @@ struct kp_report;
 struct kp_report_opts {
 	const char *input;
 	const char *symfs;		/* NULL: binaries at their paths */
+	const struct kp_dso_alt *alts;	/* files that stand for recorded paths (kp_dsos_alts()):
+					 * the containers' binaries, while recording */
+	size_t nr_alts;
 	const char *event_name;		/* NULL: every event, each its own column of weights */
 	struct kp_dso_opts dso;
 	enum kp_unwind_lib unwinder;	/* for stack copies */

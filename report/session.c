@@ -161,6 +161,7 @@ static uint32_t dso_id(struct kp_session *s, const char *path, const uint8_t *bi
 	if (!s->dsos) {
 		s->dso_opts.kernel_release = s->kernel_release;
 		s->dsos = kp_dsos_new(&s->dso_opts);
+		kp_dsos_alts(s->dsos, s->alts, s->nr_alts);
 		for (size_t off = 0; off < s->nr_symbols;) {
 			const struct kp_rec_header *rec = (const void *)(s->symbols + off);
 

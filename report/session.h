@@ -104,6 +104,8 @@ struct kp_session {
 					 * this machine runs another kernel (this one): its
 					 * kernel frames stay addresses */
 	const char *symfs;		/* prefix for every binary's path ("" for none) */
+	const struct kp_dso_alt *alts;	/* for the DSO table (kp_dsos_alts()); borrowed */
+	size_t nr_alts;
 	char *jit_dir;			/* where perf-PID.map files are looked for: symfs/tmp */
 	struct kp_session_dso *dso_list;
 	size_t nr_dsos, cap_dsos;

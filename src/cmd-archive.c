@@ -134,9 +134,10 @@ static int archive_copy(struct kp_report *r, const char *input, const char *outp
 	return rc;
 }
 
-int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who)
+int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who,
+		    const struct kp_dso_alt *alts, size_t nr_alts)
 {
-	struct kp_report_opts o = { .input = input, .symfs = symfs,
+	struct kp_report_opts o = { .input = input, .symfs = symfs, .alts = alts, .nr_alts = nr_alts,
 				    .dso = kp_archive_dso_opts(),
 				    .filter = { .t_end = UINT64_MAX } };
 	struct kp_archive_stats st = { 0 };
@@ -202,5 +203,5 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("archive", "unexpected argument '%s'", argv[optind]);
-	return kp_archive_file(input, output, symfs, "archive");
+	return kp_archive_file(input, output, symfs, "archive", NULL, 0);
 }

@@ -381,18 +381,26 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	return 0;
 }
 
-/* --embed-symbols: the recording, once written, made self-contained (kprof archive). */
-static int embed(const char *path)
+/*
+ * --embed-symbols: the recording, once written, made self-contained (kprof archive), the
+ * binaries of processes in other mount namespaces read as those processes saw them (@ns).
+ */
+static int embed(const char *path, const struct kp_nsfiles *ns)
 {
 	if (kp_is_recording(path) != 1)
 		return 1; /* the recorder said why there is none */
-	return kp_archive_file(path, NULL, NULL, "record");
+	if (ns->missed)
+		kp_warn("%llu binaries of processes in other mount namespaces were gone before they "
+			"could be opened: their frames keep only offsets elsewhere",
+			(unsigned long long)ns->missed);
+	return kp_archive_file(path, NULL, NULL, "record", ns->alts, ns->nr_alts);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct kp_record_opts o;
 	struct kp_recorder rec;
+	struct kp_nsfiles ns;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
@@ -403,10 +411,18 @@ int cmd_record(int argc, char **argv)
 	/* the recording is written in place, so that a killed one is at its path: never through
 	 * a link */
 	if (rc == 0) {
+		kp_nsfiles_init(&ns, o.embed_symbols);
+		o.nsfiles = &ns;
 		rc = kp_output_check_path(o.output) ? 1 : kp_recorder_run(&rec, &o);
 		/* the command's exit code is kept: an archive that fails makes only 0 a 1 */
-		if (o.embed_symbols && embed(o.output) && !rc)
+		if (o.embed_symbols && embed(o.output, &ns) && !rc)
 			rc = 1;
+		else if (!o.embed_symbols && kp_nsfiles_count(&ns))
+			kp_notice("%zu binaries were mapped by processes in other mount namespaces "
+				  "(containers): a report here may not reach them; record "
+				  "--embed-symbols stores their symbols while they can be read",
+				  kp_nsfiles_count(&ns));
+		kp_nsfiles_release(&ns);
 	} else if (rc < 0)
 		rc = 0;
 	kp_evspec_free(o.evs, o.nr_evs);

@@ -33,10 +33,14 @@ int cmd_archive(int argc, char **argv);
 /*
  * kp_archive_file - store in the recording @input the symbols its samples need (kprof
  * archive): appended in place, or with @output, in a new file holding a copy of it. @symfs
- * (NULL for none) prefixes the binaries' paths; @who names the command in the summary line.
+ * (NULL for none) prefixes the binaries' paths; @alts (@nr_alts) are where the binaries of
+ * processes in other mount namespaces can still be read (record's); @who names the command
+ * in the summary line.
  * Returns the exit code, after saying what went wrong.
  */
-int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who);
+struct kp_dso_alt;
+int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who,
+		    const struct kp_dso_alt *alts, size_t nr_alts);
 
 /* kp_cmd_help - print a command's usage text to stdout; returns 0. */
 int kp_cmd_help(const char *text);

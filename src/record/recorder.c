@@ -167,7 +167,8 @@ static int open_events(struct kp_recorder *rec)
 static int start_events(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
-	size_t first = 0, n = kp_evset_nr_fds(&rec->set);
+	size_t first = 0, n = kp_evset_nr_fds(&rec->set), before = rec->w.len;
+	uint64_t chunks = rec->w.chunks;
 	struct kp_synth_stats st;
 
 	if (rec->set.on_exec)
@@ -181,6 +182,9 @@ static int start_events(struct kp_recorder *rec)
 	if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
 		kp_synth_procs(&rec->w, &o->evs[0].attr, rec->ids[first], o->tids, o->nr_tids,
 			       &st);
+	/* the synthesized maps, which no ring holds, unless a chunk was closed among them */
+	if (o->nsfiles && rec->w.chunks == chunks && rec->w.len > before)
+		kp_nsfiles_scan(o->nsfiles, rec->w.buf + before, rec->w.len - before);
 	return 0;
 }
 
@@ -402,6 +406,8 @@ static void drain_all(struct kp_recorder *rec)
 		/* the copy is the last n bytes of the writer's buffer */
 		if (n)
 			kp_kallsyms_scan(&rec->ks, &rec->evl, rec->w.buf + rec->w.len - n, n);
+		if (n && rec->o->nsfiles)
+			kp_nsfiles_scan(rec->o->nsfiles, rec->w.buf + rec->w.len - n, n);
 	}
 	/* before the round ends: a sample and its symbols share a chunk */
 	kp_kallsyms_flush(&rec->ks, &rec->w);

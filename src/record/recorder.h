@@ -19,6 +19,7 @@
 #include "formats/evlist.h"
 #include "formats/writer.h"
 #include "kallsyms.h"
+#include "nsfiles.h"
 #include "online.h"
 #include "ring.h"
 
@@ -57,6 +58,8 @@ struct kp_record_opts {
 	const char *version;	/* kprof's, for the metadata (the CLI knows it; NULL: none) */
 	bool quiet;		/* no "recorded N samples into FILE" line: the caller shows what
 				 * it recorded (kprof trace, into a file of its own) */
+	struct kp_nsfiles *nsfiles; /* the binaries of processes in other mount namespaces go
+				 * here as they are mapped (the caller's; NULL: not looked at) */
 };
 
 struct kp_recorder {

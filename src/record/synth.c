@@ -22,8 +22,11 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 
+/* Keyed by the mapped file's device and inode: the same path in two mount namespaces (two
+ * containers, or one and the host) may be two files. */
 struct bid_cache_ent {
-	char *path;
+	uint32_t maj, min;
+	uint64_t ino;
 	uint8_t id[20];
 	uint8_t len;	/* 0: the file has none, or cannot be read */
 };
@@ -97,15 +100,23 @@ static uint8_t read_build_id(const char *path, uint8_t *id)
 	return (uint8_t)len;
 }
 
-static const struct bid_cache_ent *build_id(struct synth *s, const char *path)
+/* The build-id of the file @pid mapped at @path, read as the process sees it (through
+ * /proc/PID/root: a process in a container sees its own file system). */
+static const struct bid_cache_ent *build_id(struct synth *s, uint32_t pid, const char *path,
+					    uint32_t maj, uint32_t min, uint64_t ino)
 {
+	char seen[4096 + 64];
+	struct bid_cache_ent *e;
+
 	for (size_t i = 0; i < s->nr_cache; i++)
-		if (!strcmp(s->cache[i].path, path))
+		if (s->cache[i].ino == ino && s->cache[i].maj == maj && s->cache[i].min == min)
 			return &s->cache[i];
 	KP_GROW(s->cache, s->cap_cache, s->nr_cache + 1);
-	s->cache[s->nr_cache].path = kp_xstrdup(path);
-	s->cache[s->nr_cache].len = read_build_id(path, s->cache[s->nr_cache].id);
-	return &s->cache[s->nr_cache++];
+	e = &s->cache[s->nr_cache++];
+	*e = (struct bid_cache_ent){ .maj = maj, .min = min, .ino = ino };
+	snprintf(seen, sizeof(seen), "/proc/%u/root%s", pid, path);
+	e->len = read_build_id(seen, e->id);
+	return e;
 }
 
 /* One line of /proc/PID/maps: "start-end perms offset maj:min inode   path". */
@@ -129,7 +140,7 @@ static void map_line(struct synth *s, uint32_t pid, const char *line)
 	m.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1;
 	m.flags = perms[3] == 'p' ? 2 /* MAP_PRIVATE */ : 1 /* MAP_SHARED */;
 	if (path[0] == '/')
-		b = build_id(s, path);
+		b = build_id(s, pid, path, maj, min, ino);
 	if (b && b->len) {
 		m.has_build_id = true;
 		m.build_id_size = b->len;
@@ -226,8 +237,6 @@ void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uin
 		for (size_t i = 0; i < nr_pids; i++)
 			process(&s, (uint32_t)pids[i]);
 	}
-	for (size_t i = 0; i < s.nr_cache; i++)
-		free(s.cache[i].path);
 	free(s.cache);
 }
 
