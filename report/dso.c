@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dso.c - DSOs and their symbols through libdw: one Dwfl per DSO, opened on first use, and a
+ * dso.c - DSOs and their symbols through libdw (a recording's embedded symbols: dso-embed.c): one Dwfl per DSO, opened on first use, and a
  * per-DSO cache from file offset to the frames found there, so that a report resolves each
  * distinct address once however many samples hit it.
  */
@@ -29,92 +29,13 @@
 #include "formats/util.h"
 #include "report/debuginfo.h"
 #include "report/debuginfod.h"
+#include "report/dso-int.h"
 #include "report/hash.h"
 #include "report/strtab.h"
 #include "report/symrank.h"
 
-/* Frames kept per address; a cache value packs (first frame index << 8 | count). */
-#define MAX_CHAIN KP_DSO_MAX_FRAMES
-_Static_assert(KP_DSO_MAX_FRAMES == KP_SYM_MAX_FRAMES, "a SYMBOLS record holds what a lookup gives");
-#define VAL_N(v) ((size_t)((v) & 0x7f))	/* frames of a cache value */
-#define VAL_DEBUG 0x80			/* an embedded chain's KP_SYMLOC_DEBUG_DWARF */
 #define MAX_NESTING 256
 #define VDSO_MAX_SIZE (16u << 20)
-
-struct load {
-	uint64_t off, filesz, vaddr;
-	bool exec;
-};
-
-/* A function symbol, in module addresses; aliases are folded into the name perf picks. */
-struct sym {
-	uint64_t addr, size;
-	const char *name; /* borrowed from the Dwfl (which lives as long as the DSO) or interned */
-	bool typed;	  /* not STT_NOTYPE */
-	unsigned char bind;
-};
-
-/* A function of embedded symbols: its file offset, size, ELF address and (raw) name. */
-struct emb_func {
-	uint64_t off, size, vaddr;
-	const char *name;
-};
-
-/* The embedded symbols of one binary (SYMBOLS records), keyed by build-id, else by path. */
-struct emb {
-	const char *path;		/* interned */
-	uint8_t bid[20];
-	size_t bid_len;			/* trailing zero bytes dropped */
-	struct kp_hash locs;		/* file offset -> cache value (frames in t->frames) */
-	struct emb_func *funcs;		/* sorted by offset once a lookup needs it */
-	size_t nr_funcs, cap_funcs;
-	bool sorted;
-	bool ns;			/* read in the mount namespace of the process that mapped
-					 * it (KP_SYMBOLS_MISC_NS) */
-};
-
-struct kp_dso {
-	struct kp_dsos *t;
-	const char *path, *short_name; /* interned */
-	enum kp_dso_status status;
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	GElf_Addr bias; /* module address = ELF vaddr + bias */
-	uint64_t entry;	/* e_entry, an ELF vaddr */
-	unsigned machine; /* e_machine */
-	struct load *loads;
-	size_t nr_loads, cap_loads;
-	struct sym *syms; /* sorted by addr: libdwfl's own lookup scans every symbol */
-	size_t nr_syms, cap_syms;
-	struct kp_hash cache; /* file_off -> packed frame range */
-	bool own_dwarf;	/* the binary carries its DWARF (else only a debug file can have it) */
-	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
-	uint8_t file_build_id[20]; /* the file's, read when it is checked */
-	size_t file_build_id_len;
-	struct emb *emb;	/* the embedded symbols it uses, when its file gives none */
-	const char *fetched;	/* the file read instead of the recorded path (interned):
-				 * debuginfod's, in its cache, or the process's own (alts) */
-	enum kp_dso_source source;
-	enum kp_dso_status file_status; /* named from elsewhere: why the file could not be */
-	size_t build_id_len;
-	uint8_t build_id[]; /* as recorded */
-};
-
-struct kp_dsos {
-	struct kp_dso_opts opts;
-	char *release; /* owned copy of opts.kernel_release */
-	struct kp_dso **dsos;
-	size_t nr_dsos, cap_dsos;
-	struct kp_hash by_key; /* hash(path, build-id), probed linearly -> index in dsos */
-	struct kp_strtab strs; /* names, files and paths handed out */
-	struct kp_hash demangled; /* id of a raw name -> id of its demangled form */
-	struct kp_sym_frame *frames;
-	size_t nr_frames, cap_frames;
-	struct emb *embs;
-	size_t nr_embs, cap_embs;
-	const struct kp_dso_alt *alts;	/* borrowed */
-	size_t nr_alts;
-};
 
 static const char *const status_str[] = {
 	[KP_DSO_UNLOADED] = "not loaded",
@@ -151,13 +72,13 @@ const char *kp_dso_status_str(enum kp_dso_status s)
 	return status_str[s];
 }
 
-static const char *intern(struct kp_dsos *t, const char *s)
+const char *kp_dsos_intern(struct kp_dsos *t, const char *s)
 {
 	return s ? kp_strtab_get(&t->strs, kp_strtab_intern(&t->strs, s)) : NULL;
 }
 
 /* A function name as shown: demangled once per distinct raw name when opts.demangle. */
-static const char *intern_func(struct kp_dsos *t, const char *raw)
+const char *kp_dsos_intern_func(struct kp_dsos *t, const char *raw)
 {
 	uint32_t i = kp_strtab_intern(&t->strs, raw ? raw : "??"), j;
 	uint64_t *v;
@@ -217,10 +138,8 @@ void kp_dsos_free(struct kp_dsos *t)
 		free(d->syms);
 		free(d);
 	}
-	for (size_t i = 0; i < t->nr_embs; i++) {
-		kp_hash_release(&t->embs[i].locs);
-		free(t->embs[i].funcs);
-	}
+	for (size_t i = 0; i < t->nr_embs; i++)
+		kp_emb_release(&t->embs[i]);
 	free(t->embs);
 	kp_strtab_release(&t->strs);
 	free(t->dsos);
@@ -261,7 +180,7 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
 		return t->dsos[*v];
 	d = kp_xcalloc(1, sizeof(*d) + build_id_len);
 	d->t = t;
-	d->path = intern(t, path);
+	d->path = kp_dsos_intern(t, path);
 	slash = strrchr(d->path, '/');
 	d->short_name = slash && slash[1] ? slash + 1 : d->path;
 	if (build_id_len)
@@ -275,143 +194,11 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
 	return d;
 }
 
-/* --- embedded symbols ----------------------------------------------------------------- */
-
-static size_t bid_trim(const uint8_t *bid, size_t len)
+size_t kp_bid_trim(const uint8_t *bid, size_t len)
 {
 	while (len && !bid[len - 1]) /* perf-style padding */
 		len--;
 	return len;
-}
-
-/* The embedded symbols of @path / @bid (trimmed), NULL if none; with @add, created. */
-static struct emb *emb_get(struct kp_dsos *t, const char *path, const uint8_t *bid, size_t len,
-			   bool add)
-{
-	struct emb *e;
-
-	for (size_t i = 0; i < t->nr_embs; i++) {
-		e = &t->embs[i];
-		if (len ? e->bid_len == len && !memcmp(e->bid, bid, len)
-			: !e->bid_len && !strcmp(e->path, path))
-			return e;
-	}
-	if (!add)
-		return NULL;
-	KP_GROW(t->embs, t->cap_embs, t->nr_embs + 1);
-	e = &t->embs[t->nr_embs++];
-	memset(e, 0, sizeof(*e));
-	e->path = intern(t, path);
-	memcpy(e->bid, bid, len);
-	e->bid_len = len;
-	kp_hash_init(&e->locs);
-	return e;
-}
-
-/*
- * The frames of one embedded location as this table's options show them, into t->frames:
- * the chain was stored as a lookup with inline frames and source lines gives it, and a
- * separate debug file's inline frames are shown only when a lookup here would read its DWARF.
- */
-static uint64_t emb_frames(struct kp_dsos *t, const struct kp_symbols_view *v,
-			   const struct kp_rec_sym_loc *l)
-{
-	const struct kp_dso_opts *o = &t->opts;
-	const struct kp_rec_sym_frame *fr = v->frames + l->frame;
-	uint64_t first = t->nr_frames;
-	size_t n = l->nr_frames, from = 0;
-	bool debug = l->flags & KP_SYMLOC_DEBUG_DWARF;
-
-	if (!o->inline_frames ||
-	    (debug && l->sym_off != UINT64_MAX && !o->srcline && !o->inline_debug))
-		from = n - 1; /* the function alone */
-	KP_GROW(t->frames, t->cap_frames, t->nr_frames + (n - from));
-	for (size_t i = from; i < n; i++) {
-		struct kp_sym_frame *f = &t->frames[t->nr_frames++];
-		const char *name = v->strs + fr[i].name;
-
-		*f = (struct kp_sym_frame){
-			.func = intern_func(t, name),
-			.sys = intern(t, name),
-			.file = o->srcline && fr[i].file != KP_SYM_NONE ? intern(t, v->strs + fr[i].file)
-									 : NULL,
-			.line = o->srcline ? fr[i].line : 0,
-			.inlined = i + 1 < n && (fr[i].flags & KP_SYMFRAME_INLINED),
-			.off = l->sym_off,
-		};
-	}
-	return first << 8 | (debug ? VAL_DEBUG : 0) | (n - from);
-}
-
-void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec)
-{
-	struct kp_symbols_view v;
-	struct emb *e;
-
-	if (kp_rec_symbols_view(rec, &v))
-		return;
-	e = emb_get(t, v.path, v.rec->build_id, bid_trim(v.rec->build_id, v.rec->build_id_len),
-		    true);
-	e->ns |= (rec->misc & KP_SYMBOLS_MISC_NS) != 0;
-	for (uint32_t i = 0; i < v.rec->nr_locs; i++)
-		if (!kp_hash_get(&e->locs, v.locs[i].off))
-			kp_hash_put(&e->locs, v.locs[i].off, emb_frames(t, &v, &v.locs[i]));
-	for (uint32_t i = 0; i < v.rec->nr_funcs; i++) {
-		const struct kp_rec_sym_func *f = &v.funcs[i];
-
-		KP_GROW(e->funcs, e->cap_funcs, e->nr_funcs + 1);
-		e->funcs[e->nr_funcs++] = (struct emb_func){ f->off, f->size, f->vaddr,
-							     intern(t, v.strs + f->name) };
-		e->sorted = false;
-	}
-}
-
-static int emb_func_cmp(const void *a, const void *b)
-{
-	const struct emb_func *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* The embedded function holding @off, NULL if none. */
-static const struct emb_func *emb_func_at(struct emb *e, uint64_t off)
-{
-	size_t lo = 0, hi;
-
-	if (!e->sorted) {
-		size_t k = 0;
-
-		qsort(e->funcs, e->nr_funcs, sizeof(*e->funcs), emb_func_cmp);
-		for (size_t i = 0; i < e->nr_funcs; i++)
-			if (!k || e->funcs[i].off != e->funcs[k - 1].off)
-				e->funcs[k++] = e->funcs[i];
-		e->nr_funcs = k;
-		e->sorted = true;
-	}
-	hi = e->nr_funcs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->funcs[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && off - e->funcs[lo - 1].off < e->funcs[lo - 1].size ? &e->funcs[lo - 1] : NULL;
-}
-
-/* A DSO whose file gives no symbols takes the embedded ones of its build-id (else path). */
-static void emb_use(struct kp_dso *d)
-{
-	struct emb *e = emb_get(d->t, d->path, d->build_id, bid_trim(d->build_id, d->build_id_len),
-				false);
-
-	if (!e)
-		return;
-	d->emb = e;
-	d->file_status = d->status;
-	d->status = KP_DSO_OK;
-	d->source = e->ns ? KP_DSO_SRC_EMBEDDED_NS : KP_DSO_SRC_EMBEDDED;
 }
 
 void kp_dsos_alts(struct kp_dsos *t, const struct kp_dso_alt *alts, size_t nr)
@@ -425,20 +212,6 @@ enum kp_dso_source kp_dso_source(struct kp_dso *d, enum kp_dso_status *file_stat
 	kp_dso_status(d);
 	*file_status = d->source == KP_DSO_SRC_FILE ? d->status : d->file_status;
 	return d->source;
-}
-
-void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx)
-{
-	const struct kp_hash *h = d->emb ? &d->emb->locs : &d->cache;
-	bool debug = !d->emb && !d->own_dwarf;
-
-	for (size_t i = 0; i < h->cap; i++) {
-		uint64_t v = h->ents[i].val;
-
-		if (h->ents[i].used && VAL_N(v))
-			fn(ctx, h->ents[i].key, d->t->frames + (v >> 8), (int)VAL_N(v),
-			   d->emb ? (v & VAL_DEBUG) != 0 : debug);
-	}
 }
 
 const char *kp_dso_path(const struct kp_dso *d)
@@ -708,7 +481,7 @@ static const char *plt_name(struct kp_dso *d, Elf *elf, uint64_t ref)
 	dm = d->t->opts.demangle ? kp_demangle(name) : NULL;
 	snprintf(buf, sizeof(buf), "%s@plt", dm ? dm : name);
 	free(dm);
-	return intern(d->t, buf);
+	return kp_dsos_intern(d->t, buf);
 }
 
 /*
@@ -885,7 +658,7 @@ static void load_elsewhere(struct kp_dso *d, const char *path, enum kp_dso_sourc
 	d->dwfl = NULL;
 	d->mod = NULL;
 	d->nr_loads = d->nr_syms = 0;
-	d->fetched = intern(d->t, path);
+	d->fetched = kp_dsos_intern(d->t, path);
 	file_load(d);
 	d->file_status = was;
 	d->source = source;
@@ -894,7 +667,7 @@ static void load_elsewhere(struct kp_dso *d, const char *path, enum kp_dso_sourc
 /* A binary missing here, or another build, fetched by its recorded build-id from debuginfod. */
 static void fetch_use(struct kp_dso *d)
 {
-	size_t len = bid_trim(d->build_id, d->build_id_len);
+	size_t len = kp_bid_trim(d->build_id, d->build_id_len);
 	enum kp_dso_status was = d->status;
 	char *path;
 	int fd;
@@ -913,13 +686,13 @@ static void fetch_use(struct kp_dso *d)
 /* The file the process mapped, as its own mount namespace showed it (kp_dsos_alts()). */
 static const struct kp_dso_alt *alt_of(const struct kp_dso *d)
 {
-	size_t len = bid_trim(d->build_id, d->build_id_len);
+	size_t len = kp_bid_trim(d->build_id, d->build_id_len);
 
 	for (size_t i = 0; i < d->t->nr_alts; i++) {
 		const struct kp_dso_alt *a = &d->t->alts[i];
 
 		if (!strcmp(a->path, d->path) && (!len || !a->build_id_len ||
-		    (bid_trim(a->build_id, a->build_id_len) == len && !memcmp(a->build_id, d->build_id, len))))
+		    (kp_bid_trim(a->build_id, a->build_id_len) == len && !memcmp(a->build_id, d->build_id, len))))
 			return a;
 	}
 	return NULL;
@@ -939,7 +712,7 @@ static void dso_load(struct kp_dso *d)
 	if (d->status != KP_DSO_OK && d->t->nr_alts && (alt = alt_of(d)))
 		load_elsewhere(d, alt->file, KP_DSO_SRC_NAMESPACE, d->status);
 	if (d->status != KP_DSO_OK && d->t->nr_embs)
-		emb_use(d);
+		kp_emb_use(d);
 	if (d->status != KP_DSO_OK && kp_debuginfod_enabled())
 		fetch_use(d);
 }
@@ -1003,10 +776,10 @@ bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
 	uint64_t vaddr;
 
 	if (kp_dso_status(d) == KP_DSO_OK && d->emb) {
-		const struct emb_func *e = emb_func_at(d->emb, file_off);
+		const struct emb_func *e = kp_emb_func_at(d->emb, file_off);
 
 		if (e)
-			*f = (struct kp_dso_func){ intern_func(d->t, e->name), e->vaddr, e->size, e->off };
+			*f = (struct kp_dso_func){ kp_dsos_intern_func(d->t, e->name), e->vaddr, e->size, e->off };
 		return e != NULL;
 	}
 	if (kp_dso_status(d) != KP_DSO_OK || !off_to_vaddr(d, file_off, &vaddr) ||
@@ -1014,7 +787,7 @@ bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
 		return false;
 	f->vaddr = sym->addr - d->bias;
 	f->size = sym->size;
-	f->name = intern_func(d->t, sym->name);
+	f->name = kp_dsos_intern_func(d->t, sym->name);
 	return vaddr_to_off(d, f->vaddr, &f->off);
 }
 
@@ -1216,9 +989,9 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 		struct kp_sym_frame *f = &t->frames[t->nr_frames++];
 
 		*f = chain[i];
-		f->func = intern_func(t, chain[i].func);
-		f->sys = intern(t, chain[i].func ? chain[i].func : "??");
-		f->file = intern(t, chain[i].file);
+		f->func = kp_dsos_intern_func(t, chain[i].func);
+		f->sys = kp_dsos_intern(t, chain[i].func ? chain[i].func : "??");
+		f->file = kp_dsos_intern(t, chain[i].file);
 		f->off = sym ? vaddr + d->bias - sym->addr : UINT64_MAX;
 	}
 	return first << 8 | (uint64_t)n;
