@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dso.c - DSOs and their symbols through libdw (a recording's embedded symbols: dso-embed.c): one Dwfl per DSO, opened on first use, and a
+ * dso.c - DSOs and their symbols through libdw: one Dwfl per DSO, opened on first use, and a
  * per-DSO cache from file offset to the frames found there, so that a report resolves each
- * distinct address once however many samples hit it.
+ * distinct address once however many samples hit it. A recording's embedded symbols, which
+ * stand in for a file that gives none, are dso-embed.c's.
  */
 #include "dso.h"
 
