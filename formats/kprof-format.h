@@ -185,6 +185,7 @@ enum kp_rec_type {
 	KP_REC_UNWIND_STATS = 71, /* what unwinding while recording did, once, before STATS */
 	KP_REC_UNWIND_DSO = 72,	/* where that unwinding's early stops were: one per binary */
 	KP_REC_SYMBOLS = 73,	/* a binary's symbols at the addresses samples hit (archive) */
+	KP_REC_PROC_CGROUP = 74, /* the cgroup of a process, read when the recorder first saw it */
 	KP_REC_TYPE_MAX
 };
 
@@ -352,6 +353,18 @@ struct kp_rec_unwind_dso {
 	uint64_t end_depth;
 };
 _Static_assert(sizeof(struct kp_rec_unwind_dso) == 40, "kp_rec_unwind_dso changed size");
+
+/**
+ * struct kp_rec_proc_cgroup - the cgroup of process @pid, from /proc/PID/cgroup when the
+ * recorder first saw it (type KP_REC_PROC_CGROUP): the cgroup v2 path, else the first v1
+ * hierarchy's that is not the root. Followed by the NUL-terminated path, NUL-padded.
+ */
+struct kp_rec_proc_cgroup {
+	struct kp_rec_header h;
+	uint32_t pid;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct kp_rec_proc_cgroup) == 16, "kp_rec_proc_cgroup changed size");
 
 /**
  * struct kp_rec_symbols - what one binary names at the addresses a recording's samples hit,

@@ -213,6 +213,11 @@ static int check_symbols(const struct kp_rec_header *rec)
 	return 0;
 }
 
+static int check_proc_cgroup(const struct kp_rec_header *rec)
+{
+	return check_str_at(rec, sizeof(struct kp_rec_proc_cgroup));
+}
+
 /* String-carrying records must hold their fixed part and at least one word of string. */
 #define WITH_STR(wire) (sizeof(struct wire) + 8)
 
@@ -251,6 +256,8 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8,
 				check_unwind_dso, NULL },
 	[KP_REC_SYMBOLS] = { "symbols", sizeof(struct kp_rec_symbols) + 16, check_symbols, NULL },
+	[KP_REC_PROC_CGROUP] = { "proc_cgroup", sizeof(struct kp_rec_proc_cgroup) + 8,
+				 check_proc_cgroup, NULL },
 };
 
 /* Scratch for validation's parse: any view a row's parser fills. */

@@ -389,3 +389,12 @@ int kp_writer_add_tp_format(struct kp_writer *w, uint64_t id, const char *sys, c
 	add_parts(w, &f, sizeof(f), parts, ARRAY_SIZE(parts));
 	return 0;
 }
+
+void kp_writer_add_proc_cgroup(struct kp_writer *w, uint32_t pid, const char *path)
+{
+	struct kp_rec_proc_cgroup c = { { KP_REC_PROC_CGROUP, 0, 0 }, pid, 0 };
+	size_t len = strnlen(path, KP_REC_MAX_SIZE - sizeof(c) - 8);
+	struct part parts[] = { { path, len }, { "", 1 } };
+
+	add_parts(w, &c, sizeof(c), parts, ARRAY_SIZE(parts));
+}

@@ -134,4 +134,7 @@ void kp_writer_add_kallsyms(struct kp_writer *w, const char *text, size_t len, u
 int kp_writer_add_tp_format(struct kp_writer *w, uint64_t id, const char *sys, const char *fmt,
 			    size_t len);
 
+/* kp_writer_add_proc_cgroup - process @pid's cgroup @path (cut to fit a record). */
+void kp_writer_add_proc_cgroup(struct kp_writer *w, uint32_t pid, const char *path);
+
 #endif /* KP_WRITER_H */

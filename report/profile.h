@@ -22,6 +22,8 @@
 #define KP_LOC_JIT	0x4	/* named by a perf-PID.map */
 #define KP_LOC_COMM	0x8	/* not a frame: the command name at the top of each stack */
 #define KP_LOC_UNNAMED	0x10	/* no symbol: the name is "dso+0xoffset" or "[unknown]" */
+#define KP_LOC_CGROUP	0x20	/* not a frame: the process's cgroup, above the command
+				 * (kp_resolver.cgroup_root: --sort cgroup) */
 
 struct kp_func {
 	uint32_t name;		/* strtab ids */

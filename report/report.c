@@ -20,6 +20,20 @@ static bool in_list(const int *v, size_t nr, uint32_t x)
 	return false;
 }
 
+/* --cgroup: @cg is one of the filter's cgroups or below one ("" is unknown: never). */
+static bool in_cgroups(const struct kp_report_filter *f, const char *cg)
+{
+	for (size_t i = 0; *cg && i < f->nr_cgroups; i++) {
+		size_t n = strlen(f->cgroups[i]);
+
+		while (n > 1 && f->cgroups[i][n - 1] == '/')
+			n--;
+		if (!strncmp(cg, f->cgroups[i], n) && (!cg[n] || cg[n] == '/' || n == 1))
+			return true;
+	}
+	return false;
+}
+
 static bool keep_sample(const struct kp_report_filter *f, const struct kp_session *s,
 			const struct kp_sample *smp, const struct kp_thread *t)
 {
@@ -31,6 +45,8 @@ static bool keep_sample(const struct kp_report_filter *f, const struct kp_sessio
 	if ((f->t_start || f->t_end != UINT64_MAX) &&
 	    (!(smp->sample_type & PERF_SAMPLE_TIME) || smp->time < f->t_start ||
 	     smp->time > f->t_end))
+		return false;
+	if (f->nr_cgroups && !in_cgroups(f, kp_strtab_get(&s->strs, s->procs[t->proc].cgroup)))
 		return false;
 	if (f->nr_comms) {
 		const char *comm = kp_strtab_get(&s->strs, t->comm);
@@ -83,6 +99,7 @@ static void start_profile(struct kp_report *r)
 	kp_offcpu_init(&r->off, off_cpu_closed, r);
 	kp_hash_init(&r->rq_nodes);
 	kp_resolver_init(&r->res, s, &r->prof, r->o->unwinder);
+	r->res.cgroup_root = r->o->cgroup_root;
 	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
 	r->ready = true;
 }
@@ -265,7 +282,8 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		kp_offcpu_exit(&r->off, id->tid, id->time);
 	} else if ((rec->type == PERF_RECORD_SWITCH || rec->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
 		   !kp_rec_parse_switch(rec, rec->size, &sw) &&
-		   keep_sample(&r->o->filter, s, id, r->o->filter.nr_comms /* only it reads t */
+		   keep_sample(&r->o->filter, s, id,
+				 r->o->filter.nr_comms || r->o->filter.nr_cgroups /* they read t */
 				 ? kp_session_thread(s, id->pid, id->tid) : NULL)) {
 		struct kp_seq_ent se = { .kind = sw.preempt ? KP_SEQ_RUNNABLE : KP_SEQ_BLOCKED,
 					 .node = KP_OFFCPU_NO_NODE, .time = id->time, .pid = id->pid,

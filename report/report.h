@@ -32,6 +32,8 @@ struct kp_report_filter {
 	size_t nr_pids, nr_tids, nr_cpus;
 	char **comms;
 	size_t nr_comms;
+	char **cgroups;			/* a process's cgroup is one of these, or below one */
+	size_t nr_cgroups;
 	uint64_t t_start, t_end;	/* ns, as the samples' time; t_end UINT64_MAX: no end */
 	bool no_idle;			/* leave out the idle task (pid 0) */
 };
@@ -50,6 +52,8 @@ struct kp_report_opts {
 	enum kp_unwind_lib unwinder;	/* for stack copies */
 	struct kp_report_filter filter;
 	bool reverse;			/* stacks leaf first: callee trees, icicles */
+	bool cgroup_root;		/* each stack under its process's cgroup, above the comm
+					 * (--sort cgroup) */
 	bool seq;			/* also keep the timeline (r->seq): the stacks in time
 					 * order, with their threads and CPUs (flame charts) */
 	bool by_samples;		/* seq values count samples, not periods (--weight) */

@@ -29,6 +29,7 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 	r->comm_root = true;
 	kp_hash_init(&r->cache);
 	kp_hash_init(&r->comm_locs);
+	kp_hash_init(&r->cgroup_locs);
 	r->unwinder = kp_unwinder_new(s, unwinder);
 	r->unknown_loc = kp_profile_loc(
 		p, kp_profile_func(p, kp_strtab_intern(&s->strs, "[unknown]"), 0, KP_LOC_UNNAMED), 0,
@@ -39,6 +40,7 @@ void kp_resolver_release(struct kp_resolver *r)
 {
 	kp_hash_release(&r->cache);
 	kp_hash_release(&r->comm_locs);
+	kp_hash_release(&r->cgroup_locs);
 	kp_hash_release(&r->stacks);
 	kp_unwinder_free(r->unwinder);
 	free(r->runs);
@@ -264,16 +266,19 @@ static size_t append(uint32_t *out, size_t n, size_t max, const uint32_t *run, b
 	return n;
 }
 
-static uint32_t comm_loc(struct kp_resolver *r, uint32_t comm)
+/* The location of a stack's root label: its comm (KP_LOC_COMM) or its cgroup (KP_LOC_CGROUP),
+ * made once per name; @id 0 is the unknown one. */
+static uint32_t root_loc(struct kp_resolver *r, struct kp_hash *locs, uint32_t id, uint32_t flag)
 {
-	uint64_t *hit = kp_hash_get(&r->comm_locs, comm);
+	uint64_t *hit = kp_hash_get(locs, id);
 	uint32_t loc;
 
 	if (hit)
 		return (uint32_t)*hit;
-	loc = single(r, comm ? kp_strtab_get(&r->s->strs, comm) : "[unknown comm]", 0, KP_LOC_COMM,
-		     (struct at){ 0, 0 });
-	kp_hash_put(&r->comm_locs, comm, loc);
+	loc = single(r, id ? kp_strtab_get(&r->s->strs, id)
+			   : flag == KP_LOC_COMM ? "[unknown comm]" : "[unknown cgroup]",
+		     0, flag, (struct at){ 0, 0 });
+	kp_hash_put(locs, id, loc);
 	return loc;
 }
 
@@ -338,7 +343,8 @@ static bool walk_add(void *ctx, uint64_t addr, bool kernel, bool ret)
 size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uint16_t misc,
 			 struct kp_thread *t, uint32_t *locs, size_t max)
 {
-	struct sample_walk w = { r, t, locs, 0, r->comm_root ? max - 1 : max, false };
+	size_t roots = r->comm_root + (r->comm_root && r->cgroup_root);
+	struct sample_walk w = { r, t, locs, 0, max - roots, false };
 	size_t n;
 	bool cut;
 
@@ -353,10 +359,13 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 		locs[j] = locs[n - 1 - j];
 		locs[n - 1 - j] = x;
 	}
-	if (r->comm_root) {
-		memmove(locs + 1, locs, n * sizeof(*locs));
-		locs[0] = comm_loc(r, t->comm);
-		n++;
+	if (roots) { /* the comm on top, and with cgroup_root its process's cgroup above it */
+		memmove(locs + roots, locs, n * sizeof(*locs));
+		locs[roots - 1] = root_loc(r, &r->comm_locs, t->comm, KP_LOC_COMM);
+		if (roots == 2)
+			locs[0] = root_loc(r, &r->cgroup_locs, r->s->procs[t->proc].cgroup,
+					   KP_LOC_CGROUP);
+		n += roots;
 	}
 	return n;
 }
@@ -442,7 +451,7 @@ static void stats_add(struct kp_resolve_stats *a, const struct kp_resolve_stats 
 
 /* The words that decide a stack's resolution: command, process, cpu mode and addresses. */
 static size_t stack_key(const struct kp_sample *smp, uint16_t misc, const struct kp_thread *t,
-			uint32_t s_gen, uint64_t *key, size_t max)
+			uint32_t s_gen, uint32_t cgroup, uint64_t *key, size_t max)
 {
 	size_t n = 0;
 
@@ -450,6 +459,7 @@ static size_t stack_key(const struct kp_sample *smp, uint16_t misc, const struct
 	 * the stacks of every other process stay cached */
 	key[n++] = (uint64_t)t->comm << 32 | t->pid;
 	key[n++] = (uint64_t)s_gen << 8 | (misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	key[n++] = cgroup; /* 0 unless the stacks carry it (cgroup_root) */
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		key[n++] = smp->ip;
 		return n;
@@ -527,7 +537,8 @@ uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in,
 	const struct kp_sample *smp =
 		kp_unwind_join(r->unwinder, smp_in, t, &joined, r->chain, ARRAY_SIZE(r->chain));
 	uint64_t key[256], hkey;
-	size_t n = stack_key(smp, misc, t, r->s->procs[t->proc].gen, key, ARRAY_SIZE(key));
+	size_t n = stack_key(smp, misc, t, r->s->procs[t->proc].gen,
+			     r->cgroup_root ? r->s->procs[t->proc].cgroup : 0, key, ARRAY_SIZE(key));
 	struct kp_resolve_stats before = r->st;
 	struct kp_stack_ent *e;
 

@@ -48,11 +48,13 @@ struct kp_resolver {
 	struct kp_session *s;
 	struct kp_profile *p;
 	bool comm_root;		/* put the comm at the top of each stack */
+	bool cgroup_root;	/* and the process's cgroup above it (--sort cgroup) */
 	struct kp_hash cache;	/* key (see resolve.c) -> index into runs */
 	uint32_t *runs;		/* [n, loc_1 .. loc_n] innermost first */
 	size_t nr_runs, cap_runs;
 	uint32_t unknown_loc;	/* "[unknown]" */
 	struct kp_hash comm_locs;	/* comm strtab id -> its KP_LOC_COMM location */
+	struct kp_hash cgroup_locs;	/* cgroup strtab id -> its KP_LOC_CGROUP location */
 	struct kp_resolve_stats st;
 	/* whole-stack cache: most samples repeat a stack seen before */
 	struct kp_hash stacks;		/* hash of the key words -> index into stack_ents */

@@ -395,7 +395,11 @@ static void on_fork(struct kp_session *s, const struct kp_task *f)
 		struct kp_map *maps = kp_xcalloc(n ? n : 1, sizeof(*maps));
 		if (n)
 			memcpy(maps, parent->maps, n * sizeof(*maps));
+		uint32_t cgroup = parent->cgroup;
+
 		child = proc_get(s, f->pid); /* may move parent */
+		if (!child->cgroup) /* until its own record says otherwise */
+			child->cgroup = cgroup;
 		free(child->maps);
 		kp_perfmap_release(&child->jit);
 		child->jitdump = 0;
@@ -554,6 +558,10 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		       rec->size < sizeof(s->unwind_stats) ? rec->size : sizeof(s->unwind_stats));
 		s->have_unwind_stats = true;
 		kp_unwind_stats_read(&s->unwind_stops, &s->strs, rec);
+		break;
+	case KP_REC_PROC_CGROUP: /* read as it comes: before the process's samples are due */
+		proc_get(s, ((const struct kp_rec_proc_cgroup *)rec)->pid)->cgroup =
+			kp_strtab_intern(&s->strs, (const char *)rec + sizeof(struct kp_rec_proc_cgroup));
 		break;
 	case KP_REC_UNWIND_DSO:
 		kp_unwind_stats_read(&s->unwind_stops, &s->strs, rec);

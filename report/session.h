@@ -47,6 +47,7 @@ struct kp_proc {
 	struct kp_perfmap jit;	/* /tmp/perf-PID.map and its jitdump, loaded on the first
 				 * anonymous hit */
 	uint32_t jitdump;	/* strtab id of the jit-PID.dump it mapped, 0 for none */
+	uint32_t cgroup;	/* strtab id of its cgroup (KP_REC_PROC_CGROUP), 0 unknown */
 };
 
 struct kp_thread {

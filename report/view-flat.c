@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * view-flat.c - functions by self time: self %, total %, samples, and the grouping keys
- * (--sort comm,dso,sym; default sym, which also keeps functions of different DSOs apart).
+ * (--sort cgroup,comm,dso,sym; default sym, which also keeps functions of different DSOs
+ * apart). The cgroup key needs the stacks to carry it (kp_report_opts.cgroup_root).
  * A function's total counts each sample once, however often it recurs in the stack.
  */
 #include <errno.h>
@@ -14,7 +15,7 @@
 #include "view.h"
 
 struct row {
-	uint32_t comm, dso, sym;	/* strtab ids, 0 when not a key */
+	uint32_t cgroup, comm, dso, sym;	/* strtab ids, 0 when not a key */
 	struct kp_weight self, total;
 };
 
@@ -28,6 +29,7 @@ struct flat {
 	struct kp_hash ids;
 	uint32_t *row_of;	/* node -> row + 1 (0: the root and comm nodes) */
 	uint32_t *comm_of;	/* node -> strtab id of its comm */
+	uint32_t *cgroup_of;	/* node -> strtab id of its cgroup */
 };
 
 /* --sort: some of comm,dso,sym, into kp_view_opts.sort (KP_SORT_*) */
@@ -38,7 +40,9 @@ static int parse_sort(struct kp_view_opts *o, const char *arg, char *why, size_t
 	int rc = 0;
 
 	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "comm"))
+		if (!strcmp(tok, "cgroup"))
+			keys |= KP_SORT_CGROUP;
+		else if (!strcmp(tok, "comm"))
 			keys |= KP_SORT_COMM;
 		else if (!strcmp(tok, "dso"))
 			keys |= KP_SORT_DSO;
@@ -49,7 +53,7 @@ static int parse_sort(struct kp_view_opts *o, const char *arg, char *why, size_t
 	}
 	free(copy);
 	if (rc || !keys) {
-		snprintf(why, size, "bad --sort keys '%s' (known: comm, dso, sym)", arg);
+		snprintf(why, size, "bad --sort keys '%s' (known: cgroup, comm, dso, sym)", arg);
 		return -EINVAL;
 	}
 	o->sort = keys;
@@ -57,13 +61,13 @@ static int parse_sort(struct kp_view_opts *o, const char *arg, char *why, size_t
 }
 
 const struct kp_view_option kp_flat_options[] = {
-	{ "sort", "KEYS", "group by some of comm,dso,sym (default sym)", parse_sort },
+	{ "sort", "KEYS", "group by some of cgroup,comm,dso,sym (default sym)", parse_sort },
 	{ NULL, NULL, NULL, NULL },
 };
 
 struct want_row {
 	const struct flat *f;
-	uint32_t k[3];
+	uint32_t k[4];
 };
 
 static bool same_row(const void *ctx, uint64_t id)
@@ -71,7 +75,7 @@ static bool same_row(const void *ctx, uint64_t id)
 	const struct want_row *w = ctx;
 	const struct row *r = &w->f->rows[id];
 
-	return r->comm == w->k[0] && r->dso == w->k[1] && r->sym == w->k[2];
+	return r->comm == w->k[0] && r->dso == w->k[1] && r->sym == w->k[2] && r->cgroup == w->k[3];
 }
 
 static uint32_t row_for(struct flat *f, uint32_t node)
@@ -80,7 +84,8 @@ static uint32_t row_for(struct flat *f, uint32_t node)
 	const struct kp_func *fn = &p->funcs[p->locs[p->nodes[node].loc].func];
 	struct want_row want = { f, { f->keys & KP_SORT_COMM ? f->comm_of[node] : 0,
 				      f->keys & KP_SORT_DSO ? fn->dso : 0,
-				      f->keys & KP_SORT_SYM ? fn->name : 0 } };
+				      f->keys & KP_SORT_SYM ? fn->name : 0,
+				      f->keys & KP_SORT_CGROUP ? f->cgroup_of[node] : 0 } };
 	const uint32_t *k = want.k;
 	uint64_t key = kp_hash_bytes(k, sizeof(want.k), 3);
 	uint64_t *id = kp_hash_find(&f->ids, &key, same_row, &want);
@@ -92,6 +97,7 @@ static uint32_t row_for(struct flat *f, uint32_t node)
 	f->rows[f->nr].comm = k[0];
 	f->rows[f->nr].dso = k[1];
 	f->rows[f->nr].sym = k[2];
+	f->rows[f->nr].cgroup = k[3];
 	kp_hash_put(&f->ids, key, f->nr);
 	return (uint32_t)f->nr++;
 }
@@ -117,7 +123,9 @@ static void collect(struct flat *f)
 		uint32_t parent = p->nodes[n].parent, r;
 
 		f->comm_of[n] = (l->flags & KP_LOC_COMM) ? p->funcs[l->func].name : f->comm_of[parent];
-		if ((l->flags & KP_LOC_COMM) || !t->count)
+		f->cgroup_of[n] = (l->flags & KP_LOC_CGROUP) ? p->funcs[l->func].name
+							      : f->cgroup_of[parent];
+		if ((l->flags & (KP_LOC_COMM | KP_LOC_CGROUP)) || !t->count)
 			continue;
 		r = row_for(f, n);
 		f->row_of[n] = r + 1;
@@ -151,8 +159,8 @@ static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 
 	bool time = kp_view_durations(f->p, o);
 
-	fprintf(out, "#    self    total%s   samples%s%s%s\n#\n", time ? "     self time" : "",
-		f->keys & KP_SORT_COMM ? "  comm" : "",
+	fprintf(out, "#    self    total%s   samples%s%s%s%s\n#\n", time ? "     self time" : "",
+		f->keys & KP_SORT_CGROUP ? "  cgroup" : "", f->keys & KP_SORT_COMM ? "  comm" : "",
 		f->keys & KP_SORT_DSO ? "  dso" : "", f->keys & KP_SORT_SYM ? "  symbol" : "");
 	for (size_t i = 0; i < f->nr; i++) {
 		const struct row *r = &f->rows[i];
@@ -165,6 +173,8 @@ static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 			kp_view_print_time(out, r->self.period);
 		}
 		fprintf(out, "  %8llu", (unsigned long long)r->self.count);
+		if (f->keys & KP_SORT_CGROUP)
+			fprintf(out, "  %-30s", kp_strtab_get(s, r->cgroup));
 		if (f->keys & KP_SORT_COMM)
 			fprintf(out, "  %-15s", kp_strtab_get(s, r->comm));
 		if (f->keys & KP_SORT_DSO)
@@ -183,6 +193,7 @@ int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 	kp_hash_init(&f.ids);
 	f.row_of = kp_xcalloc(p->nr_nodes, sizeof(*f.row_of));
 	f.comm_of = kp_xcalloc(p->nr_nodes, sizeof(*f.comm_of));
+	f.cgroup_of = kp_xcalloc(p->nr_nodes, sizeof(*f.cgroup_of));
 	collect(&f);
 	if (f.nr > 1)
 		qsort_r(f.rows, f.nr, sizeof(*f.rows), cmp_row, &f);
@@ -190,6 +201,7 @@ int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 	free(f.rows);
 	free(f.row_of);
 	free(f.comm_of);
+	free(f.cgroup_of);
 	kp_hash_release(&f.ids);
 	return 0;
 }

@@ -73,6 +73,7 @@ struct kp_view_opts {
 #define KP_SORT_COMM	0x1
 #define KP_SORT_DSO	0x2
 #define KP_SORT_SYM	0x4
+#define KP_SORT_CGROUP	0x8	/* needs kp_report_opts.cgroup_root */
 
 /* What a pprof sample may be labelled with (--pprof-labels). */
 #define KP_LABEL_PID	0x1

@@ -60,6 +60,8 @@ static const char report_usage[] =
 	"                         profile, preempted time under [runqueue] (record --off-cpu)\n"
 	"      --pid LIST, --tid LIST, --cpu LIST (e.g. 0-3,6), --comm LIST\n"
 	"                         only samples of these processes, threads, CPUs or commands\n"
+	"      --cgroup LIST      only samples of processes in these cgroups or below them\n"
+	"                         (paths as /proc/PID/cgroup gives them)\n"
 	"      --no-idle          leave out the idle task (swapper, pid 0) of a system-wide run\n"
 	"      --time START,END   only samples in this time range (seconds, as kprof script\n"
 	"                         prints them; either side may be empty)\n"
@@ -307,7 +309,7 @@ enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT,
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID,
 	OPT_TID,
-	OPT_CPU, OPT_COMM, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
+	OPT_CPU, OPT_COMM, OPT_CGROUP, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
 	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
@@ -331,6 +333,7 @@ static const struct option long_opts[] = {
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "color", required_argument, NULL, OPT_COLOR },
@@ -359,13 +362,14 @@ static int set_view(struct report *r, const char *name)
 	return 2;
 }
 
-static int add_comms(struct kp_report_filter *f, const char *list)
+/* --comm, --cgroup: the names of @list, comma-separated, appended to *@names. */
+static int add_names(char ***names, size_t *nr, const char *list)
 {
 	char *copy = kp_xstrdup(list), *save = NULL, *tok;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		f->comms = kp_xrealloc(f->comms, (f->nr_comms + 1) * sizeof(*f->comms));
-		f->comms[f->nr_comms++] = kp_xstrdup(tok);
+		*names = kp_xrealloc(*names, (*nr + 1) * sizeof(**names));
+		(*names)[(*nr)++] = kp_xstrdup(tok);
 	}
 	free(copy);
 	return 0;
@@ -406,7 +410,8 @@ static int parse_opt(struct report *r, int c)
 					     &f->tids, &f->nr_tids);
 	case OPT_CPU: return kp_cmd_idlist("report", "--cpu", optarg, true, 0, KP_MAX_CPUS - 1,
 					     &f->cpus, &f->nr_cpus);
-	case OPT_COMM: return add_comms(f, optarg);
+	case OPT_COMM: return add_names(&f->comms, &f->nr_comms, optarg);
+	case OPT_CGROUP: return add_names(&f->cgroups, &f->nr_cgroups, optarg);
 	case OPT_TIME: return parse_time(optarg, f);
 	case OPT_STATS: r->stats = true; return 0;
 	case OPT_COLOR: r->color = optarg; return 0;
@@ -468,6 +473,7 @@ static int apply_traits(struct report *r)
 		r->vo.inverted = false;
 	}
 	r->ro.reverse = r->ro.reverse || r->vo.inverted;
+	r->ro.cgroup_root = (r->vo.sort & KP_SORT_CGROUP) != 0;
 	if (r->diff_base && (!v->diff || r->vo.inverted))
 		return kp_usage_error("report", "--diff applies to the caller --tree");
 	r->ro.seq = v->seq == KP_SEQ_ALWAYS ||
@@ -613,6 +619,9 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < f->nr_comms; i++)
 		free(f->comms[i]);
 	free(f->comms);
+	for (size_t i = 0; i < f->nr_cgroups; i++)
+		free(f->cgroups[i]);
+	free(f->cgroups);
 	free(r);
 	return rc;
 }

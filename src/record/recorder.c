@@ -182,9 +182,14 @@ static int start_events(struct kp_recorder *rec)
 	if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
 		kp_synth_procs(&rec->w, &o->evs[0].attr, rec->ids[first], o->tids, o->nr_tids,
 			       &st);
-	/* the synthesized maps, which no ring holds, unless a chunk was closed among them */
-	if (o->nsfiles && rec->w.chunks == chunks && rec->w.len > before)
-		kp_nsfiles_scan(o->nsfiles, rec->w.buf + before, rec->w.len - before);
+	/* the synthesized maps and comms, which no ring holds, unless a chunk was closed among
+	 * them */
+	if (rec->w.chunks == chunks && rec->w.len > before) {
+		if (o->nsfiles)
+			kp_nsfiles_scan(o->nsfiles, rec->w.buf + before, rec->w.len - before);
+		kp_cgroups_scan(&rec->cg, rec->w.buf + before, rec->w.len - before);
+	}
+	kp_cgroups_flush(&rec->cg, &rec->w);
 	return 0;
 }
 
@@ -408,9 +413,12 @@ static void drain_all(struct kp_recorder *rec)
 			kp_kallsyms_scan(&rec->ks, &rec->evl, rec->w.buf + rec->w.len - n, n);
 		if (n && rec->o->nsfiles)
 			kp_nsfiles_scan(rec->o->nsfiles, rec->w.buf + rec->w.len - n, n);
+		if (n)
+			kp_cgroups_scan(&rec->cg, rec->w.buf + rec->w.len - n, n);
 	}
 	/* before the round ends: a sample and its symbols share a chunk */
 	kp_kallsyms_flush(&rec->ks, &rec->w);
+	kp_cgroups_flush(&rec->cg, &rec->w);
 	kp_writer_round(&rec->w);
 	rec->wakeups++;
 }
@@ -666,6 +674,7 @@ static void cleanup(struct kp_recorder *rec)
 	free(rec->pfds);
 	free(rec->old_path);
 	kp_kallsyms_release(&rec->ks);
+	kp_cgroups_release(&rec->cg);
 	kp_evlist_release(&rec->evl);
 }
 
@@ -679,6 +688,7 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	rec->out_fd = rec->child.go_fd = rec->child.exec_fd = -1;
 	kp_child_signals_install(); /* first: a Ctrl-C from now on is seen, and said (below) */
 	kp_kallsyms_read(&rec->ks);
+	kp_cgroups_init(&rec->cg);
 	rc = open_stream(rec, &out_is_stdout);
 	if (!rc && o->argv)
 		rc = kp_child_start(&rec->child, o->argv, out_is_stdout);

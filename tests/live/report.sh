@@ -88,7 +88,7 @@ check "...naming the offset" grep -q "truncated at offset [0-9]* after [0-9]* re
 "$KPROF" report -i "$WORK/s.kprof" --event nope >/dev/null 2>"$WORK/ev.err"
 check "an unknown --event is an error that lists the events" grep -q "hint: it has 'cpu-clock'" "$WORK/ev.err"
 # every option is checked before anything is written: status 2, nothing on stdout
-bad_keys="kprof report: bad --sort keys 'bogus' (known: comm, dso, sym)"
+bad_keys="kprof report: bad --sort keys 'bogus' (known: cgroup, comm, dso, sym)"
 for args in "--flat --sort bogus|$bad_keys" "--sort bogus|$bad_keys" \
 	"--tree --sort dso|kprof report: --sort applies to --format flat"; do
 	why=${args#*|}
