@@ -186,6 +186,7 @@ enum kp_rec_type {
 	KP_REC_UNWIND_DSO = 72,	/* where that unwinding's early stops were: one per binary */
 	KP_REC_SYMBOLS = 73,	/* a binary's symbols at the addresses samples hit (archive) */
 	KP_REC_PROC_CGROUP = 74, /* the cgroup of a process, read when the recorder first saw it */
+	KP_REC_FILE_PART = 75,	/* bytes of a binary: its unwind tables (archive, stack copies) */
 	KP_REC_TYPE_MAX
 };
 
@@ -365,6 +366,27 @@ struct kp_rec_proc_cgroup {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct kp_rec_proc_cgroup) == 16, "kp_rec_proc_cgroup changed size");
+
+/**
+ * struct kp_rec_file_part - @len bytes at offset @off of a binary of @file_size bytes (type
+ * KP_REC_FILE_PART; kprof archive of a recording with stack copies): its ELF and program
+ * headers, section headers and their names, notes (the build-id), .eh_frame_hdr and
+ * .eh_frame, from which a report rebuilds a sparse copy that unwinds as the binary does.
+ * @path_len, @build_id_len, @build_id: as in struct kp_rec_symbols
+ * Followed by the path, NUL-padded to a multiple of 8, then the bytes, zero-padded.
+ */
+struct kp_rec_file_part {
+	struct kp_rec_header h;
+	uint32_t path_len;
+	uint32_t build_id_len;
+	uint8_t build_id[24];
+	uint64_t file_size;
+	uint64_t off;
+	uint32_t len;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct kp_rec_file_part) == 64, "kp_rec_file_part changed size");
+#define KP_FILE_PART_MAX_SIZE (1ull << 32) /* the largest binary a part may belong to */
 
 /**
  * struct kp_rec_symbols - what one binary names at the addresses a recording's samples hit,

@@ -213,6 +213,29 @@ static int check_symbols(const struct kp_rec_header *rec)
 	return 0;
 }
 
+int kp_rec_file_part_view(const struct kp_rec_header *rec, struct kp_file_part_view *v)
+{
+	const struct kp_rec_file_part *f = (const void *)rec;
+	const char *p = (const char *)(f + 1);
+
+	if (rec->size < sizeof(*f) || f->path_len < 2 || f->build_id_len > 20 ||
+	    sizeof(*f) + PAD8(f->path_len) + PAD8(f->len) > rec->size || !f->len ||
+	    f->file_size > KP_FILE_PART_MAX_SIZE || f->off > f->file_size ||
+	    f->len > f->file_size - f->off || p[f->path_len - 1] || memchr(p, 0, f->path_len - 1))
+		return -KP_ERECORD;
+	v->rec = f;
+	v->path = p;
+	v->bytes = (const uint8_t *)p + PAD8(f->path_len);
+	return 0;
+}
+
+static int check_file_part(const struct kp_rec_header *rec)
+{
+	struct kp_file_part_view v;
+
+	return kp_rec_file_part_view(rec, &v);
+}
+
 static int check_proc_cgroup(const struct kp_rec_header *rec)
 {
 	return check_str_at(rec, sizeof(struct kp_rec_proc_cgroup));
@@ -258,6 +281,8 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[KP_REC_SYMBOLS] = { "symbols", sizeof(struct kp_rec_symbols) + 16, check_symbols, NULL },
 	[KP_REC_PROC_CGROUP] = { "proc_cgroup", sizeof(struct kp_rec_proc_cgroup) + 8,
 				 check_proc_cgroup, NULL },
+	[KP_REC_FILE_PART] = { "file_part", sizeof(struct kp_rec_file_part) + 16, check_file_part,
+			       NULL },
 };
 
 /* Scratch for validation's parse: any view a row's parser fills. */

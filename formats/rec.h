@@ -68,6 +68,20 @@ struct kp_symbols_view {
  */
 int kp_rec_symbols_view(const struct kp_rec_header *rec, struct kp_symbols_view *v);
 
+/* struct kp_file_part_view - the parts of a KP_REC_FILE_PART record, borrowed from it. */
+struct kp_file_part_view {
+	const struct kp_rec_file_part *rec;
+	const char *path;
+	const uint8_t *bytes;	/* rec->len of them */
+};
+
+/*
+ * kp_rec_file_part_view - split a FILE_PART record: 0, or -KP_ERECORD when its path is not
+ * terminated, its build-id is over 20 bytes, its bytes do not fit its size, it holds none, or
+ * they lie outside a file of at most KP_FILE_PART_MAX_SIZE bytes.
+ */
+int kp_rec_file_part_view(const struct kp_rec_header *rec, struct kp_file_part_view *v);
+
 /**
  * struct kp_sample - the fields of a PERF_RECORD_SAMPLE, as far as its attr's sample_type has
  * them. Pointers are borrowed from the record. Fields absent from sample_type are zero.

@@ -6,8 +6,11 @@
  */
 #include "archive.h"
 
+#include <gelf.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/rec.h"
 #include "formats/util.h"
@@ -154,7 +157,118 @@ static void add_hit(void *ctx, uint64_t off, const struct kp_sym_frame *fr, int 
 	}
 }
 
-int kp_archive_write(struct kp_session *s, struct kp_writer *w, struct kp_archive_stats *st)
+/* --- unwind tables ------------------------------------------------------------------- */
+
+struct range {
+	uint64_t off, end;
+};
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void add_range(struct range **r, size_t *nr, size_t *cap, uint64_t off, uint64_t len,
+		      uint64_t size)
+{
+	if (!len || off >= size)
+		return;
+	KP_GROW(*r, *cap, *nr + 1);
+	(*r)[(*nr)++] = (struct range){ off, len > size - off ? size : off + len };
+}
+
+/*
+ * The byte ranges of the ELF file @elf (@size bytes) that unwinding reads: the ELF header,
+ * the program and section headers, the section names, the notes (the build-id, which a report
+ * checks), .eh_frame_hdr and .eh_frame; sorted and merged into *@nr ranges.
+ */
+static struct range *table_ranges(Elf *elf, uint64_t size, size_t *nr)
+{
+	struct range *r = NULL;
+	size_t cap = 0, phnum, shnum, shstrndx, k = 0;
+	GElf_Ehdr eh;
+
+	*nr = 0;
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) || elf_getshdrnum(elf, &shnum) ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	add_range(&r, nr, &cap, 0, eh.e_ehsize, size);
+	add_range(&r, nr, &cap, eh.e_phoff, (uint64_t)phnum * eh.e_phentsize, size);
+	add_range(&r, nr, &cap, eh.e_shoff, (uint64_t)shnum * eh.e_shentsize, size);
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
+			add_range(&r, nr, &cap, ph.p_offset, ph.p_filesz, size);
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (elf_ndxscn(scn) == shstrndx || sh.sh_type == SHT_NOTE ||
+		    (name && (!strcmp(name, ".eh_frame") || !strcmp(name, ".eh_frame_hdr"))))
+			add_range(&r, nr, &cap, sh.sh_offset, sh.sh_size, size);
+	}
+	if (*nr > 1)
+		qsort(r, *nr, sizeof(*r), range_cmp);
+	for (size_t i = 0; i < *nr; i++) {
+		if (k && r[i].off <= r[k - 1].end) {
+			if (r[i].end > r[k - 1].end)
+				r[k - 1].end = r[i].end;
+		} else {
+			r[k++] = r[i];
+		}
+	}
+	*nr = k;
+	return r;
+}
+
+/* The unwind tables of @b's binary, read from @fd, as FILE_PART records. */
+static void write_tables(struct build *b, int fd)
+{
+	size_t plen = strlen(b->path) + 1, nr, size;
+	size_t most = (KP_REC_MAX_SIZE - sizeof(struct kp_rec_file_part) - PAD8(plen)) & ~(size_t)7;
+	Elf *elf;
+	const char *raw;
+	struct range *r;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	raw = elf ? elf_rawfile(elf, &size) : NULL;
+	r = raw ? table_ranges(elf, size, &nr) : NULL;
+	for (size_t i = 0; r && i < nr && plen < KP_REC_MAX_SIZE / 2; i++) {
+		for (uint64_t off = r[i].off; off < r[i].end;) {
+			size_t len = r[i].end - off < most ? (size_t)(r[i].end - off) : most;
+			size_t rec = sizeof(struct kp_rec_file_part) + PAD8(plen) + PAD8(len);
+			struct kp_rec_file_part *p = kp_writer_reserve(b->w, rec);
+
+			memset(p, 0, rec);
+			*p = (struct kp_rec_file_part){
+				.h = { KP_REC_FILE_PART, 0, (uint16_t)rec },
+				.path_len = (uint32_t)plen, .build_id_len = (uint32_t)b->bid_len,
+				.file_size = size, .off = off, .len = (uint32_t)len,
+			};
+			memcpy(p->build_id, b->bid, b->bid_len);
+			memcpy(p + 1, b->path, plen);
+			memcpy((uint8_t *)(p + 1) + PAD8(plen), raw + off, len);
+			kp_writer_commit(b->w, rec, 1);
+			b->st->table_bytes += rec;
+			off += len;
+		}
+	}
+	b->st->tables += r && nr;
+	free(r);
+	if (elf)
+		elf_end(elf);
+}
+
+int kp_archive_write(struct kp_session *s, struct kp_writer *w, bool tables,
+		     struct kp_archive_stats *st)
 {
 	struct build b = { .w = w, .st = st };
 
@@ -167,6 +281,19 @@ int kp_archive_write(struct kp_session *s, struct kp_writer *w, struct kp_archiv
 		enum kp_dso_status file;
 
 		b.dso = s->dso_list[i].dso;
+		if (tables && (kp_dso_status(b.dso) == KP_DSO_OK ||
+			       kp_dso_status(b.dso) == KP_DSO_NO_SYMBOLS)) {
+			int fd = kp_dso_open(b.dso);
+
+			b.path = kp_strtab_get(&s->strs, s->dso_list[i].path);
+			b.bid_len = kp_dso_build_id(b.dso, &b.bid);
+			if (b.bid_len > 20)
+				b.bid_len = 0;
+			if (fd >= 0) {
+				write_tables(&b, fd);
+				close(fd);
+			}
+		}
 		if (kp_dso_status(b.dso) != KP_DSO_OK)
 			continue;
 		src = kp_dso_source(b.dso, &file);

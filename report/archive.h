@@ -13,6 +13,7 @@
 #ifndef KP_ARCHIVE_H
 #define KP_ARCHIVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dso.h"
@@ -27,6 +28,8 @@ struct kp_archive_stats {
 	uint64_t records;	/* SYMBOLS records */
 	uint64_t bytes;		/* their bytes, uncompressed */
 	uint64_t too_big;	/* addresses whose names do not fit in a record: not stored */
+	uint64_t tables;	/* binaries whose unwind tables were stored */
+	uint64_t table_bytes;	/* ... in so many bytes */
 };
 
 /* kp_archive_dso_opts - the DSO options of the replay that collects the symbols. */
@@ -34,8 +37,12 @@ struct kp_dso_opts kp_archive_dso_opts(void);
 
 /*
  * kp_archive_write - the symbols @s's DSOs gave to the lookups so far, as SYMBOLS records
- * appended to @w (borrowed); the statistics into *@st. Returns the writer's sticky error.
+ * appended to @w (borrowed); with @tables (the recording has stack copies, unwound at report
+ * time), also every binary's headers, notes, .eh_frame_hdr and .eh_frame as FILE_PART
+ * records, from which a report elsewhere unwinds them. The statistics into *@st. Returns the
+ * writer's sticky error.
  */
-int kp_archive_write(struct kp_session *s, struct kp_writer *w, struct kp_archive_stats *st);
+int kp_archive_write(struct kp_session *s, struct kp_writer *w, bool tables,
+		     struct kp_archive_stats *st);
 
 #endif /* KP_ARCHIVE_H */

@@ -5,8 +5,11 @@
  * for a DSO whose file gives none (kp_emb_use()); and the lookups a DSO has answered, which
  * kprof archive stores (kp_dso_each_hit()).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "formats/rec.h"
 #include "formats/util.h"
@@ -32,6 +35,7 @@ static struct emb *emb_get(struct kp_dsos *t, const char *path, const uint8_t *b
 	e->path = kp_dsos_intern(t, path);
 	memcpy(e->bid, bid, len);
 	e->bid_len = len;
+	e->skel_fd = -1;
 	kp_hash_init(&e->locs);
 	return e;
 }
@@ -71,11 +75,35 @@ static uint64_t emb_frames(struct kp_dsos *t, const struct kp_symbols_view *v,
 	return first << 8 | (debug ? VAL_DEBUG : 0) | (n - from);
 }
 
+/* A FILE_PART record: bytes of the binary, kept for its sparse copy. */
+static void embed_part(struct kp_dsos *t, const struct kp_rec_header *rec)
+{
+	struct kp_file_part_view v;
+	struct emb *e;
+
+	if (kp_rec_file_part_view(rec, &v))
+		return;
+	e = emb_get(t, v.path, v.rec->build_id, kp_bid_trim(v.rec->build_id, v.rec->build_id_len),
+		    true);
+	if (e->nr_parts && e->file_size != v.rec->file_size)
+		return; /* another size: not the same binary */
+	e->file_size = v.rec->file_size;
+	KP_GROW(e->parts, e->cap_parts, e->nr_parts + 1);
+	e->parts[e->nr_parts].off = v.rec->off;
+	e->parts[e->nr_parts].len = v.rec->len;
+	e->parts[e->nr_parts].bytes = kp_xmalloc(v.rec->len);
+	memcpy(e->parts[e->nr_parts++].bytes, v.bytes, v.rec->len);
+}
+
 void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec)
 {
 	struct kp_symbols_view v;
 	struct emb *e;
 
+	if (rec->type == KP_REC_FILE_PART) {
+		embed_part(t, rec);
+		return;
+	}
 	if (kp_rec_symbols_view(rec, &v))
 		return;
 	e = emb_get(t, v.path, v.rec->build_id, kp_bid_trim(v.rec->build_id, v.rec->build_id_len),
@@ -109,7 +137,8 @@ const struct emb_func *kp_emb_func_at(struct emb *e, uint64_t off)
 	if (!e->sorted) {
 		size_t k = 0;
 
-		qsort(e->funcs, e->nr_funcs, sizeof(*e->funcs), emb_func_cmp);
+		if (e->nr_funcs > 1) /* none: a binary embedded for its unwind tables alone */
+			qsort(e->funcs, e->nr_funcs, sizeof(*e->funcs), emb_func_cmp);
 		for (size_t i = 0; i < e->nr_funcs; i++)
 			if (!k || e->funcs[i].off != e->funcs[k - 1].off)
 				e->funcs[k++] = e->funcs[i];
@@ -128,13 +157,14 @@ const struct emb_func *kp_emb_func_at(struct emb *e, uint64_t off)
 	return lo && off - e->funcs[lo - 1].off < e->funcs[lo - 1].size ? &e->funcs[lo - 1] : NULL;
 }
 
-void kp_emb_use(struct kp_dso *d)
+struct emb *kp_emb_find(struct kp_dso *d)
 {
-	struct emb *e = emb_get(d->t, d->path, d->build_id, kp_bid_trim(d->build_id, d->build_id_len),
-				false);
+	return emb_get(d->t, d->path, d->build_id, kp_bid_trim(d->build_id, d->build_id_len),
+		       false);
+}
 
-	if (!e)
-		return;
+void kp_emb_use(struct kp_dso *d, struct emb *e)
+{
 	d->emb = e;
 	d->file_status = d->status;
 	d->status = KP_DSO_OK;
@@ -155,8 +185,36 @@ void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx)
 	}
 }
 
+const char *kp_emb_skeleton(struct emb *e)
+{
+	int fd;
+
+	if (e->skel_fd >= 0)
+		return e->skel_path;
+	if (!e->nr_parts || (fd = memfd_create("kprof-skeleton", MFD_CLOEXEC)) < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)e->file_size)) {
+		close(fd);
+		return NULL;
+	}
+	for (size_t i = 0; i < e->nr_parts; i++)
+		if (pwrite(fd, e->parts[i].bytes, e->parts[i].len, (off_t)e->parts[i].off) !=
+		    (ssize_t)e->parts[i].len) {
+			close(fd);
+			return NULL;
+		}
+	e->skel_fd = fd;
+	snprintf(e->skel_path, sizeof(e->skel_path), "/proc/self/fd/%d", fd);
+	return e->skel_path;
+}
+
 void kp_emb_release(struct emb *e)
 {
 	kp_hash_release(&e->locs);
 	free(e->funcs);
+	for (size_t i = 0; i < e->nr_parts; i++)
+		free(e->parts[i].bytes);
+	free(e->parts);
+	if (e->skel_fd >= 0)
+		close(e->skel_fd);
 }

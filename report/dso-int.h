@@ -52,6 +52,15 @@ struct emb {
 	bool sorted;
 	bool ns;			/* read in the mount namespace of the process that mapped
 					 * it (KP_SYMBOLS_MISC_NS) */
+	uint64_t file_size;		/* of the binary whose parts (KP_REC_FILE_PART) ... */
+	struct emb_part {
+		uint64_t off;
+		uint8_t *bytes;		/* owned */
+		uint32_t len;
+	} *parts;			/* ... these are: its unwind tables */
+	size_t nr_parts, cap_parts;
+	int skel_fd;			/* the sparse copy made of them, once made; -1 before */
+	char skel_path[32];		/* "/proc/self/fd/N" */
 };
 
 struct kp_dso {
@@ -73,6 +82,8 @@ struct kp_dso {
 	uint8_t file_build_id[20]; /* the file's, read when it is checked */
 	size_t file_build_id_len;
 	struct emb *emb;	/* the embedded symbols it uses, when its file gives none */
+	bool skeleton;		/* its file is their sparse copy: headers and unwind tables,
+				 * no code */
 	const char *fetched;	/* the file read instead of the recorded path (interned):
 				 * debuginfod's, in its cache, or the process's own (alts) */
 	enum kp_dso_source source;
@@ -106,12 +117,19 @@ const char *kp_dsos_intern_func(struct kp_dsos *t, const char *raw);
 /* kp_bid_trim - a build-id's length without perf-style zero padding. */
 size_t kp_bid_trim(const uint8_t *bid, size_t len);
 
-/* kp_emb_use - a DSO whose file gives no symbols takes the embedded ones of its build-id
- * (else of its path), if the recording has them: its status becomes KP_DSO_OK. */
-void kp_emb_use(struct kp_dso *d);
+/* kp_emb_use - a DSO whose file gives no symbols takes the embedded ones @e: its status
+ * becomes KP_DSO_OK. */
+void kp_emb_use(struct kp_dso *d, struct emb *e);
 
 /* kp_emb_func_at - the embedded function holding file offset @off, NULL if none. */
 const struct emb_func *kp_emb_func_at(struct emb *e, uint64_t off);
+
+/* kp_emb_skeleton - a sparse copy of the binary made of its embedded parts (its headers and
+ * unwind tables), as a path to read (owned by @e), or NULL when it has none or it fails. */
+const char *kp_emb_skeleton(struct emb *e);
+
+/* kp_emb_find - the embedded symbols of @d's build-id (else of its path), NULL if none. */
+struct emb *kp_emb_find(struct kp_dso *d);
 
 /* kp_emb_release - free what the embedded symbols of one binary hold. */
 void kp_emb_release(struct emb *e);

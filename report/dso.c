@@ -290,7 +290,7 @@ static int file_open(struct kp_dso *d)
 	struct stat st;
 	int fd;
 
-	if (!strcmp(d->path, "[vdso]"))
+	if (!d->fetched && !strcmp(d->path, "[vdso]"))
 		return vdso_open(d);
 	/* O_NONBLOCK: a FIFO at a recorded path must not hang the report. */
 	fd = open(d->fetched ? d->fetched : d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -708,12 +708,23 @@ static const struct kp_dso_alt *alt_of(const struct kp_dso *d)
 static void dso_load(struct kp_dso *d)
 {
 	const struct kp_dso_alt *alt;
+	struct emb *e;
 
 	file_load(d);
 	if (d->status != KP_DSO_OK && d->t->nr_alts && (alt = alt_of(d)))
 		load_elsewhere(d, alt->file, KP_DSO_SRC_NAMESPACE, d->status);
-	if (d->status != KP_DSO_OK && d->t->nr_embs)
-		kp_emb_use(d);
+	if (d->status != KP_DSO_OK && d->t->nr_embs && (e = kp_emb_find(d))) {
+		enum kp_dso_status was = d->status;
+		const char *skel = was != KP_DSO_NO_SYMBOLS ? kp_emb_skeleton(e) : NULL;
+
+		/* its unwind tables, as a sparse copy of the file: for stack copies */
+		if (skel) {
+			load_elsewhere(d, skel, KP_DSO_SRC_EMBEDDED, was);
+			d->skeleton = true;
+		}
+		d->status = was;
+		kp_emb_use(d, e);
+	}
 	if (d->status != KP_DSO_OK && kp_debuginfod_enabled())
 		fetch_use(d);
 }
@@ -730,9 +741,10 @@ int kp_dso_open(struct kp_dso *d)
 	enum kp_dso_status st = kp_dso_status(d);
 	int fd;
 
-	/* a file without symbols still has its unwind tables: only an unusable one is refused */
+	/* a file without symbols still has its unwind tables: only an unusable one is refused,
+	 * and with embedded symbols, the file is the recorded one's or their sparse copy */
 	if ((st != KP_DSO_OK && st != KP_DSO_NO_SYMBOLS) ||
-	    (d->emb && d->file_status != KP_DSO_NO_SYMBOLS))
+	    (d->emb && !d->fetched && d->file_status != KP_DSO_NO_SYMBOLS))
 		return -1;
 	fd = file_open(d);
 	d->status = st; /* file_open() notes why it fails; the DSO was found usable */
@@ -799,8 +811,8 @@ const uint8_t *kp_dso_code(struct kp_dso *d, uint64_t off, uint64_t len, unsigne
 	const char *raw;
 	size_t size;
 
-	if (kp_dso_status(d) != KP_DSO_OK || !(elf = dwfl_module_getelf(d->mod, &bias)) ||
-	    !(raw = elf_rawfile(elf, &size)))
+	if (kp_dso_status(d) != KP_DSO_OK || d->skeleton || !d->mod ||
+	    !(elf = dwfl_module_getelf(d->mod, &bias)) || !(raw = elf_rawfile(elf, &size)))
 		return NULL;
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		const struct load *l = &d->loads[i];

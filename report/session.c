@@ -50,7 +50,7 @@ static void load_symbols(struct kp_session *s, const char *path)
 	rc = kp_reader_open(&r, path);
 	r.off = h->symbols_off;
 	while (!rc && (rc = kp_reader_next(&r, &rec)) == 1) {
-		if (rec->type != KP_REC_SYMBOLS) {
+		if (rec->type != KP_REC_SYMBOLS && rec->type != KP_REC_FILE_PART) {
 			rc = 0;
 			continue;
 		}

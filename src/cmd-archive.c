@@ -71,8 +71,10 @@ static int append_symbols(struct kp_report *r, int fd, uint64_t off, const char 
 	struct kp_writer w;
 	int err = kp_writer_init_at(&w, fd, KP_WRITER_SMALL_LEVEL, 0, off);
 
+	/* stack copies kept for the report to unwind need the binaries' CFI elsewhere too */
 	if (!err)
-		kp_archive_write(&r->s, &w, st);
+		kp_archive_write(&r->s, &w, r->ready && kp_unwinder_stats(r->res.unwinder)->samples,
+				 st);
 	err = kp_writer_close(&w);
 	if (!err && fsync(fd) && errno != EINVAL)
 		err = -errno;
@@ -155,10 +157,10 @@ int kp_archive_file(const char *input, const char *output, const char *symfs, co
 			who, (unsigned long long)st.binaries, output ? output : input,
 			(unsigned long long)st.locs, (unsigned long long)st.funcs,
 			(unsigned long long)st.bytes, st.too_big ? "; some names too long to store" : "");
-	if (!rc && r.ready && kp_unwinder_stats(r.res.unwinder)->samples)
-		kp_warn("%llu samples keep their user stack copies (--keep-stacks), which a report "
-			"unwinds with the binaries' CFI: that is not stored, so elsewhere their user "
-			"frames are lost; kprof unwind the recording first, and archive the result",
+	if (!rc && st.tables)
+		fprintf(stderr, "[ kprof %s: and the unwind tables of %llu binaries, %llu bytes, for "
+				"the %llu stack copies a report unwinds ]\n", who,
+			(unsigned long long)st.tables, (unsigned long long)st.table_bytes,
 			(unsigned long long)kp_unwinder_stats(r.res.unwinder)->samples);
 	if (!rc && st.too_big)
 		kp_warn("%llu addresses have names longer than a record holds: they are not stored",

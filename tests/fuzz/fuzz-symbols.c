@@ -7,12 +7,16 @@
  * the input's first byte picks; then a DSO of the record's path and build-id, whose file is
  * missing, is looked up at every address the record names, its neighbours and its functions'
  * ends, and every hit is walked as kprof archive walks them. Each lookup must give 1 to 64
- * frames, each named, or none. The seeds in corpus-symbols/ are records of real archives
- * (split, the C++ inline workload, a DWARF recording of gzip and libc).
+ * frames, each named, or none. With bit 0 of the third byte, the record is a FILE_PART (a
+ * binary's headers and unwind tables) instead: the DSO then loads the sparse copy made of it,
+ * through libelf and libdw, as a report does for stack copies, and opens it as the unwinder
+ * would. The seeds in corpus-symbols/ are records of real archives (split, the C++ inline
+ * workload, a DWARF recording of gzip and libc, parts of split's and libc's tables).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/rec.h"
 #include "report/dso.h"
@@ -66,6 +70,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.inline_frames = data[0] & 1;
 	opts.srcline = data[0] & 2;
 	opts.inline_debug = data[0] & 4;
+	if (data[2] & 1) {
+		struct kp_file_part_view fv;
+		int fd;
+
+		*h = (struct kp_rec_header){ KP_REC_FILE_PART, 0, (uint16_t)size };
+		if (kp_rec_validate(h, size) || kp_rec_file_part_view(h, &fv))
+			return 0;
+		t = kp_dsos_new(&opts);
+		kp_dsos_embed(t, h);
+		d = kp_dsos_find(t, fv.path, fv.rec->build_id_len ? fv.rec->build_id : NULL,
+				 fv.rec->build_id_len);
+		kp_dso_status(d);
+		fd = kp_dso_open(d);
+		if (fd >= 0)
+			close(fd);
+		lookup(d, fv.rec->off);
+		kp_dsos_free(t);
+		return 0;
+	}
 	*h = (struct kp_rec_header){ KP_REC_SYMBOLS, 0, (uint16_t)size };
 	if (kp_rec_validate(h, size) || kp_rec_symbols_view(h, &v))
 		return 0;

@@ -5,7 +5,8 @@
 # under every naming option (--srcline, --no-inline, --inline, --no-demangle), on split, on the
 # C++ inline workload and on Debian's stripped gzip unwound with DWARF. A binary rebuilt after
 # recording (another build-id) is named from the embedded symbols, and --stats says which
-# source named each binary. Then the edges: a recording cut short is refused in place and
+# source named each binary. Stack copies kept for the report unwind the same elsewhere: the
+# binaries' unwind tables are stored with them. Then the edges: a recording cut short is refused in place and
 # copied whole with -o; a damaged symbols chunk, or a header pointing nowhere, is a warning
 # and costs only the names; a second archive on a machine without the binaries keeps them;
 # perf.data and a stream are refused with the reason.
@@ -91,6 +92,20 @@ if [ -x /usr/bin/gzip ]; then
 else
 	skips 2 "no /usr/bin/gzip"
 fi
+
+# --- stack copies kept for the report (--keep-stacks): the unwind tables travel too
+cp "$SPLIT" "$WORK/bin/ks"
+"$KPROF" record --call-graph dwarf --keep-stacks -o "$WORK/k.kprof" -- "$WORK/bin/ks" 0.3 \
+	>/dev/null 2>&1
+folded "$WORK/k.kprof" >"$WORK/k.before"
+"$KPROF" archive -i "$WORK/k.kprof" 2>"$WORK/k.err"
+check "a recording with stack copies: their binaries' unwind tables are stored too" \
+	grep -q "and the unwind tables of [1-9][0-9]* binaries" "$WORK/k.err"
+rm "$WORK/bin/ks"
+folded "$WORK/k.kprof" --symfs "$WORK/empty" >"$WORK/k.after"
+check "... and its stacks unwind the same without any binary ($(wc -l <"$WORK/k.before") lines)" \
+	cmp -s "$WORK/k.before" "$WORK/k.after"
+check "... down to main" grep -q "__libc_start_call_main;main;via_left;work_a" "$WORK/k.after"
 
 # --- a binary rebuilt after recording: another build-id
 CC=${CC:-cc}
