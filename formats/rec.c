@@ -164,78 +164,6 @@ static int check_unwind_dso(const struct kp_rec_header *rec)
 	return memchr(path, 0, rec->size - sizeof(struct kp_rec_unwind_dso)) ? 0 : -KP_ERECORD;
 }
 
-#define PAD8(n) (((uint64_t)(n) + 7) & ~7ull)
-
-int kp_rec_symbols_view(const struct kp_rec_header *rec, struct kp_symbols_view *v)
-{
-	const struct kp_rec_symbols *h = (const void *)rec;
-	const char *p = (const char *)(h + 1);
-	uint64_t need;
-
-	if (rec->size < sizeof(*h) || h->path_len < 2 || h->build_id_len > 20)
-		return -KP_ERECORD;
-	need = sizeof(*h) + PAD8(h->path_len) + (uint64_t)h->nr_funcs * sizeof(*v->funcs) +
-	       (uint64_t)h->nr_locs * sizeof(*v->locs) +
-	       (uint64_t)h->nr_frames * sizeof(*v->frames) + PAD8(h->str_len);
-	if (need > rec->size || !h->str_len || p[h->path_len - 1] || memchr(p, 0, h->path_len - 1))
-		return -KP_ERECORD;
-	v->rec = h;
-	v->path = p;
-	v->funcs = (const void *)(p + PAD8(h->path_len));
-	v->locs = (const void *)(v->funcs + h->nr_funcs);
-	v->frames = (const void *)(v->locs + h->nr_locs);
-	v->strs = (const char *)(v->frames + h->nr_frames);
-	return v->strs[h->str_len - 1] ? -KP_ERECORD : 0;
-}
-
-/* Every string of a SYMBOLS record in its table, every location's frames in the array. */
-static int check_symbols(const struct kp_rec_header *rec)
-{
-	struct kp_symbols_view v;
-	uint32_t n;
-
-	if (kp_rec_symbols_view(rec, &v))
-		return -KP_ERECORD;
-	n = v.rec->str_len;
-	for (uint32_t i = 0; i < v.rec->nr_funcs; i++)
-		if (v.funcs[i].name >= n)
-			return -KP_ERECORD;
-	for (uint32_t i = 0; i < v.rec->nr_locs; i++) {
-		const struct kp_rec_sym_loc *l = &v.locs[i];
-
-		if (!l->nr_frames || l->nr_frames > KP_SYM_MAX_FRAMES ||
-		    l->frame > v.rec->nr_frames || l->nr_frames > v.rec->nr_frames - l->frame)
-			return -KP_ERECORD;
-	}
-	for (uint32_t i = 0; i < v.rec->nr_frames; i++)
-		if (v.frames[i].name >= n || (v.frames[i].file != KP_SYM_NONE && v.frames[i].file >= n))
-			return -KP_ERECORD;
-	return 0;
-}
-
-int kp_rec_file_part_view(const struct kp_rec_header *rec, struct kp_file_part_view *v)
-{
-	const struct kp_rec_file_part *f = (const void *)rec;
-	const char *p = (const char *)(f + 1);
-
-	if (rec->size < sizeof(*f) || f->path_len < 2 || f->build_id_len > 20 ||
-	    sizeof(*f) + PAD8(f->path_len) + PAD8(f->len) > rec->size || !f->len ||
-	    f->file_size > KP_FILE_PART_MAX_SIZE || f->off > f->file_size ||
-	    f->len > f->file_size - f->off || p[f->path_len - 1] || memchr(p, 0, f->path_len - 1))
-		return -KP_ERECORD;
-	v->rec = f;
-	v->path = p;
-	v->bytes = (const uint8_t *)p + PAD8(f->path_len);
-	return 0;
-}
-
-static int check_file_part(const struct kp_rec_header *rec)
-{
-	struct kp_file_part_view v;
-
-	return kp_rec_file_part_view(rec, &v);
-}
-
 static int check_proc_cgroup(const struct kp_rec_header *rec)
 {
 	return check_str_at(rec, sizeof(struct kp_rec_proc_cgroup));
@@ -278,11 +206,12 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[KP_REC_UNWIND_STATS] = { "unwind_stats", KP_REC_UNWIND_STATS_V1_SIZE, NULL, NULL },
 	[KP_REC_UNWIND_DSO] = { "unwind_dso", sizeof(struct kp_rec_unwind_dso) + 8,
 				check_unwind_dso, NULL },
-	[KP_REC_SYMBOLS] = { "symbols", sizeof(struct kp_rec_symbols) + 16, check_symbols, NULL },
+	[KP_REC_SYMBOLS] = { "symbols", sizeof(struct kp_rec_symbols) + 16, kp_rec_symbols_check,
+			     NULL },
 	[KP_REC_PROC_CGROUP] = { "proc_cgroup", sizeof(struct kp_rec_proc_cgroup) + 8,
 				 check_proc_cgroup, NULL },
-	[KP_REC_FILE_PART] = { "file_part", sizeof(struct kp_rec_file_part) + 16, check_file_part,
-			       NULL },
+	[KP_REC_FILE_PART] = { "file_part", sizeof(struct kp_rec_file_part) + 16,
+			       kp_rec_file_part_check, NULL },
 };
 
 /* Scratch for validation's parse: any view a row's parser fills. */

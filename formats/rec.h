@@ -68,6 +68,10 @@ struct kp_symbols_view {
  */
 int kp_rec_symbols_view(const struct kp_rec_header *rec, struct kp_symbols_view *v);
 
+/* kp_rec_symbols_check - the view's checks, and every string offset and frame range within
+ * the record: 0 or -KP_ERECORD (the record table's check of a SYMBOLS record). */
+int kp_rec_symbols_check(const struct kp_rec_header *rec);
+
 /* struct kp_file_part_view - the parts of a KP_REC_FILE_PART record, borrowed from it. */
 struct kp_file_part_view {
 	const struct kp_rec_file_part *rec;
@@ -81,6 +85,9 @@ struct kp_file_part_view {
  * they lie outside a file of at most KP_FILE_PART_MAX_SIZE bytes.
  */
 int kp_rec_file_part_view(const struct kp_rec_header *rec, struct kp_file_part_view *v);
+
+/* kp_rec_file_part_check - kp_rec_file_part_view() as the record table's check. */
+int kp_rec_file_part_check(const struct kp_rec_header *rec);
 
 /**
  * struct kp_sample - the fields of a PERF_RECORD_SAMPLE, as far as its attr's sample_type has

@@ -144,7 +144,8 @@ static void add_hit(void *ctx, uint64_t off, const struct kp_sym_frame *fr, int 
 	KP_GROW(b->frames, b->cap_frames, b->nr_frames + (size_t)n);
 	for (int i = 0; i < n; i++)
 		b->frames[b->nr_frames++] = (struct kp_rec_sym_frame){
-			.name = str_of(b, fr[i].sys), .file = str_of(b, fr[i].file), .line = fr[i].line,
+			.name = str_of(b, fr[i].sys), .file = str_of(b, fr[i].file),
+			.line = fr[i].line,
 			.flags = fr[i].inlined ? KP_SYMFRAME_INLINED : 0,
 		};
 	b->st->locs++;

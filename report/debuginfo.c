@@ -105,7 +105,8 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	if (fd < 0 && debuglink_file && file_name)
 		fd = debuglink_search(mod, file_name, debuglink_file, debuglink_crc,
 				      debuginfo_file_name);
-	if (fd < 0 && kp_debuginfod_enabled() && (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
+	if (fd < 0 && kp_debuginfod_enabled() &&
+	    (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
 		fd = kp_debuginfod_find(KP_DEBUGINFOD_DEBUGINFO, bits, (size_t)len,
 					debuginfo_file_name);
 	return fd;

@@ -77,8 +77,9 @@ static debuginfod_client *get_client(void)
 	    !sym(h, "debuginfod_find_executable", &lib.find_executable) ||
 	    !sym(h, "debuginfod_find_debuginfo", &lib.find_debuginfo) ||
 	    !sym(h, "debuginfod_set_progressfn", &lib.set_progressfn)) {
-		snprintf(failure, sizeof(failure), "cannot load %s: %s (install the Debian package "
-			 "'libdebuginfod1')", DEBUGINFOD_SONAME, h ? "a function is missing" : dlerror());
+		snprintf(failure, sizeof(failure),
+			 "cannot load %s: %s (install the Debian package 'libdebuginfod1')",
+			 DEBUGINFOD_SONAME, h ? "a function is missing" : dlerror());
 		down = true;
 		return NULL;
 	}

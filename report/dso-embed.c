@@ -65,8 +65,8 @@ static uint64_t emb_frames(struct kp_dsos *t, const struct kp_symbols_view *v,
 		*f = (struct kp_sym_frame){
 			.func = kp_dsos_intern_func(t, name),
 			.sys = kp_dsos_intern(t, name),
-			.file = o->srcline && fr[i].file != KP_SYM_NONE ? kp_dsos_intern(t, v->strs + fr[i].file)
-									 : NULL,
+			.file = o->srcline && fr[i].file != KP_SYM_NONE
+					? kp_dsos_intern(t, v->strs + fr[i].file) : NULL,
 			.line = o->srcline ? fr[i].line : 0,
 			.inlined = i + 1 < n && (fr[i].flags & KP_SYMFRAME_INLINED),
 			.off = l->sym_off,

@@ -114,6 +114,12 @@ const char *kp_dsos_intern(struct kp_dsos *t, const char *s);
 /* kp_dsos_intern_func - a function name as shown: demangled once per raw name if asked. */
 const char *kp_dsos_intern_func(struct kp_dsos *t, const char *raw);
 
+/* kp_dso_sym_add - one more function symbol of @d (sorted by the caller once all are in). */
+void kp_dso_sym_add(struct kp_dso *d, struct sym s);
+
+/* kp_dso_plt_syms - add a symbol per PLT entry of @d's x86-64 binary (dso-plt.c). */
+void kp_dso_plt_syms(struct kp_dso *d);
+
 /* kp_bid_trim - a build-id's length without perf-style zero padding. */
 size_t kp_bid_trim(const uint8_t *bid, size_t len);
 

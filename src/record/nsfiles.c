@@ -40,7 +40,8 @@ static bool seen(const struct kp_nsfiles *n, const struct kp_mmap *m)
 	for (size_t i = 0; i < n->nr_alts; i++) {
 		const struct kp_dso_alt *a = &n->alts[i];
 
-		if (!strcmp(a->path, m->filename) && a->build_id_len == (m->has_build_id ? m->build_id_size : 0) &&
+		if (!strcmp(a->path, m->filename) &&
+		    a->build_id_len == (m->has_build_id ? m->build_id_size : 0) &&
 		    !memcmp(a->build_id, m->build_id, a->build_id_len))
 			return true;
 	}
