@@ -225,6 +225,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	c->end = 0;
 	c->nrec = 0;
 	c->torn = false;
+	c->packed = false;
 	if (off + sizeof(h) > file_size)
 		return -KP_ETRUNCATED;
 	err = kp_read_at(fd, &h, sizeof(h), off);
@@ -236,6 +237,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	    h.nrec > h.usize / 8)
 		return -KP_ECHUNK;
 	c->nrec = h.nrec;
+	c->packed = h.codec == KP_CODEC_PACKED;
 	if (h.csize > file_size - off - sizeof(h)) {
 		salvage(fd, dc, &h, file_size - off - sizeof(h), c);
 		return 0;
@@ -371,7 +373,11 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			return r->err;
 		while (r->pos < r->cur.len) {
 			const struct kp_rec_header *h = (const void *)(r->cur.ubuf + r->pos);
+			uint32_t chain = r->cur.packed ? r->cur.up.chains[r->idx] : 0;
+
+			r->chain_id = chain ? r->chunks << 32 | chain : 0;
 			r->pos += h->size;
+			r->idx++;
 			r->nrec++;
 			if (r->cur.torn)
 				r->salvaged++;
@@ -385,6 +391,7 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 		if (r->off >= r->file_size)
 			return at_end(r);
 		r->pos = 0;
+		r->idx = 0;
 		err = next_chunk(r);
 		if (err && skippable(&r->cur, err)) {
 			if (!r->skipped++) {

@@ -42,6 +42,7 @@ struct kp_chunk {
 	uint64_t off, end;	/* where the chunk starts in the file, and where the next one does
 				 * (0 when its header is unusable: nothing after it can be read) */
 	uint32_t nrec;		/* records its header claims */
+	bool packed;		/* KP_CODEC_PACKED: up.chains says which records share a chain */
 	bool torn;		/* the file ends inside it: @len holds its readable prefix */
 	int err;		/* what loading it gave: 0, -errno or -KP_E* */
 };
@@ -55,6 +56,8 @@ struct kp_reader {
 	void *dc;		/* ZSTD_DCtx */
 	struct kp_chunk cur;	/* the chunk records are handed out from */
 	size_t pos;		/* next record within cur */
+	uint32_t idx;		/* and its index there */
+	uint64_t chain_id;	/* kp_reader_chain_id() */
 	uint64_t nrec;		/* records handed out, unknown types included */
 	uint64_t nr_unknown;	/* records of unknown type, skipped */
 	uint64_t chunks;	/* chunks read */
@@ -98,6 +101,17 @@ int kp_reader_open_fd(struct kp_reader *r, int fd);
  * read; the error is sticky.
  */
 int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec);
+
+/*
+ * kp_reader_chain_id - which call chain the sample kp_reader_next() last returned holds, as
+ * far as the file's encoding tells: samples with the same non-zero value hold the same call
+ * chain, so what was worked out from one holds for the others. 0: not known (a perf.data, an
+ * unpacked chunk, a record without a call chain).
+ */
+static inline uint64_t kp_reader_chain_id(const struct kp_reader *r)
+{
+	return r->chain_id;
+}
 
 /*
  * kp_reader_prefetch - load (read, check, decompress, validate) the next chunk in a thread of

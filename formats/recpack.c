@@ -373,8 +373,8 @@ struct in {
 	const uint8_t *p, *end;
 };
 
-/* A varint; false when the stream ends inside it or it runs past 64 bits. */
-static bool get_var(struct in *s, uint64_t *v)
+/* A varint of two or more bytes; false when the stream ends inside it or it runs past 64 bits. */
+static bool get_var_long(struct in *s, uint64_t *v)
 {
 	*v = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -386,6 +386,16 @@ static bool get_var(struct in *s, uint64_t *v)
 			return shift < 63 || b <= 1;
 	}
 	return false;
+}
+
+/* A varint: most are one byte (small differences, indexes), taken without a loop. */
+static inline bool get_var(struct in *s, uint64_t *v)
+{
+	if (__builtin_expect(s->p < s->end && *s->p < 0x80, 1)) {
+		*v = *s->p++;
+		return true;
+	}
+	return get_var_long(s, v);
 }
 
 static bool get_bytes(struct in *s, void *dst, size_t n)
@@ -405,12 +415,14 @@ void kp_unpacker_init(struct kp_unpacker *u)
 void kp_unpacker_release(struct kp_unpacker *u)
 {
 	state_release(&u->st);
+	free(u->chains);
 }
 
 struct block {
 	struct in s[KP_PACK_STREAMS];
 	uint8_t *out;		/* where the next record goes */
 	size_t room;		/* bytes left there */
+	uint32_t chain;		/* the last sample's chain: table index + 1, 0 none */
 };
 
 /*
@@ -496,6 +508,7 @@ static bool unpack_sample(struct kp_pack_state *s, struct block *b, unsigned lay
 				  &src))
 			return false;
 		w[npre] = nr;
+		b->chain = x->chain;
 	}
 	for (size_t i = 0; i < l->ndelta; i++) {
 		size_t k = l->delta[i];
@@ -546,10 +559,21 @@ static bool unpack_verbatim(struct block *b)
 	return true;
 }
 
-/* One block at *@in; 1 decoded, 0 cut short (the input ends inside it), -1 damaged. */
-static int unpack_block(struct kp_pack_state *s, struct in *in, uint8_t *out, size_t room,
-			size_t *out_len, uint32_t *nrec)
+/* Note record @i's chain in u->chains (records are 8 bytes or more: @i stays below cap / 8). */
+static void note_chain(struct kp_unpacker *u, size_t i, uint32_t chain)
 {
+	KP_GROW(u->chains, u->chains_cap, i + 1);
+	u->chains[i] = chain;
+}
+
+/*
+ * One block at *@in, its records numbered from @first; 1 decoded, 0 cut short (the input
+ * ends inside it), -1 damaged.
+ */
+static int unpack_block(struct kp_unpacker *u, struct in *in, uint8_t *out, size_t room,
+			size_t first, size_t *out_len, uint32_t *nrec)
+{
+	struct kp_pack_state *s = &u->st;
 	uint64_t n, raw, len[KP_PACK_STREAMS];
 	struct block b = { .out = out };
 
@@ -572,8 +596,10 @@ static int unpack_block(struct kp_pack_state *s, struct in *in, uint8_t *out, si
 
 		if (!get_bytes(&b.s[S_OP], &op, 1))
 			return -1;
+		b.chain = 0;
 		if (!(op == OP_VERBATIM ? unpack_verbatim(&b) : unpack_sample(s, &b, op - 1u)))
 			return -1;
+		note_chain(u, first + r, b.chain);
 	}
 	for (size_t i = 0; i < KP_PACK_STREAMS; i++)
 		if (b.s[i].p != b.s[i].end)
@@ -596,7 +622,7 @@ int kp_unpack(struct kp_unpacker *u, const uint8_t *in, size_t len, bool partial
 	while (s.p < s.end) {
 		size_t got;
 		uint32_t n;
-		int rc = unpack_block(&u->st, &s, out + *out_len, cap - *out_len, &got, &n);
+		int rc = unpack_block(u, &s, out + *out_len, cap - *out_len, *nrec, &got, &n);
 
 		if (rc < 0 || (rc == 0 && !partial))
 			return -KP_EDECOMPRESS;

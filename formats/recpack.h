@@ -84,9 +84,16 @@ void kp_packer_chunk(struct kp_packer *p);
  */
 void kp_packer_block(struct kp_packer *p, const uint8_t *recs, size_t len, uint32_t nrec);
 
-/* The unpacker: the tables of the chunk it decodes. */
+/*
+ * The unpacker: the tables of the chunk it decodes, and which call chain of its table each
+ * record decoded holds: chains[i] is record i's chain index + 1, 0 for a record without one
+ * (verbatim, no call chain, or decoded when the table was full). Records with the same
+ * non-zero value hold the same call chain.
+ */
 struct kp_unpacker {
 	struct kp_pack_state st;
+	uint32_t *chains;
+	size_t chains_cap;
 };
 
 void kp_unpacker_init(struct kp_unpacker *u);

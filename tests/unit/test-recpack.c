@@ -180,6 +180,22 @@ static void make_stream(struct buf *b, unsigned nrec)
 	}
 }
 
+/* The call chain (its length, then its entries) of the sample at @w, or NULL without one. */
+static const uint64_t *recorded_chain(const uint64_t *w)
+{
+	static const uint64_t before = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				       PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+				       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ;
+	uint64_t st;
+
+	if (w[0] < 100 || w[0] >= 100 + NEV)
+		return NULL;
+	st = types[w[0] - 100];
+	if (!(st & PERF_SAMPLE_CALLCHAIN))
+		return NULL;
+	return w + 1 + __builtin_popcountll(st & before);
+}
+
 /* Pack records [@from, @to) of @b as one chunk, in blocks of about @block bytes. */
 static void pack_chunk(struct kp_packer *p, const struct buf *b, size_t from, size_t to,
 		       size_t block, size_t *nblocks)
@@ -281,6 +297,41 @@ int main(void)
 	ok(torn_ok, "every prefix of the chunk unpacks, torn, to its whole blocks' records, "
 		    "growing with the prefix (%zu bytes of records at the longest cut)", best);
 	ok(whole_err, "a cut chunk read as whole is an error");
+
+	/* which records share a call chain, as the unpacker tells */
+	{
+		size_t got;
+		uint32_t n;
+		unsigned shared = 0, wrong = 0, ids = 0;
+		const uint64_t **seen = kp_xcalloc(KP_PACK_CHAINS + 1, sizeof(*seen));
+
+		kp_unpack(&u, p.out.p, p.out.len, false, out, b.len, &got, &n);
+		for (uint32_t i = 0, off = 0; i < n; off += ((struct kp_rec_header *)(out + off))->size, i++) {
+			const uint64_t *w = (const uint64_t *)(out + off + 8), *chain;
+			uint32_t id = u.chains[i];
+
+			if (!id)
+				continue;
+			chain = recorded_chain(w);
+			if (!chain) {
+				wrong++; /* an id on a record with no chain */
+				continue;
+			}
+			if (!seen[id]) {
+				seen[id] = chain;
+				ids++;
+			} else if (seen[id][0] != chain[0] ||
+				   memcmp(seen[id] + 1, chain + 1, chain[0] * 8)) {
+				wrong++;
+			} else {
+				shared++;
+			}
+		}
+		ok(!wrong && ids <= NCHAINS + 1 && shared > n / 2,
+		   "records with the same chain id hold the same call chain (%u records share %u "
+		   "ids, %u wrong)", shared, ids, wrong);
+		free(seen);
+	}
 
 	/* not enough room: an error, nothing written past it */
 	{
