@@ -734,25 +734,62 @@ static void put_fields(const struct sample_field *fields, size_t n,
 			fields[i].put(attr, &fields[i], o, s);
 }
 
-int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
-			struct kp_sample *s)
+/* The fields whose parsers set every member they own whenever they succeed. */
+#define SAMPLE_WHOLE                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT |                    \
+	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |          \
+	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |             \
+	 PERF_SAMPLE_CODE_PAGE_SIZE)
+
+static int parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+			struct kp_sample *s, bool zeroed)
 {
 	uint64_t st = attr->sample_type;
 	struct cursor c = { (const uint64_t *)(rec + 1),
 			    (const uint64_t *)((const char *)rec + rec->size), false };
 
-	memset(s, 0, sizeof(*s));
-	if (st & ~KP_SAMPLE_KNOWN)
+	if (!zeroed)
+		memset(s, 0, sizeof(*s));
+	if (st & ~KP_SAMPLE_KNOWN) {
+		memset(s, 0, sizeof(*s));
 		return -KP_ESAMPLE_TYPE;
+	}
 	s->sample_type = st;
-	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++)
-		if (st & sample_fields[i].bits)
-			sample_fields[i].parse(attr, &sample_fields[i], &c, s);
+	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++) {
+		const struct sample_field *f = &sample_fields[i];
+
+		if (!(st & f->bits))
+			continue;
+		if (f->parse == parse_word) { /* most fields: one word, read here */
+			uint64_t v = take1(&c);
+			memcpy((uint8_t *)s + f->off, &v, sizeof(v));
+		} else {
+			f->parse(attr, f, &c, s);
+		}
+	}
 	if (c.bad) {
 		memset(s, 0, sizeof(*s));
 		return -KP_ESAMPLE;
 	}
 	return 0;
+}
+
+int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
+			struct kp_sample *s)
+{
+	return parse_sample(attr, rec, s, false);
+}
+
+int kp_rec_parse_sample_again(const struct perf_event_attr *attr,
+			      const struct kp_rec_header *rec, struct kp_sample *s)
+{
+	/* every field the last sample had, this one has and sets: the rest are still 0 */
+	bool zeroed = s->sample_type == attr->sample_type && !(s->sample_type & ~SAMPLE_WHOLE);
+
+	s->chain_id = 0;
+	return parse_sample(attr, rec, s, zeroed);
 }
 
 struct sample_enc {
@@ -872,9 +909,8 @@ int kp_rec_sample_time(const struct perf_event_attr *attr, const struct kp_rec_h
 		       uint64_t *time)
 {
 	uint64_t st = attr->sample_type;
-	size_t at = sizeof(*rec) +
-		    8 * __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-						   PERF_SAMPLE_TID));
+	size_t at = sizeof(*rec) + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+					 !!(st & PERF_SAMPLE_TID));
 
 	if (!(st & PERF_SAMPLE_TIME) || at + 8 > rec->size)
 		return -KP_ESAMPLE;

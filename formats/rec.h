@@ -131,6 +131,9 @@ struct kp_sample {
 	uint64_t data_page_size, code_page_size;
 	uint64_t aux_size;
 	const void *aux;
+	/* Not a field of the record: samples with the same non-zero chain_id hold the same call
+	 * chain (kp_reader_chain_id(), set by whoever knows it; the parser leaves it 0). */
+	uint64_t chain_id;
 };
 
 /* The sample_type bits kp_rec_parse_sample() understands. */
@@ -143,6 +146,15 @@ struct kp_sample {
  */
 int kp_rec_parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
 			struct kp_sample *out);
+
+/*
+ * kp_rec_parse_sample_again - the same, into an @out that holds what the last parse into it
+ * wrote (or zeros) and that nothing else has written since. A sample of the same sample_type
+ * as the last one, of fields that are plain words and call chains, is then parsed without
+ * zeroing the struct first: a report parses millions.
+ */
+int kp_rec_parse_sample_again(const struct perf_event_attr *attr,
+			      const struct kp_rec_header *rec, struct kp_sample *out);
 
 /*
  * kp_rec_encode_sample - write @s as the PERF_RECORD_SAMPLE of @attr (its sample_type,

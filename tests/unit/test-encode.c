@@ -164,6 +164,58 @@ static void test_sample_round_trips(void)
 	ok(round_trip(&a, &s), "...and with empty arrays, no registers and WEIGHT_STRUCT");
 }
 
+/*
+ * kp_rec_parse_sample_again() into one struct, sample after sample, must give what a fresh
+ * parse gives, byte for byte: types that change, fields that come and go (registers, empty
+ * arrays), and failures between them.
+ */
+static void test_parse_again(void)
+{
+	static const uint64_t types[] = {
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN,
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CALLCHAIN,
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+			PERF_SAMPLE_STACK_USER,
+		PERF_SAMPLE_IP | PERF_SAMPLE_RAW | PERF_SAMPLE_READ,
+		KP_SAMPLE_KNOWN,
+	};
+	uint64_t buf[1024];
+	struct perf_event_attr a;
+	struct kp_sample again, fresh, s;
+	unsigned bad = 0, n = 0;
+
+	memset(&again, 0, sizeof(again));
+	for (unsigned i = 0; i < 400; i++) {
+		unsigned t = (i / 3 + i / 40) % (sizeof(types) / sizeof(types[0])); /* in runs */
+		int rc1, rc2;
+
+		base_attr(&a, types[t]);
+		full_sample(&a, &s);
+		if (i % 3 == 1) { /* no registers, empty arrays */
+			s.regs_user_abi = s.regs_intr_abi = PERF_SAMPLE_REGS_ABI_NONE;
+			s.nr_regs_user = s.nr_regs_intr = 0;
+			s.stack_size = s.stack_dyn_size = 0;
+			s.raw_size = s.aux_size = 0;
+			s.nr_callchain = s.nr_branches = 0;
+		}
+		s.ip += i;
+		if (kp_rec_encode_sample(&a, &s, 0, buf, sizeof(buf)) <= 0) {
+			bad++;
+			continue;
+		}
+		if (i % 11 == 5) /* cut short: both fail */
+			((struct kp_rec_header *)buf)->size = 16;
+		rc1 = kp_rec_parse_sample_again(&a, (const void *)buf, &again);
+		rc2 = kp_rec_parse_sample(&a, (const void *)buf, &fresh);
+		bad += rc1 != rc2 || memcmp(&again, &fresh, sizeof(fresh));
+		n++;
+	}
+	ok(!bad, "%u samples parsed again into one struct are what fresh parses give (%u differ)",
+	   n, bad);
+}
+
 static void test_sample_errors(void)
 {
 	struct perf_event_attr a;
@@ -678,6 +730,7 @@ int main(void)
 {
 	test_sample_round_trips();
 	test_sample_errors();
+	test_parse_again();
 	test_mmap();
 	test_comm_task();
 	test_lost_switch();
