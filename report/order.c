@@ -14,85 +14,129 @@ void kp_order_init(struct kp_order *o)
 
 void kp_order_release(struct kp_order *o)
 {
-	free(o->buf);
-	free(o->spare);
+	free(o->seg[0].buf);
+	free(o->seg[1].buf);
 	free(o->ents);
+	free(o->tmp);
 	kp_order_init(o);
 }
 
-void kp_order_push(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time)
+/* Copy @rec into segment @i; returns the entry's `at`. */
+static uint64_t seg_put(struct kp_order *o, uint32_t i, const struct kp_rec_header *rec)
 {
-	KP_GROW(o->buf, o->cap, o->len + rec->size);
+	struct kp_order_seg *g = &o->seg[i];
+	uint64_t at = (uint64_t)g->len << 1 | i;
+
+	KP_GROW(g->buf, g->cap, g->len + rec->size);
+	memcpy(g->buf + g->len, rec, rec->size);
+	g->len += rec->size;
+	return at;
+}
+
+static const struct kp_rec_header *rec_at(const struct kp_order *o, uint64_t at)
+{
+	return (const void *)(o->seg[at & 1].buf + (at >> 1));
+}
+
+void kp_order_push(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time,
+		   uint64_t tag)
+{
 	KP_GROW(o->ents, o->ents_cap, o->nr + 1);
-	memcpy(o->buf + o->len, rec, rec->size);
-	o->ents[o->nr++] = (struct kp_order_ent){ time, o->seq++, o->len };
-	o->len += rec->size;
+	o->ents[o->nr++] = (struct kp_order_ent){ time, o->seq++, seg_put(o, o->cur, rec), tag };
 	if (time > o->max_time)
 		o->max_time = time;
 }
 
-static int cmp_ent(const void *a, const void *b)
+static bool before(const struct kp_order_ent *x, const struct kp_order_ent *y)
 {
-	const struct kp_order_ent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->time != y->time ? x->time < y->time : x->seq < y->seq;
 }
 
-/* A single ring, or rings drained without overlap, queue records already in order. */
-static bool sorted(const struct kp_order *o)
+/* The end of the ascending run that starts at @i. */
+static size_t run_end(const struct kp_order_ent *e, size_t i, size_t n)
 {
-	for (size_t i = 1; i < o->nr; i++)
-		if (cmp_ent(&o->ents[i - 1], &o->ents[i]) > 0)
-			return false;
-	return true;
+	while (++i < n && !before(&e[i], &e[i - 1]))
+		;
+	return i;
 }
 
-/* Deliver the queued records with time <= @limit and keep the rest, compacted. */
+/*
+ * Sort the queue. It is a few ascending runs (what was kept back, then each ring's drain in
+ * turn), so runs are merged pairwise: log2 of the rings passes, not of the records.
+ */
+static void sort_ents(struct kp_order *o)
+{
+	size_t n = o->nr;
+	struct kp_order_ent *a = o->ents, *b;
+
+	if (n < 2 || run_end(a, 0, n) == n)
+		return;
+	KP_GROW(o->tmp, o->tmp_cap, n);
+	b = o->tmp;
+	for (;;) {
+		size_t i = 0, k = 0, runs = 0;
+
+		while (i < n) {
+			size_t mid = run_end(a, i, n), end = mid < n ? run_end(a, mid, n) : n;
+			size_t x = i, y = mid;
+
+			while (x < mid && y < end)
+				b[k++] = before(&a[y], &a[x]) ? a[y++] : a[x++];
+			while (x < mid)
+				b[k++] = a[x++];
+			while (y < end)
+				b[k++] = a[y++];
+			i = end;
+			runs++;
+		}
+		struct kp_order_ent *t = a;
+		a = b;
+		b = t;
+		if (runs == 1)
+			break;
+	}
+	if (a != o->ents) { /* the sorted array is the scratch one: swap them */
+		size_t cap = o->ents_cap;
+
+		o->tmp = o->ents;
+		o->ents = a;
+		o->ents_cap = o->tmp_cap;
+		o->tmp_cap = cap;
+	}
+}
+
+/* Deliver the queued records with time <= @limit and keep the rest, in order. */
 static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ctx)
 {
-	size_t n = 0, len = 0;
-	uint8_t *keep;
+	size_t n = 0;
 	int rc = 0;
 
-	if (!o->nr)
-		return 0;
-	if (!sorted(o))
-		qsort(o->ents, o->nr, sizeof(*o->ents), cmp_ent);
+	sort_ents(o);
 	while (n < o->nr && o->ents[n].time <= limit && !rc) {
 		const struct kp_order_ent *e = &o->ents[n++];
-		rc = fn(ctx, (const void *)(o->buf + e->off), e->time);
+		rc = fn(ctx, rec_at(o, e->at), e->time, e->tag);
 	}
-	if (n == o->nr) {
-		o->nr = 0;
-		o->len = 0;
-		return rc;
-	}
-	/* compact what stays into the spare buffer and swap: no allocation per round */
-	if (o->spare_cap < o->cap) {
-		free(o->spare);
-		o->spare_cap = o->cap;
-		o->spare = kp_xmalloc(o->spare_cap);
-	}
-	keep = o->spare;
-	for (size_t i = n; i < o->nr; i++) {
-		const struct kp_rec_header *r = (const void *)(o->buf + o->ents[i].off);
-		memcpy(keep + len, r, r->size);
-		o->ents[i - n] = o->ents[i];
-		o->ents[i - n].off = len;
-		len += r->size;
-	}
-	o->spare = o->buf;
-	o->buf = keep;
-	{
-		size_t cap = o->cap;
-		o->cap = o->spare_cap;
-		o->spare_cap = cap;
-	}
-	o->len = len;
+	memmove(o->ents, o->ents + n, (o->nr - n) * sizeof(*o->ents));
 	o->nr -= n;
 	return rc;
+}
+
+/*
+ * Round over: the other segment becomes this round's. Whatever it still holds (only after a
+ * callback stopped the delivery) moves to the segment kept first.
+ */
+static void next_segment(struct kp_order *o)
+{
+	uint32_t old = o->cur ^ 1;
+
+	for (size_t i = 0; i < o->nr; i++) {
+		struct kp_order_ent *e = &o->ents[i];
+
+		if ((e->at & 1) == old)
+			e->at = seg_put(o, o->cur, rec_at(o, e->at));
+	}
+	o->seg[old].len = 0;
+	o->cur = old;
 }
 
 int kp_order_round(struct kp_order *o, kp_order_fn *fn, void *ctx)
@@ -100,10 +144,15 @@ int kp_order_round(struct kp_order *o, kp_order_fn *fn, void *ctx)
 	int rc = deliver(o, o->limit, fn, ctx);
 
 	o->limit = o->max_time;
+	next_segment(o);
 	return rc;
 }
 
 int kp_order_flush(struct kp_order *o, kp_order_fn *fn, void *ctx)
 {
-	return deliver(o, UINT64_MAX, fn, ctx);
+	int rc = deliver(o, UINT64_MAX, fn, ctx);
+
+	if (!o->nr)
+		o->seg[0].len = o->seg[1].len = 0;
+	return rc;
 }

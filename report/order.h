@@ -19,29 +19,42 @@
 struct kp_order_ent {
 	uint64_t time;
 	uint64_t seq;
-	size_t off;	/* of the record's copy in buf */
+	uint64_t at;	/* where the record's copy is: offset << 1 | segment (kp_order.seg) */
+	uint64_t tag;	/* the caller's word about the record, handed back with it */
+};
+
+/*
+ * The records are copied into two segments, one per round: those of round N are all final at
+ * the end of round N + 1 (their times are at most the largest seen by the end of round N), so
+ * that segment is then free for round N + 2. Records kept back are never moved.
+ */
+struct kp_order_seg {
+	uint8_t *buf;
+	size_t len, cap;
 };
 
 struct kp_order {
-	uint8_t *buf;
-	size_t len, cap;
-	uint8_t *spare;		/* where the records kept back are compacted; swapped with buf */
-	size_t spare_cap;
-	struct kp_order_ent *ents;
-	size_t nr, ents_cap;
+	struct kp_order_seg seg[2];
+	uint32_t cur;		/* the segment of this round's records */
+	struct kp_order_ent *ents, *tmp;	/* queued, in push order until sorted; scratch */
+	size_t nr, ents_cap, tmp_cap;
 	uint64_t seq;
 	uint64_t max_time;	/* largest time queued so far */
 	uint64_t limit;		/* largest time at the end of the previous round */
 };
 
 /* The callback gets records in time order; a non-zero return stops and is passed up. */
-typedef int kp_order_fn(void *ctx, const struct kp_rec_header *rec, uint64_t time);
+typedef int kp_order_fn(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint64_t tag);
 
 void kp_order_init(struct kp_order *o);
 void kp_order_release(struct kp_order *o);
 
-/* kp_order_push - queue a copy of @rec with its @time (records without one: pass the last). */
-void kp_order_push(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time);
+/*
+ * kp_order_push - queue a copy of @rec with its @time (records without one: pass the last) and
+ * @tag, which the callback is given with it.
+ */
+void kp_order_push(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time,
+		   uint64_t tag);
 
 /* kp_order_round - a KP_REC_ROUND was read: deliver what is now final. */
 int kp_order_round(struct kp_order *o, kp_order_fn *fn, void *ctx);

@@ -13,16 +13,27 @@
 #include "tests/tap.h"
 
 struct seen {
-	uint64_t last, n, backwards;
+	uint64_t last, n, backwards, bad_tags, bad_copies, last_seq;
+	bool check_copies;	/* records whose second word is their time, third their push order */
 	size_t max_queued;
 	struct kp_order *o;
 };
 
-static int collect(void *ctx, const struct kp_rec_header *rec, uint64_t time)
+/* Each record is pushed with a tag of its time's complement: it must come back with it. */
+static int collect(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint64_t tag)
 {
 	struct seen *s = ctx;
 
 	(void)rec;
+	s->bad_tags += tag != ~time;
+	if (s->check_copies) {
+		const uint64_t *w = (const uint64_t *)rec;
+
+		s->bad_copies += w[1] != time;
+		/* equal times come out in the order they were pushed */
+		s->backwards += s->n && time == s->last && w[2] < s->last_seq;
+		s->last_seq = w[2];
+	}
 	if (time < s->last)
 		s->backwards++;
 	s->last = time;
@@ -58,7 +69,7 @@ static void file_order(void)
 			kp_rec_parse_sample(&ev->attr, rec, &smp);
 		else
 			kp_rec_parse_id(&ev->attr, rec, &smp);
-		kp_order_push(&o, rec, smp.time);
+		kp_order_push(&o, rec, smp.time, ~smp.time);
 		pushed++;
 		if (o.nr > seen.max_queued)
 			seen.max_queued = o.nr;
@@ -67,6 +78,7 @@ static void file_order(void)
 	ok(pushed == 4006 && seen.n == pushed, "every kernel record delivered (%llu)",
 	   (unsigned long long)seen.n);
 	is_u64(seen.backwards, 0, "no record delivered before an older one");
+	is_u64(seen.bad_tags, 0, "every record delivered with its own tag");
 	ok(seen.max_queued <= 24, "at most about two rounds queued (%zu records)", seen.max_queued);
 	kp_order_release(&o);
 	kp_evlist_release(&l);
@@ -75,40 +87,47 @@ static void file_order(void)
 	close(fd);
 }
 
-/* Random streams: two CPUs, each sorted, drained alternately with random lags. */
-static void random_order(void)
+/*
+ * Random streams: @rings CPUs, each sorted, drained one after the other with random lags and
+ * some equal times; the records kept back across rounds must come out intact.
+ */
+static void random_order(int rings, unsigned seed)
 {
 	struct kp_order o;
-	struct seen seen = { 0 };
-	uint64_t t[2] = { 0, 0 }, pushed = 0;
-	uint64_t rec[2] = { 0 };
+	struct seen seen = { .check_copies = true };
+	uint64_t t[64] = { 0 }, pushed = 0;
+	uint64_t rec[3] = { 0 };
 
 	((struct kp_rec_header *)rec)->type = PERF_RECORD_SAMPLE;
-	((struct kp_rec_header *)rec)->size = 16;
-	srand(12345);
+	((struct kp_rec_header *)rec)->size = sizeof(rec);
+	srand(seed);
 	kp_order_init(&o);
 	for (int round = 0; round < 2000; round++) {
-		/* both CPUs produce events over the same window; ring 1 is drained later */
+		/* the CPUs produce events over the same window; later rings are drained later */
 		uint64_t end = (round + 1) * 1000ull;
-		for (int cpu = 0; cpu < 2; cpu++) {
+		for (int cpu = 0; cpu < rings; cpu++) {
 			while (t[cpu] + 50 < end) {
-				t[cpu] += 1 + rand() % 100;
+				t[cpu] += rand() % 100; /* 0: the same time as the one before */
 				rec[1] = t[cpu];
-				kp_order_push(&o, (void *)rec, t[cpu]);
+				rec[2] = pushed;
+				kp_order_push(&o, (void *)rec, t[cpu], ~t[cpu]);
 				pushed++;
 			}
 		}
 		kp_order_round(&o, collect, &seen);
 	}
 	kp_order_flush(&o, collect, &seen);
-	ok(seen.n == pushed && seen.backwards == 0,
-	   "%llu interleaved records from two rings come out sorted", (unsigned long long)pushed);
+	ok(seen.n == pushed && seen.backwards == 0 && seen.bad_tags == 0 && !seen.bad_copies,
+	   "%llu interleaved records from %d rings come out sorted, intact, with their tags",
+	   (unsigned long long)pushed, rings);
 	kp_order_release(&o);
 }
 
 int main(void)
 {
 	file_order();
-	random_order();
+	random_order(2, 12345);
+	random_order(16, 777);
+	random_order(1, 5);
 	return tap_done();
 }
