@@ -317,6 +317,8 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 	r->event = -2; /* decided once the events are known */
 	r->off_event = -1;
 	rc = kp_session_run(&r->s, &ops, r);
+	if (r->ready)
+		kp_resolver_settle(&r->res);
 	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL)
 		return rc;
 	r->replay_err = rc;

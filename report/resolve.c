@@ -45,6 +45,7 @@ void kp_resolver_release(struct kp_resolver *r)
 	kp_unwinder_free(r->unwinder);
 	free(r->runs);
 	free(r->stack_ents);
+	free(r->deltas);
 	free(r->keys);
 	free(r->logs);
 	free(r->log);
@@ -440,39 +441,45 @@ void kp_resolve_addr(struct kp_resolver *r, struct kp_thread *t, uint64_t addr, 
 
 /* --- the whole-stack cache ------------------------------------------------------------------ */
 
-static void stats_add(struct kp_resolve_stats *a, const struct kp_resolve_stats *b, int sign)
+static void stats_add(struct kp_resolve_stats *a, const struct kp_resolve_stats *b, int64_t times)
 {
 	uint64_t *x = (uint64_t *)a;
 	const uint64_t *y = (const uint64_t *)b;
 
 	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
-		x[i] += sign * y[i];
+		x[i] += (uint64_t)times * y[i];
 }
 
-/* The words that decide a stack's resolution: command, process, cpu mode and addresses. */
-static size_t stack_key(const struct kp_sample *smp, uint16_t misc, const struct kp_thread *t,
-			uint32_t s_gen, uint32_t cgroup, uint64_t *key, size_t max)
-{
-	size_t n = 0;
+#define STACK_HEAD 3	/* the key's words before the addresses: kp_chain_memo.head */
+#define STACK_KEY_MAX 256
 
-	/* the process's map generation: its maps changing makes its stacks resolve anew, while
-	 * the stacks of every other process stay cached */
-	key[n++] = (uint64_t)t->comm << 32 | t->pid;
-	key[n++] = (uint64_t)s_gen << 8 | (misc & PERF_RECORD_MISC_CPUMODE_MASK);
-	key[n++] = cgroup; /* 0 unless the stacks carry it (cgroup_root) */
+/*
+ * A stack's key: the words that decide its resolution (command, the process's maps, cpu mode, cgroup) in
+ * @head, then its addresses, read where the sample holds them (not copied: most samples are
+ * only looked up). Returns the number of addresses, or -1 for a stack too deep to cache.
+ */
+static long stack_key(const struct kp_sample *smp, uint16_t misc, const struct kp_thread *t,
+		      uint32_t maps_id, uint32_t cgroup, uint64_t head[STACK_HEAD],
+		      const uint64_t **addrs)
+{
+	/* the process's set of maps, not its pid: its maps changing makes its stacks resolve
+	 * anew, and processes forked with the same maps share them */
+	head[0] = (uint64_t)t->comm << 32 | maps_id;
+	head[1] = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	head[2] = cgroup; /* 0 unless the stacks carry it (cgroup_root) */
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		key[n++] = smp->ip;
-		return n;
+		*addrs = &smp->ip;
+		return 1;
 	}
-	if (smp->nr_callchain > max - n)
-		return 0; /* too deep to cache: resolve it every time */
-	memcpy(key + n, smp->callchain, smp->nr_callchain * sizeof(*key));
-	return n + smp->nr_callchain;
+	if (smp->nr_callchain > STACK_KEY_MAX - STACK_HEAD)
+		return -1; /* too deep to cache: resolve it every time */
+	*addrs = smp->callchain;
+	return (long)smp->nr_callchain;
 }
 
 struct want_stack {
 	const struct kp_resolver *r;
-	const uint64_t *key;
+	const uint64_t *head, *addrs;
 	size_t n;
 };
 
@@ -480,29 +487,53 @@ static bool same_stack(const void *ctx, uint64_t id)
 {
 	const struct want_stack *w = ctx;
 	const struct kp_stack_ent *e = &w->r->stack_ents[id];
+	const uint64_t *k = w->r->keys + e->key_off;
 
-	return e->key_len == w->n &&
-	       !memcmp(w->r->keys + e->key_off, w->key, w->n * sizeof(*w->key));
+	return e->key_len == STACK_HEAD + w->n && !memcmp(k, w->head, STACK_HEAD * sizeof(*k)) &&
+	       !memcmp(k + STACK_HEAD, w->addrs, w->n * sizeof(*k));
 }
 
-static struct kp_stack_ent *stack_find(struct kp_resolver *r, const uint64_t *key, size_t n,
+/* Two lanes, so that the multiplications of a long stack overlap. */
+static uint64_t stack_hash(const uint64_t *head, const uint64_t *addrs, size_t n)
+{
+	uint64_t a = kp_hash_words(head, STACK_HEAD, 4), b = a ^ n;
+	size_t i = 0;
+
+	for (; i + 1 < n; i += 2) {
+		a = (a ^ addrs[i]) * 0xff51afd7ed558ccdull;
+		b = (b ^ addrs[i + 1]) * 0xc4ceb9fe1a85ec53ull;
+		a ^= a >> 32;
+		b ^= b >> 29;
+	}
+	if (i < n)
+		a = (a ^ addrs[i]) * 0xff51afd7ed558ccdull;
+	return (a ^ (b >> 1) ^ (b << 63)) * 0x9e3779b97f4a7c15ull;
+}
+
+static struct kp_stack_ent *stack_find(struct kp_resolver *r, const struct want_stack *want,
 				       uint64_t *hkey)
 {
-	struct want_stack want = { r, key, n };
 	uint64_t *id;
 
-	*hkey = kp_hash_words(key, n, 4);
-	id = kp_hash_find(&r->stacks, hkey, same_stack, &want);
+	*hkey = stack_hash(want->head, want->addrs, want->n);
+	id = kp_hash_find(&r->stacks, hkey, same_stack, want);
 	return id ? &r->stack_ents[*id] : NULL;
 }
 
-static void stack_replay(struct kp_resolver *r, const struct kp_stack_ent *e)
+void kp_resolver_settle(struct kp_resolver *r)
 {
-	stats_add(&r->st, &e->delta, 1);
-	for (uint32_t i = 0; i < e->log_len; i++) {
-		uint32_t v = r->logs[e->log_off + i];
-		r->s->dso_list[v >> 1].frames++;
-		r->s->dso_list[v >> 1].unnamed += v & 1;
+	for (size_t i = 0; i < r->nr_stacks; i++) {
+		struct kp_stack_ent *e = &r->stack_ents[i];
+
+		if (!e->hits)
+			continue;
+		stats_add(&r->st, &r->deltas[i], (int64_t)e->hits);
+		for (uint32_t k = 0; k < e->log_len; k++) {
+			uint32_t v = r->logs[e->log_off + k];
+			r->s->dso_list[v >> 1].frames += e->hits;
+			r->s->dso_list[v >> 1].unnamed += (v & 1) * e->hits;
+		}
+		e->hits = 0;
 	}
 }
 
@@ -530,36 +561,65 @@ uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint
 	return node;
 }
 
+static void memo_put(struct kp_chain_memo *m, uint64_t chain_id, const uint64_t *head,
+		     size_t ent)
+{
+	if (!m)
+		return;
+	m->chain_id = chain_id;
+	memcpy(m->head, head, sizeof(m->head));
+	m->ent = (uint32_t)ent;
+}
+
 uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in, uint16_t misc,
 			  struct kp_thread *t, bool inverted)
 {
 	struct kp_sample joined;
 	const struct kp_sample *smp =
 		kp_unwind_join(r->unwinder, smp_in, t, &joined, r->chain, ARRAY_SIZE(r->chain));
-	uint64_t key[256], hkey;
-	size_t n = stack_key(smp, misc, t, r->s->procs[t->proc].gen,
-			     r->cgroup_root ? r->s->procs[t->proc].cgroup : 0, key, ARRAY_SIZE(key));
+	uint64_t head[STACK_HEAD], hkey = 0;
+	struct want_stack want = { r, head, NULL, 0 };
+	long n = stack_key(smp, misc, t, r->s->procs[t->proc].maps_id,
+			   r->cgroup_root ? r->s->procs[t->proc].cgroup : 0, head, &want.addrs);
 	struct kp_resolve_stats before = r->st;
-	struct kp_stack_ent *e;
+	/* a chain the reader identified, as the sample holds it (not joined with an unwinding) */
+	struct kp_chain_memo *m =
+		smp == smp_in && smp->chain_id ? &r->memo[smp->chain_id % ARRAY_SIZE(r->memo)] : NULL;
+	struct kp_stack_ent *e = NULL;
 
-	e = n ? stack_find(r, key, n, &hkey) : NULL;
-	if (e) {
-		stack_replay(r, e);
+	r->log_len = 0;
+	if (n < 0)
+		return stack_resolve(r, smp, misc, t, inverted);
+	if (m && m->chain_id == smp->chain_id && !memcmp(m->head, head, sizeof(head))) {
+		e = &r->stack_ents[m->ent];
+	} else {
+		want.n = (size_t)n;
+		e = stack_find(r, &want, &hkey);
+	}
+	if (e) { /* what resolving it counted is counted again by kp_resolver_settle() */
+		if (!++e->hits) { /* settled now and then rather than overflow */
+			e->hits--;
+			kp_resolver_settle(r);
+			e->hits = 1;
+		}
+		memo_put(m, smp->chain_id, head, e - r->stack_ents);
 		return e->node;
 	}
-	r->log_len = 0;
 	uint32_t node = stack_resolve(r, smp, misc, t, inverted);
-	if (!n)
-		return node;
+	memo_put(m, smp->chain_id, head, r->nr_stacks);
 	KP_GROW(r->stack_ents, r->cap_stacks, r->nr_stacks + 1);
-	KP_GROW(r->keys, r->cap_keys, r->nr_keys + n);
+	KP_GROW(r->deltas, r->cap_deltas, r->nr_stacks + 1);
+	KP_GROW(r->keys, r->cap_keys, r->nr_keys + STACK_HEAD + want.n);
 	KP_GROW(r->logs, r->cap_logs, r->nr_logs + r->log_len + 1);
 	e = &r->stack_ents[r->nr_stacks];
-	*e = (struct kp_stack_ent){ (uint32_t)r->nr_keys, (uint32_t)n, node, (uint32_t)r->nr_logs,
-				    (uint32_t)r->log_len, r->st };
-	stats_add(&e->delta, &before, -1);
-	memcpy(r->keys + r->nr_keys, key, n * sizeof(*key));
-	r->nr_keys += n;
+	*e = (struct kp_stack_ent){ (uint32_t)r->nr_keys, (uint32_t)(STACK_HEAD + want.n), node,
+				    (uint32_t)r->nr_logs, (uint32_t)r->log_len, 0 };
+	r->deltas[r->nr_stacks] = r->st;
+	stats_add(&r->deltas[r->nr_stacks], &before, -1);
+	memcpy(r->keys + r->nr_keys, head, sizeof(head));
+	if (want.n)
+		memcpy(r->keys + r->nr_keys + STACK_HEAD, want.addrs, want.n * sizeof(*r->keys));
+	r->nr_keys += STACK_HEAD + want.n;
 	if (r->log_len)
 		memcpy(r->logs + r->nr_logs, r->log, r->log_len * sizeof(*r->log));
 	r->nr_logs += r->log_len;

@@ -36,12 +36,15 @@ struct kp_resolve_stats {
 				 * frames are left out */
 };
 
-/* A stack seen before: its key words, its call-tree node, and what resolving it counted. */
+/*
+ * A stack seen before: its key words, its call-tree node, and what resolving it counted (that
+ * in kp_resolver.deltas, apart: a sample looks up the rest).
+ */
 struct kp_stack_ent {
 	uint32_t key_off, key_len;	/* in kp_resolver.keys */
 	uint32_t node;
 	uint32_t log_off, log_len;	/* per-frame DSO accounting, in kp_resolver.logs */
-	struct kp_resolve_stats delta;
+	uint32_t hits;			/* samples of it since kp_resolver_settle() */
 };
 
 struct kp_resolver {
@@ -59,13 +62,20 @@ struct kp_resolver {
 	/* whole-stack cache: most samples repeat a stack seen before */
 	struct kp_hash stacks;		/* hash of the key words -> index into stack_ents */
 	struct kp_stack_ent *stack_ents;
-	size_t nr_stacks, cap_stacks;
+	struct kp_resolve_stats *deltas;	/* for each stack_ents[i] */
+	size_t nr_stacks, cap_stacks, cap_deltas;
 	uint64_t *keys;
 	size_t nr_keys, cap_keys;
 	uint32_t *logs;			/* dso << 1 | unnamed, per user frame in a DSO */
 	size_t nr_logs, cap_logs;
 	uint32_t *log;			/* the current sample's, while it is resolved */
 	size_t log_len, log_cap;
+	/* the stacks of samples whose call chain the reader identified: chain_id -> entry */
+	struct kp_chain_memo {
+		uint64_t chain_id;
+		uint64_t head[3];	/* and the rest of the stack's key (resolve.c) */
+		uint32_t ent;
+	} memo[4096];
 	uint32_t locs[1024];
 	struct kp_unwinder *unwinder;	/* for samples with a user stack copy (--call-graph dwarf) */
 	uint64_t chain[KP_UNWIND_CHAIN_MAX]; /* their kernel chain joined with the unwound user part */
@@ -76,6 +86,13 @@ struct kp_resolver {
 void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_profile *p,
 		      enum kp_unwind_lib unwinder);
 void kp_resolver_release(struct kp_resolver *r);
+
+/*
+ * kp_resolver_settle - count into r->st and the session's DSO list what the samples of stacks
+ * seen before counted (deferred: a repeated stack is only looked up). Call it before reading
+ * either.
+ */
+void kp_resolver_settle(struct kp_resolver *r);
 
 /*
  * kp_resolve_sample - the locations of @smp's stack into @locs (capacity @max), root first.

@@ -134,12 +134,18 @@ static struct kp_proc *proc_get(struct kp_session *s, uint32_t pid)
 
 struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t tid)
 {
-	uint64_t *i = kp_hash_get(&s->thread_ids, tid);
+	uint64_t *i;
 	struct kp_thread *t;
 	struct kp_proc *p;
 
-	if (i && s->threads[*i].pid == pid)
+	if (s->last_thread < s->nr_threads && s->threads[s->last_thread].tid == tid &&
+	    s->threads[s->last_thread].pid == pid)
+		return &s->threads[s->last_thread];
+	i = kp_hash_get(&s->thread_ids, tid);
+	if (i && s->threads[*i].pid == pid) {
+		s->last_thread = *i;
 		return &s->threads[*i];
+	}
 	p = proc_get(s, pid);
 	if (i) { /* the tid was reused by another process */
 		t = &s->threads[*i];
@@ -342,7 +348,7 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 	if (misc & PERF_RECORD_MISC_MMAP_DATA) {
 		p = proc_get(s, mm->pid);
 		insert_map(p, &m, true);
-		p->gen++;
+		p->maps_id = ++s->maps_ids;
 		return;
 	}
 	m.name = kp_strtab_intern(&s->strs, mm->filename);
@@ -366,7 +372,7 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 	}
 	p = proc_get(s, mm->pid); /* dso_id() may have moved it */
 	insert_map(p, &m, false);
-	p->gen++;
+	p->maps_id = ++s->maps_ids;
 }
 
 static void on_comm(struct kp_session *s, const struct kp_comm *c, uint16_t misc)
@@ -380,7 +386,7 @@ static void on_comm(struct kp_session *s, const struct kp_comm *c, uint16_t misc
 		p->nr_maps = 0;
 		kp_perfmap_release(&p->jit);
 		p->jitdump = 0;
-		p->gen++;
+		p->maps_id = ++s->maps_ids;
 	}
 }
 
@@ -395,7 +401,11 @@ static void on_fork(struct kp_session *s, const struct kp_task *f)
 		struct kp_map *maps = kp_xcalloc(n ? n : 1, sizeof(*maps));
 		if (n)
 			memcpy(maps, parent->maps, n * sizeof(*maps));
-		uint32_t cgroup = parent->cgroup;
+		uint32_t cgroup = parent->cgroup, parent_maps = parent->maps_id;
+		bool anon = false;
+
+		for (size_t i = 0; i < n; i++)
+			anon |= (maps[i].flags & KP_MAP_ANON) != 0;
 
 		child = proc_get(s, f->pid); /* may move parent */
 		if (!child->cgroup) /* until its own record says otherwise */
@@ -406,7 +416,7 @@ static void on_fork(struct kp_session *s, const struct kp_task *f)
 		child->pid = f->pid;
 		child->maps = maps;
 		child->nr_maps = child->cap_maps = n;
-		child->gen++;
+		child->maps_id = anon ? ++s->maps_ids : parent_maps;
 	}
 	t = kp_session_thread(s, f->pid, f->tid);
 	t->comm = comm;
@@ -453,28 +463,31 @@ static int unparsed(struct kp_session *s, const struct kp_rec_header *rec, uint6
 	return s->ops->unparsed ? s->ops->unparsed(s->ctx, s, rec) : 0;
 }
 
-static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time)
+/* @chain: the reader's kp_reader_chain_id() of @rec */
+static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint64_t chain)
 {
 	struct kp_session *s = ctx;
 	const struct kp_evsel *ev = kp_evlist_find(&s->evl, rec);
-	struct kp_sample smp;
+	struct kp_sample id;
 
 	(void)time;
 	if (rec->type != PERF_RECORD_SAMPLE) {
 		update_model(s, rec);
 		if (!ev)
 			return unparsed(s, rec, &s->no_event);
-		kp_rec_parse_id(&ev->attr, rec, &smp);
-		return s->ops->side ? s->ops->side(s->ctx, s, ev, rec, &smp) : 0;
+		kp_rec_parse_id(&ev->attr, rec, &id);
+		return s->ops->side ? s->ops->side(s->ctx, s, ev, rec, &id) : 0;
 	}
 	if (!ev)
 		return unparsed(s, rec, &s->no_event);
-	if (kp_rec_parse_sample(&ev->attr, rec, &smp))
+	if (kp_rec_parse_sample_again(&ev->attr, rec, &s->smp))
 		return unparsed(s, rec, &s->bad_samples);
+	s->smp.chain_id = chain;
 	s->sampled = true;
 	if (!s->ops->sample)
 		return 0;
-	return s->ops->sample(s->ctx, s, ev, &smp, rec, kp_session_thread(s, smp.pid, smp.tid));
+	return s->ops->sample(s->ctx, s, ev, &s->smp, rec,
+			      kp_session_thread(s, s->smp.pid, s->smp.tid));
 }
 
 static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
@@ -582,7 +595,7 @@ int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
 	int rc = 0;
 
 	if (rec->type < KP_REC_USER_START) {
-		kp_order_push(&s->order, rec, time_of(s, rec));
+		kp_order_push(&s->order, rec, time_of(s, rec), kp_reader_chain_id(&s->r));
 		return 0;
 	}
 	keep_own(s, rec);

@@ -41,7 +41,13 @@ struct kp_map {
 
 struct kp_proc {
 	uint32_t pid;
-	uint32_t gen;		/* bumped when this process's maps change: keys its cached stacks */
+	/*
+	 * Which set of maps the process has: a new value whenever they change, while a forked
+	 * child shares its parent's until either changes (unless the parent has anonymous maps,
+	 * whose JIT names are each process's own). It keys cached stacks: the stacks of a
+	 * thousand forked workers resolve once.
+	 */
+	uint32_t maps_id;
 	struct kp_map *maps;
 	size_t nr_maps, cap_maps;
 	struct kp_perfmap jit;	/* /tmp/perf-PID.map and its jitdump, loaded on the first
@@ -113,9 +119,12 @@ struct kp_session {
 	struct kp_hash dso_ids;		/* struct kp_dso * -> index */
 	struct kp_proc *procs;
 	size_t nr_procs, cap_procs;
+	uint32_t maps_ids;		/* the last kp_proc.maps_id given */
 	struct kp_hash proc_ids;	/* pid -> index */
 	struct kp_thread *threads;
 	size_t nr_threads, cap_threads;
+	size_t last_thread;		/* the one kp_session_thread() gave last: a CPU's samples
+					 * come in runs of one thread */
 	struct kp_hash thread_ids;	/* tid -> index */
 	struct kp_order order;
 	uint64_t last_time;
@@ -125,6 +134,7 @@ struct kp_session {
 	bool have_unwind_stats;
 	struct kp_unwind_stats unwind_stops;	/* ... its stacks, and where they stopped early */
 	uint64_t bad_samples;		/* samples shorter than their fields */
+	struct kp_sample smp;		/* the sample being delivered (kp_rec_parse_sample_again) */
 	uint64_t no_event;		/* records that belong to no recorded event */
 	bool sampled;			/* a sample was delivered: the event list is final, as the
 					 * consumers sized their per-event state on it */

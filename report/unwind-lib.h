@@ -95,7 +95,7 @@ int kp_cfi_unwind(struct kp_cfi_cache *c, const struct kp_session *s, const stru
 /* What a process's address space is, for unwinding: its file-backed maps. */
 struct kp_unwind_sig {
 	uint64_t sig;		/* hash of (start, end, offset, binary) of each file-backed map */
-	uint32_t gen;		/* the process's map generation it was taken at */
+	uint32_t maps_id;	/* the process's maps it was taken of (kp_proc.maps_id) */
 	bool valid;
 };
 

@@ -117,7 +117,7 @@ static uint64_t space_sig(struct kp_unwind_slots *sl, const struct kp_session *s
 		sl->nr_sigs = nr;
 	}
 	g = &sl->sigs[proc];
-	if (g->valid && g->gen == p->gen)
+	if (g->valid && g->maps_id == p->maps_id)
 		return g->sig;
 	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct kp_map *m = &p->maps[i];
@@ -126,7 +126,7 @@ static uint64_t space_sig(struct kp_unwind_slots *sl, const struct kp_session *s
 		if (!(m->flags & KP_MAP_ANON))
 			h = kp_hash_words(w, 4, h);
 	}
-	*g = (struct kp_unwind_sig){ h, p->gen, true };
+	*g = (struct kp_unwind_sig){ h, p->maps_id, true };
 	return h;
 }
 

@@ -64,9 +64,8 @@ size_t synth_mmap2_len(const struct synth_mmap2 *mm)
 	return offsetof(struct synth_mmap2, name) + strlen(mm->name) + 1;
 }
 
-/* A side-band record with the sample_id_all trailer (tid, time, cpu, identifier). */
-static void add_side(struct synth *s, uint32_t type, uint16_t misc, const void *body,
-		     size_t body_len, uint32_t tid, uint64_t time)
+void synth_side(struct synth *s, uint32_t type, uint16_t misc, const void *body,
+		size_t body_len, uint32_t tid, uint64_t time)
 {
 	uint8_t buf[512];
 	struct kp_rec_header *h = (void *)buf;
@@ -91,12 +90,12 @@ static void add_sideband(struct synth *s, uint64_t t0)
 	uint64_t lost[2] = { 1000, 7 };
 	uint64_t thr[3] = { t0, 1000, 1000 };
 
-	add_side(s, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &comm, sizeof(comm), 42, t0);
-	add_side(s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &mm, synth_mmap2_len(&mm), 42, t0);
-	add_side(s, PERF_RECORD_FORK, 0, fork, sizeof(fork), 43, t0);
-	add_side(s, PERF_RECORD_LOST, 0, lost, sizeof(lost), 42, t0);
-	add_side(s, PERF_RECORD_THROTTLE, 0, thr, sizeof(thr), 42, t0);
-	add_side(s, PERF_RECORD_UNTHROTTLE, 0, thr, sizeof(thr), 42, t0);
+	synth_side(s, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &comm, sizeof(comm), 42, t0);
+	synth_side(s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &mm, synth_mmap2_len(&mm), 42, t0);
+	synth_side(s, PERF_RECORD_FORK, 0, fork, sizeof(fork), 43, t0);
+	synth_side(s, PERF_RECORD_LOST, 0, lost, sizeof(lost), 42, t0);
+	synth_side(s, PERF_RECORD_THROTTLE, 0, thr, sizeof(thr), 42, t0);
+	synth_side(s, PERF_RECORD_UNTHROTTLE, 0, thr, sizeof(thr), 42, t0);
 }
 
 /* Own records go through the writer's helpers; keep a copy of what they produced. */
@@ -144,16 +143,23 @@ static void add_stats(struct synth *s, unsigned nsamples)
 	synth_add(s, &st);
 }
 
+int synth_begin(struct synth *s, int fd, int level)
+{
+	memset(s, 0, sizeof(*s));
+	if (kp_writer_init(&s->w, fd, level, 0))
+		return s->w.err;
+	add_own(s);
+	return 0;
+}
+
 int synth_file(struct synth *s, int fd, unsigned nsamples, unsigned per_chunk, int level)
 {
 	const uint64_t t0 = 1000000000ull;
 	uint8_t buf[256];
 	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
 
-	memset(s, 0, sizeof(*s));
-	if (kp_writer_init(&s->w, fd, level, 0))
+	if (synth_begin(s, fd, level))
 		return s->w.err;
-	add_own(s);
 	add_sideband(s, t0);
 	for (unsigned i = 0; i < nsamples; i++) {
 		/* two CPUs per round of 8: the second CPU's run carries earlier times */

@@ -27,6 +27,13 @@ struct synth {
 /* synth_attr - the attr the synthetic samples use. */
 void synth_attr(struct perf_event_attr *a);
 
+/* synth_begin - start a recording on @fd: the writer, the attr (synth_attr()), metadata. */
+int synth_begin(struct synth *s, int fd, int level);
+
+/* synth_side - add a side-band record of @type: @body, then the sample_id_all trailer. */
+void synth_side(struct synth *s, uint32_t type, uint16_t misc, const void *body,
+		size_t body_len, uint32_t tid, uint64_t time);
+
 /* synth_add - append @rec to the writer and to the expected copy. */
 void synth_add(struct synth *s, const void *rec);
 

@@ -3,7 +3,8 @@
  * test-report.c - kp_report_build() on the golden recording (tests/golden/basic.kprof over
  * the binaries of tests/golden/root): its failures, its timeline against its own filters,
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
- * the Firefox export's streaming, by the allocator's own count of the bytes in use.
+ * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
+ * synthetic recording: the JIT frames of a forked process named by its own perf map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,10 +14,12 @@
 #include <fcntl.h>
 #include <libelf.h>
 #include <malloc.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report/report.h"
 #include "report/view.h"
+#include "synth.h"
 #include "tests/tap.h"
 
 static char input[4096], base[4096], symfs[4096];
@@ -362,6 +365,91 @@ static void test_addresses(void)
 	kp_report_release(&b);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static bool has_func(const struct kp_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->prof.nr_funcs; i++)
+		if (!strcmp(kp_strtab_get(r->prof.strs, r->prof.funcs[i].name), name))
+			return true;
+	return false;
+}
+
+/*
+ * A process with JIT code forks: parent and child run code at the same address of the same
+ * anonymous map, which each one's perf-PID.map names differently. Forked processes share
+ * their resolved stacks while their maps are the same, but not these: each is named by its
+ * own map, whichever comes first.
+ */
+static void test_forked_jit(void)
+{
+	char dir[] = "/tmp/kp-forkjit-XXXXXX", path[128], file[128];
+	struct kp_report_opts o;
+	struct kp_report r;
+	struct synth sy;
+	uint8_t buf[256];
+	const uint64_t t0 = 1000000000ull, code = 0x7f0000001000ull;
+	struct synth_mmap2 mm = { 5000, 5000, code, 0x10000, 0, 0, 0, 0, 0, 7, 2, "//anon" };
+	struct {
+		uint32_t pid, tid;
+		char comm[16];
+	} comm = { 5000, 5000, "jitter" };
+	uint32_t fork[6] = { 5001, 5000, 5001, 5000, 0, 0 };
+	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "a temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tmp", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/tmp/perf-5000.map", dir);
+	write_text(path, "7f0000001000 200 jit_parent\n");
+	snprintf(path, sizeof(path), "%s/tmp/perf-5001.map", dir);
+	write_text(path, "7f0000001000 200 jit_child\n");
+	snprintf(file, sizeof(file), "%s/forked.kprof", dir);
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	synth_begin(&sy, fd, 1);
+	synth_side(&sy, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &comm, sizeof(comm), 5000, t0);
+	synth_side(&sy, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &mm, synth_mmap2_len(&mm), 5000, t0);
+	synth_side(&sy, PERF_RECORD_FORK, 0, fork, sizeof(fork), 5001, t0 + 10);
+	for (unsigned i = 0; i < 20; i++) { /* the parent first, then the child, in turn */
+		synth_sample(buf, 5000 + i % 2, t0 + 100 + i, 0, code, 1);
+		synth_add(&sy, buf);
+	}
+	synth_add(&sy, &round);
+	synth_flush(&sy);
+	synth_release(&sy);
+	close(fd);
+
+	opts_init(&o, file);
+	o.symfs = dir;
+	if (kp_report_build(&o, &r)) {
+		ok(0, "the synthetic recording of a forked JIT builds");
+	} else {
+		ok(has_func(&r, "jit_parent") && has_func(&r, "jit_child"),
+		   "a forked process's JIT frames are named by its own perf map, not its parent's");
+		kp_report_release(&r);
+	}
+	unlink(file);
+	snprintf(path, sizeof(path), "%s/tmp/perf-5000.map", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/tmp/perf-5001.map", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/tmp", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -376,5 +464,6 @@ int main(void)
 	test_merge();
 	test_addresses();
 	test_firefox_streams();
+	test_forked_jit();
 	return tap_done();
 }
