@@ -116,7 +116,8 @@ static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ct
 		const struct kp_order_ent *e = &o->ents[n++];
 		rc = fn(ctx, rec_at(o, e->at), e->time, e->tag);
 	}
-	memmove(o->ents, o->ents + n, (o->nr - n) * sizeof(*o->ents));
+	if (n && n < o->nr)
+		memmove(o->ents, o->ents + n, (o->nr - n) * sizeof(*o->ents));
 	o->nr -= n;
 	return rc;
 }
