@@ -71,14 +71,23 @@ void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len, bool en
 static int cmp_ent(const void *a, const void *b)
 {
 	const struct kp_ksym_ent *x = a, *y = b;
-	struct kp_symrank rx = kp_symrank_kallsyms(x->name, x->type);
-	struct kp_symrank ry = kp_symrank_kallsyms(y->name, y->type);
+	struct kp_symrank rx, ry;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->end != y->end) /* names first: an address stored as both is named */
 		return x->end ? 1 : -1;
+	rx = kp_symrank_kallsyms(x->name, x->type);
+	ry = kp_symrank_kallsyms(y->name, y->type);
 	return kp_symrank_cmp(&rx, &ry); /* the best alias first */
+}
+
+static bool in_order(const struct kp_ksyms *k)
+{
+	for (size_t i = 1; i < k->nr; i++)
+		if (cmp_ent(&k->syms[i - 1], &k->syms[i]) > 0)
+			return false;
+	return true;
 }
 
 /* Sort, and drop the lines stored twice (the same symbol can be written by several rounds, as
@@ -87,7 +96,7 @@ static void finish(struct kp_ksyms *k)
 {
 	size_t out = 0;
 
-	if (k->nr > 1)
+	if (k->nr > 1 && !in_order(k)) /* /proc/kallsyms is, but for its modules and aliases */
 		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
 	for (size_t i = 0; i < k->nr; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr &&
