@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,22 @@ static void load_symbols(struct kp_session *s, const char *path)
 	kp_reader_release(&r);
 }
 
+static unsigned session_jobs; /* kp_session_set_jobs() */
+
+void kp_session_set_jobs(unsigned n)
+{
+	session_jobs = n;
+}
+
+static unsigned jobs(void)
+{
+	cpu_set_t cpus;
+
+	if (session_jobs)
+		return session_jobs;
+	return sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) > 1 ? 2 : 1;
+}
+
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
 {
 	int rc;
@@ -75,7 +92,7 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
 	rc = kp_reader_open(&s->r, path);
 	if (!rc)
 		load_symbols(s, path);
-	if (!rc)
+	if (!rc && jobs() > 1)
 		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
 	return rc;
 }

@@ -75,6 +75,8 @@ static const char report_usage[] =
 	"                         $DEBUGINFOD_URLS names\n"
 	"      --unwinder LIB     unwind --call-graph dwarf stack copies with libdw (the\n"
 	"                         default) or libunwind\n"
+	"  -j, --jobs N           threads that read the file: 1, or 2 (the default on 2\n"
+	"                         CPUs or more) to decompress it ahead of the report\n"
 	"  -h, --help             this text\n";
 
 struct report {
@@ -107,6 +109,18 @@ static int parse_time(const char *s, struct kp_report_filter *f)
 		return kp_usage_error("report", "bad end time in '%s'", s);
 	f->t_start = comma != s ? (uint64_t)(a * 1e9) : 0;
 	f->t_end = comma[1] ? (uint64_t)(b * 1e9) : UINT64_MAX;
+	return 0;
+}
+
+static int parse_jobs(const char *s)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+
+	if (!*s || *end || n < 1 || n > 1024)
+		return kp_usage_error("report", "--jobs takes a number of threads from 1, not '%s'",
+				      s);
+	kp_session_set_jobs((unsigned)n);
 	return 0;
 }
 
@@ -339,6 +353,7 @@ static const struct option long_opts[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
 	{ "diff", required_argument, NULL, OPT_DIFF },
@@ -417,6 +432,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_COLOR: r->color = optarg; return 0;
 	case OPT_SYMFS: r->ro.symfs = optarg; return 0;
 	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(); return 0;
+	case 'j': return parse_jobs(optarg);
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_TIMELINE: return set_view(r, "timeline");
 	case OPT_DIFF: r->diff_base = optarg; return 0;
@@ -565,7 +581,7 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->stderr_tty = -1;
 	kp_svg_opts_init(&r->vo.svg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:h", all_opts(), NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:j:h", all_opts(), NULL)) != -1) {
 		if (c == 'h')
 			return kp_cmd_help(report_usage) + view_usage() + kp_cmd_help(kp_svg_usage) - 1;
 		if (c == OPT_ANNOTATE) { /* its count may follow as the next word: --annotate 5 */

@@ -40,6 +40,15 @@ sum=$(awk '{ s += $NF } END { print s }' "$WORK/folded.samples")
 shown=$(sed -n "s/^# kprof report of .*: \([0-9]*\) samples.*/\1/p" "$WORK/flat")
 check "--weight samples: folded counts add up to the samples ($sum of $shown)" [ "$sum" -eq "$shown" ]
 
+# the read-ahead thread changes nothing of what a report says, nor does taking it away
+"$KPROF" report -i "$WORK/s.kprof" --folded --jobs 1 >"$WORK/folded.j1"
+check "--jobs 1 (no read-ahead thread) folds the same stacks" cmp -s "$WORK/folded" "$WORK/folded.j1"
+taskset -c 0 "$KPROF" report -i "$WORK/s.kprof" --folded >"$WORK/folded.cpu0"
+check "...and so does a report run on one CPU" cmp -s "$WORK/folded" "$WORK/folded.cpu0"
+"$KPROF" report -i "$WORK/s.kprof" -j 0 >"$WORK/j0.out" 2>"$WORK/j0.err"
+check "--jobs 0 is a usage error, nothing on stdout" \
+	sh -c "[ $? -eq 2 ] && [ ! -s '$WORK/j0.out' ] && grep -q 'jobs takes a number' '$WORK/j0.err'"
+
 "$KPROF" report -i "$WORK/s.kprof" --weight bytes >/dev/null 2>"$WORK/w.err"
 check "an unknown --weight is a usage error naming both" sh -c "[ $? -eq 2 ] && grep -q 'period or samples' '$WORK/w.err'"
 "$KPROF" report -i "$WORK/s.kprof" --tree --color never >"$WORK/tree"
