@@ -298,13 +298,29 @@ if want report; then
 	perf record -c 20000 -g -o "$tmp/small.data" -- "$tmp/work-fp" split $((big * 15 / 100)) >/dev/null 2>"$tmp/err"
 	psmall=$(perf_samples)
 	for i in $(seq 1 "$runs"); do run "$d/p-small" perf report -i "$tmp/small.data" --stdio; done
+	# a system-wide recording of many processes: 64 forked workers for about 10 s, about 1 M
+	# samples, and ten times its data chunks
+	"$kprof" record -a -c 20000 -g -o "$tmp/many.kprof" -- "$tmp/work-fp" children 64 $((450 / scale)) \
+		>/dev/null 2>"$tmp/err"
+	kmany=$(kprof_samples)
+	first=$(od -An -t u8 -j 72 -N 8 "$tmp/many.kprof" | tr -d ' ')
+	meta=$((64 + 32 + first))
+	head -c "$meta" "$tmp/many.kprof" >"$tmp/many10.kprof"
+	for i in $(seq 1 10); do tail -c +"$((meta + 1))" "$tmp/many.kprof" >>"$tmp/many10.kprof"; done
 	scale_rows=""
-	for t in small:$ksmall:p-small:$psmall big:$kbig:p-report:$pbig big5:$((kbig * 5)):: big10:$((kbig * 10))::; do
-		IFS=: read -r name n pname pn <<<"$t"
-		for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$name.kprof" --folded; done
+	# recording:samples:kprof input:kprof options:perf's run:perf's samples
+	for t in "split -g:$ksmall:small.kprof:::p-small:$psmall" "split -g:$kbig:big.kprof::p-report:$pbig" \
+		"split -g, chunks x5:$((kbig * 5)):big5.kprof:::" "split -g, chunks x10:$((kbig * 10)):big10.kprof:::" \
+		"split -g, chunks x10, --jobs 1:$((kbig * 10)):big10.kprof:--jobs 1::" \
+		"64 workers, -a -g:$kmany:many.kprof:::" "64 workers, -a -g, chunks x10:$((kmany * 10)):many10.kprof:::" \
+		"perf.data of split -g:$psmall:small.data::p-small:$psmall" "perf.data of split -g:$pbig:big.data::p-report:$pbig"; do
+		IFS=: read -r label n input opts pname pn <<<"$t"
+		name=$(printf '%s' "$input$opts" | tr -c 'a-z0-9' '_')
+		# shellcheck disable=SC2086 # $opts is words
+		for i in $(seq 1 "$runs"); do run "$d/s-$name" "$kprof" report -i "$tmp/$input" --folded $opts; done
 		local_p="- | - | -"
 		[ -n "$pname" ] && local_p="$pn | $(range "$d/$pname" 1) | $(ratio "$(rate "$n" "$(med "$d/s-$name" 1)")" "$(rate "$pn" "$(med "$d/$pname" 1)")")x"
-		scale_rows+="| $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) | $local_p |"$'\n'
+		scale_rows+="| $label | $n | $(range "$d/s-$name" 1) | $(rate "$n" "$(med "$d/s-$name" 1)") | $(med "$d/s-$name" 3) | $local_p |"$'\n'
 	done
 fi
 
@@ -631,12 +647,14 @@ realprog() {
 	perf record -g -o "$d/first.data" -- "$build/tests/workloads/split" 0.05 >/dev/null 2>"$tmp/err"
 	first_p=$(perf_samples)
 	: >"$d/first.k"; : >"$d/first.p"
+	# timed with bash's own clock: $(date) around each would add a second process's start-up
+	# (about 1 ms here) to every figure
 	for i in $(seq 1 10); do
 		local s e
-		s=$(date +%s%N); "$kprof" report -i "$d/first.kprof" >/dev/null 2>&1; e=$(date +%s%N)
-		echo "$(( (e - s) / 1000 ))" >>"$d/first.k"
-		s=$(date +%s%N); perf report -i "$d/first.data" --stdio >/dev/null 2>&1; e=$(date +%s%N)
-		echo "$(( (e - s) / 1000 ))" >>"$d/first.p"
+		s=$EPOCHREALTIME; "$kprof" report -i "$d/first.kprof" >/dev/null 2>&1; e=$EPOCHREALTIME
+		echo "$s $e" | awk '{ printf "%d\n", ($2 - $1) * 1e6 }' >>"$d/first.k"
+		s=$EPOCHREALTIME; perf report -i "$d/first.data" --stdio >/dev/null 2>&1; e=$EPOCHREALTIME
+		echo "$s $e" | awk '{ printf "%d\n", ($2 - $1) * 1e6 }' >>"$d/first.p"
 	done
 	first_row="| $first_k / $first_p | $(awk '{ printf "%.1f\n", $1 / 1000 }' "$d/first.k" >"$d/first.km"; range "$d/first.km" 1) | $(awk '{ printf "%.1f\n", $1 / 1000 }' "$d/first.p" >"$d/first.pm"; range "$d/first.pm" 1) |"
 }
@@ -918,10 +936,10 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo
 		echo "$report_ratio."
 		echo
-		echo "### Scaling: kprof report --folded, and perf report --stdio on a recording of the same size"
+		echo "### Scaling: kprof report --folded, and perf report --stdio on a recording of the same size (perf.data: on the same file)"
 		echo
-		echo "| samples | wall s | M samples/s | peak RSS KB | perf's samples | perf report --stdio wall s | kprof's throughput / perf's |"
-		echo "|---|---|---|---|---|---|---|"
+		echo "| recording | samples | wall s | M samples/s | peak RSS KB | perf's samples | perf report --stdio wall s | kprof's throughput / perf's |"
+		echo "|---|---|---|---|---|---|---|---|"
 		printf "%s" "$scale_rows"
 	fi
 	if want exports; then
