@@ -69,6 +69,12 @@ static const char record_usage[] =
 	"      --embed-symbols        when recording ends, store in the file the symbols of\n"
 	"                             the binaries its samples hit (kprof archive), so that it\n"
 	"                             reports on any machine\n"
+	"      --switch-output[=WHEN] cut the recording into files FILE.YYYYMMDDhhmmssff, each\n"
+	"                             complete on its own: on SIGUSR2, and every WHEN, a time\n"
+	"                             (10s, 5m, 1h; plain seconds) or a size (100M; B K M G)\n"
+	"      --switch-max-files N   keep only the newest N of them\n"
+	"      --switch-output-exec CMD  run sh -c CMD with each closed file as $1, e.g.\n"
+	"                             'kprof report --format pprof -i \"$1\" -o \"$1.pb.gz\"'\n"
 	"  -h, --help                 this text\n"
 	"\n"
 	"Events a CPU without a hardware PMU lacks (cycles, instructions, ...) fall back to\n"
@@ -188,6 +194,50 @@ static int parse_duration(const char *s, double *out)
 	return 0;
 }
 
+/*
+ * --switch-output's WHEN, as perf spells it: "signal" (SIGUSR2 only, and the default), a time
+ * (N with s, m, h or d; a plain N is seconds) or a size (N with B, K, M or G).
+ */
+static int parse_switch(const char *s, struct kp_switch_opts *sw)
+{
+	static const struct {
+		char suffix;
+		double secs;
+		uint64_t bytes;
+	} units[] = { { 's', 1, 0 }, { 'm', 60, 0 }, { 'h', 3600, 0 }, { 'd', 86400, 0 },
+		      { 'B', 0, 1 }, { 'K', 0, 1ull << 10 }, { 'M', 0, 1ull << 20 },
+		      { 'G', 0, 1ull << 30 } };
+	char *end;
+	double v;
+
+	sw->on = true;
+	if (!s || !strcmp(s, "signal"))
+		return 0;
+	v = strtod(s, &end);
+	if (end == s || !(v > 0 && v < 1e9))
+		goto bad;
+	if (!*end) {
+		sw->secs = v;
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (end[0] != units[i].suffix || end[1])
+			continue;
+		if (units[i].secs) {
+			sw->secs = v * units[i].secs;
+		} else {
+			sw->bytes = (uint64_t)(v * (double)units[i].bytes);
+			if (sw->bytes < 4096)
+				return kp_usage_error("record", "--switch-output=%s: a file of at least "
+						      "4K", s);
+		}
+		return 0;
+	}
+bad:
+	return kp_usage_error("record", "--switch-output takes signal, a time (10s, 5m, 1h, 1d) "
+			      "or a size (100M; B K M G), not '%s'", s);
+}
+
 /* "fp", or "dwarf[,SIZE]": SIZE bytes of user stack per sample, a multiple of 8 below 64 KiB */
 static int parse_call_graph(const char *s, struct kp_record_opts *o)
 {
@@ -225,7 +275,8 @@ static int parse_level(const char *s, int *level)
 
 enum {
 	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER,
-	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_EMBED_SYMBOLS,
+	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES, OPT_SWITCH_OUTPUT_EXEC,
 };
 
 static const struct option long_opts[] = {
@@ -249,6 +300,9 @@ static const struct option long_opts[] = {
 	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "unwind-backlog", required_argument, NULL, OPT_UNWIND_BACKLOG },
+	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "switch-output-exec", required_argument, NULL, OPT_SWITCH_OUTPUT_EXEC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -328,6 +382,16 @@ static int parse_opt(int c, struct kp_record_opts *o)
 			return 2;
 		o->unwind_backlog = (size_t)v << 20;
 		return 0;
+	case OPT_SWITCH_OUTPUT:
+		return parse_switch(optarg, &o->sw);
+	case OPT_SWITCH_MAX_FILES:
+		if (parse_num(optarg, "--switch-max-files", 1, 1u << 20, &v))
+			return 2;
+		o->sw.max_files = (size_t)v;
+		return 0;
+	case OPT_SWITCH_OUTPUT_EXEC:
+		o->sw.exec = optarg;
+		return 0;
 	default:
 		return 2;
 	}
@@ -358,6 +422,16 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	if (o->embed_symbols && kp_path_is_stream(o->output))
 		return kp_usage_error("record", "--embed-symbols reads the recording back: not with "
 				      "-o '%s' (kprof archive the file it goes to)", o->output);
+	if ((o->sw.max_files || o->sw.exec) && !o->sw.on)
+		return kp_usage_error("record", "--switch-max-files and --switch-output-exec apply "
+				      "to --switch-output");
+	if (o->sw.on && kp_path_is_stream(o->output))
+		return kp_usage_error("record", "--switch-output cuts files: not with -o '%s'",
+				      o->output);
+	if (o->sw.on && o->embed_symbols)
+		return kp_usage_error("record", "--embed-symbols applies to one file: with "
+				      "--switch-output, use --switch-output-exec 'kprof archive -i "
+				      "\"$1\"'");
 	if (o->keep_stacks && !o->stack_user)
 		return kp_usage_error("record", "--keep-stacks applies to --call-graph dwarf");
 	if (!o->argv && !o->system_wide && !o->nr_pids && !o->nr_tids)

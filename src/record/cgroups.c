@@ -114,6 +114,13 @@ void kp_cgroups_flush(struct kp_cgroups *c, struct kp_writer *w)
 	c->nr_pending = 0;
 }
 
+void kp_cgroups_restart(struct kp_cgroups *c)
+{
+	kp_hash_release(&c->seen);
+	kp_hash_init(&c->seen);
+	c->nr_pending = 0;
+}
+
 void kp_cgroups_release(struct kp_cgroups *c)
 {
 	kp_hash_release(&c->seen);

@@ -29,6 +29,9 @@ void kp_cgroups_init(struct kp_cgroups *c);
 /* kp_cgroups_scan - note the processes new to the recording among @len bytes of records. */
 void kp_cgroups_scan(struct kp_cgroups *c, const void *recs, size_t len);
 
+/* kp_cgroups_restart - forget the processes met: a new file records each one's cgroup again. */
+void kp_cgroups_restart(struct kp_cgroups *c);
+
 /* kp_cgroups_flush - read the cgroup of each process noted, and append its record to @w. */
 void kp_cgroups_flush(struct kp_cgroups *c, struct kp_writer *w);
 

@@ -10,7 +10,7 @@
 #include "diag.h"
 
 /* Signal state: the only globals, as signal handlers need them. */
-static volatile sig_atomic_t nr_signals, last_signal;
+static volatile sig_atomic_t nr_signals, last_signal, nr_usr2;
 static volatile pid_t signal_child;
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -25,6 +25,27 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 static void on_sigchld(int sig)
 {
 	(void)sig; /* only interrupts poll() */
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	nr_usr2++;
+}
+
+void kp_child_usr2_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2; /* no SA_RESTART: it interrupts poll() */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+}
+
+int kp_child_usr2(void)
+{
+	return nr_usr2;
 }
 
 void kp_child_signals_install(void)

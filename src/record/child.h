@@ -32,6 +32,12 @@ int kp_child_signals(void);
 /* kp_child_last_signal - the last of them (0: none). */
 int kp_child_last_signal(void);
 
+/* kp_child_usr2_install - count SIGUSR2 (record --switch-output: a new file), waking poll. */
+void kp_child_usr2_install(void);
+
+/* kp_child_usr2 - how many SIGUSR2 kprof got so far. */
+int kp_child_usr2(void);
+
 /*
  * kp_child_start - fork @argv's child, held before exec; forwarded signals go to it from now
  * on. With @stdout_to_stderr its standard output is kprof's standard error. Returns 0, or 1

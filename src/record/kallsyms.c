@@ -197,6 +197,16 @@ void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w)
 	k->nr_pending = 0;
 }
 
+void kp_kallsyms_restart(struct kp_kallsyms *k)
+{
+	if (!k->nr)
+		return; /* none read, or --all-kallsyms, which writes the whole table each time */
+	memset(k->marked, NONE, k->nr + 1);
+	memset(k->cache_addr, 0, sizeof(k->cache_addr));
+	k->nr_pending = 0;
+	mark_text(k);
+}
+
 void kp_kallsyms_write_all(struct kp_kallsyms *k, struct kp_writer *w)
 {
 	kp_writer_add_kallsyms(w, k->text, k->len, 0);

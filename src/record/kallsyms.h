@@ -54,6 +54,12 @@ void kp_kallsyms_scan(struct kp_kallsyms *k, const struct kp_evlist *evl, const 
 /* kp_kallsyms_flush - append the lines marked since the last flush to @w. */
 void kp_kallsyms_flush(struct kp_kallsyms *k, struct kp_writer *w);
 
+/*
+ * kp_kallsyms_restart - forget what was written: a new file (record --switch-output) gets
+ * the symbols its own samples hit, and _text.
+ */
+void kp_kallsyms_restart(struct kp_kallsyms *k);
+
 /* kp_kallsyms_write_all - append the whole table to @w (for --all-kallsyms). */
 void kp_kallsyms_write_all(struct kp_kallsyms *k, struct kp_writer *w);
 

@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,25 +165,33 @@ static int open_events(struct kp_recorder *rec)
 	return 0;
 }
 
-/* Without a command to exec, kprof starts the events itself, then lists what already runs. */
-static int start_events(struct kp_recorder *rec)
+/*
+ * The COMM and MMAP records of what runs now among the targets, from /proc: what already ran
+ * when kprof attached (-a, -p, -t), and at the start of each file of --switch-output (then
+ * a command's processes too, which are found by their parents).
+ */
+static void synthesize(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
-	size_t first = 0, n = kp_evset_nr_fds(&rec->set), before = rec->w.len;
-	uint64_t chunks = rec->w.chunks;
+	size_t first = 0, n = kp_evset_nr_fds(&rec->set), before = rec->w.len, nr_family = 0;
+	uint64_t chunks = rec->w.chunks, id;
 	struct kp_synth_stats st;
+	int *family = NULL;
 
-	if (rec->set.on_exec)
-		return 0; /* enable_on_exec does it */
-	if (kp_evset_enable(&rec->set))
-		return 1;
 	while (first < n && rec->set.fds[first] < 0)
 		first++;
-	kp_synth_procs(&rec->w, &o->evs[0].attr, first < n ? rec->ids[first] : 0,
-		       o->system_wide ? NULL : o->pids, o->system_wide ? 0 : o->nr_pids, &st);
+	id = first < n ? rec->ids[first] : 0;
+	if (o->argv)
+		nr_family = kp_synth_family(rec->child.pid, &family);
+	if (o->system_wide)
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, NULL, 0, &st);
+	else if (o->argv)
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, family, nr_family, &st);
+	else if (o->nr_pids)
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, o->pids, o->nr_pids, &st);
 	if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
-		kp_synth_procs(&rec->w, &o->evs[0].attr, rec->ids[first], o->tids, o->nr_tids,
-			       &st);
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, o->tids, o->nr_tids, &st);
+	free(family);
 	/* the synthesized maps and comms, which no ring holds, unless a chunk was closed among
 	 * them */
 	if (rec->w.chunks == chunks && rec->w.len > before) {
@@ -190,6 +200,16 @@ static int start_events(struct kp_recorder *rec)
 		kp_cgroups_scan(&rec->cg, rec->w.buf + before, rec->w.len - before);
 	}
 	kp_cgroups_flush(&rec->cg, &rec->w);
+}
+
+/* Without a command to exec, kprof starts the events itself, then lists what already runs. */
+static int start_events(struct kp_recorder *rec)
+{
+	if (rec->set.on_exec)
+		return 0; /* enable_on_exec does it */
+	if (kp_evset_enable(&rec->set))
+		return 1;
+	synthesize(rec);
 	return 0;
 }
 
@@ -329,8 +349,8 @@ static void write_meta(struct kp_recorder *rec)
 					: o->argv      ? "command"
 					: o->nr_pids   ? "processes"
 						       : "threads");
-	kp_writer_add_meta(w, "kallsyms", rec->o->all_kallsyms && rec->ks.nr ? "full snapshot"
-									   : rec->ks.state);
+	kp_writer_add_meta(w, "kallsyms", rec->o->all_kallsyms && rec->ks.text ? "full snapshot"
+									     : rec->ks.state);
 }
 
 /* The format file of each tracepoint, so reports decode its RAW payload on any machine. */
@@ -396,7 +416,7 @@ static int write_header(struct kp_recorder *rec)
 	free(ids);
 	write_meta(rec);
 	write_tp_formats(rec);
-	if (o->all_kallsyms && rec->ks.nr)
+	if (o->all_kallsyms && rec->ks.text)
 		kp_kallsyms_write_all(&rec->ks, &rec->w);
 	/* the metadata chunk goes out now, so even a recording killed at once has it */
 	if (kp_writer_flush(&rec->w))
@@ -475,6 +495,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static bool switch_due(struct kp_recorder *rec);
+static int switch_file(struct kp_recorder *rec);
+static void reap_hooks(struct kp_recorder *rec, bool all);
+
 static void record_loop(struct kp_recorder *rec)
 {
 	bool killed = false;
@@ -485,6 +509,19 @@ static void record_loop(struct kp_recorder *rec)
 	while (!finished(rec)) {
 		poll(rec->pfds, rec->set.nr_cpus, POLL_MS);
 		drain_all(rec);
+		if (rec->o->sw.on && !rec->w.err && switch_due(rec)) {
+			if (switch_file(rec)) { /* said why: stop, keep the files closed */
+				rec->sw.failed = true;
+				kp_evset_disable(&rec->set);
+				if (rec->o->argv)
+					kp_notice("stopped recording; waiting for '%s' to end",
+						  rec->o->argv[0]);
+				kp_child_wait(&rec->child);
+				return;
+			}
+		}
+		if (rec->sw.nr_hooks)
+			reap_hooks(rec, false);
 		kp_child_reap(&rec->child);
 		if (rec->o->argv && kp_child_signals() > 1 && !killed) {
 			kp_notice("interrupted again: stopping '%s'", rec->o->argv[0]);
@@ -510,6 +547,8 @@ static void record_loop(struct kp_recorder *rec)
 /* PERF_FORMAT_LOST through read(): losses after the last LOST record show only here. */
 static void read_lost(struct kp_recorder *rec)
 {
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
+		rec->rings[ci].lost_read = 0; /* the counts are the kernel's, since the start */
 	for (size_t i = 0; i < kp_evset_nr_fds(&rec->set); i++) {
 		uint64_t v[2];
 		if (rec->set.fds[i] >= 0 && read(rec->set.fds[i], v, sizeof(v)) == sizeof(v))
@@ -517,12 +556,30 @@ static void read_lost(struct kp_recorder *rec)
 	}
 }
 
+/* The counters of ring @ci since the file being written started (--switch-output). */
+static struct kp_ring ring_counts(const struct kp_recorder *rec, size_t ci)
+{
+	struct kp_ring r = rec->rings[ci];
+	const struct kp_ring *b = rec->sw.base ? &rec->sw.base[ci] : NULL;
+
+	if (b) {
+		r.samples -= b->samples;
+		r.records -= b->records;
+		r.lost_records -= b->lost_records;
+		r.lost_read -= b->lost_read;
+		r.throttles -= b->throttles;
+		r.bytes -= b->bytes;
+		r.switches -= b->switches;
+	}
+	return r;
+}
+
 static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_rec_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->h = (struct kp_rec_header){ KP_REC_STATS, 0, sizeof(*s) };
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
-		const struct kp_ring *r = &rec->rings[ci];
+		const struct kp_ring ring = ring_counts(rec, ci), *r = &ring;
 		struct kp_rec_ring_stats rs = {
 			{ KP_REC_RING_STATS, 0, sizeof(rs) }, r->cpu, 0, r->samples,
 			r->lost_records, r->lost_read, r->bytes,
@@ -581,33 +638,38 @@ static void off_cpu_summary(const struct kp_recorder *rec)
 		  (unsigned long long)switches, cpu);
 }
 
-static void summary(const struct kp_recorder *rec, const struct kp_writer *w,
-		    const struct kp_rec_stats *s)
+/* What a recording wrote, for its summary: one file, or the files of --switch-output. */
+struct written {
+	char what[PATH_MAX * 2 + 64];	/* "'FILE'", or "N files, 'FIRST' to 'LAST'" */
+	uint64_t samples, lost, throttles, bytes, raw_bytes;
+};
+
+static void summary(const struct kp_recorder *rec, const struct written *wr)
 {
-	double file_mib = w->off / 1048576.0, raw_mib = w->raw_bytes / 1048576.0;
+	double file_mib = wr->bytes / 1048576.0, raw_mib = wr->raw_bytes / 1048576.0;
 	const struct kp_rec_unwind_stats *us = &rec->unwind;
 
 	if (!rec->o->quiet)
-		kp_notice("recorded %llu samples, %llu lost, into '%s': %.3f MiB (%.3f MiB raw, "
-			  "%.1fx)", (unsigned long long)s->samples, (unsigned long long)s->lost,
-			  rec->o->output, file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
+		kp_notice("recorded %llu samples, %llu lost, into %s: %.3f MiB (%.3f MiB raw, "
+			  "%.1fx)", (unsigned long long)wr->samples, (unsigned long long)wr->lost,
+			  wr->what, file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
 	if (rec->online)
 		kp_notice("unwound %llu of %llu stack copies while recording (%.2f s of CPU); "
 			  "%llu kept as copies for the report to unwind",
 			  (unsigned long long)us->unwound, (unsigned long long)us->samples,
 			  us->cpu_ns / 1e9, (unsigned long long)(us->kept_behind + us->kept_failed));
-	if (rec->online)
+	if (rec->online && !rec->o->sw.on) /* (each file of --switch-output holds its own) */
 		warn_truncated(rec->online);
 	if (us->kept_behind)
 		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
 			"--unwind-backlog, or a lower -F, avoids it)",
 			(unsigned long long)us->kept_behind);
-	if (s->lost)
+	if (wr->lost)
 		kp_warn("%llu samples were lost: the rings overflowed; try a larger -m or a "
-			"lower -F", (unsigned long long)s->lost);
-	if (s->throttles)
+			"lower -F", (unsigned long long)wr->lost);
+	if (wr->throttles)
 		kp_warn("the kernel throttled sampling %llu times: lower -F or raise -c",
-			(unsigned long long)s->throttles);
+			(unsigned long long)wr->throttles);
 	if (rec->o->off_cpu)
 		off_cpu_summary(rec);
 }
@@ -619,10 +681,14 @@ static int report_kept(const struct kp_recorder *rec, const struct kp_writer *w)
 	return 1;
 }
 
-static int finish(struct kp_recorder *rec)
+/*
+ * Close the file being written: the unwinding thread's last chunks, the statistics of what
+ * it holds (*@s), its writer (*@wp: its byte counts) and its fd. Returns 0, or 1 once it said
+ * what failed (the file keeps its complete chunks).
+ */
+static int close_file(struct kp_recorder *rec, struct kp_rec_stats *s, struct kp_writer **wp)
 {
 	struct kp_writer *w = &rec->w;
-	struct kp_rec_stats s;
 	int werr;
 
 	read_lost(rec);
@@ -636,6 +702,7 @@ static int finish(struct kp_recorder *rec)
 			kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(w->err));
 		kp_writer_add(w, &rec->unwind);
 	}
+	*wp = w;
 	if (w->err) {
 		/* record_loop() already said what failed */
 		kp_writer_close(w);
@@ -643,7 +710,7 @@ static int finish(struct kp_recorder *rec)
 	}
 	if (rec->stopped_ns) /* where intervals still open end (off-CPU) */
 		add_meta_u64(w, "end-monotonic-ns", rec->stopped_ns);
-	write_stats(rec, w, &s);
+	write_stats(rec, w, s);
 	werr = kp_writer_close(w);
 	if (werr) {
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(werr));
@@ -652,7 +719,228 @@ static int finish(struct kp_recorder *rec)
 	if (close(rec->out_fd) < 0)
 		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));
 	rec->out_fd = -1;
-	summary(rec, w, &s);
+	rec->out_created = false; /* complete: never removed, */
+	rec->old_kept = false;	  /* and the FILE.old it replaced stays */
+	return 0;
+}
+
+/* --- --switch-output ---------------------------------------------------------------------- */
+
+/* FILE.YYYYMMDDhhmmssff for now (local time, as perf names them), or a later hundredth free. */
+static char *stamped_name(const char *path)
+{
+	struct timespec ts;
+	size_t n = strlen(path) + 32;
+	char *name = kp_xmalloc(n);
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (int k = 0;; k++) {
+		time_t t = ts.tv_sec + (ts.tv_nsec / 10000000 + k) / 100;
+		struct tm tm;
+		char stamp[32];
+
+		localtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+		snprintf(name, n, "%s.%s%02d", path, stamp, (int)((ts.tv_nsec / 10000000 + k) % 100));
+		if (access(name, F_OK) < 0)
+			return name;
+	}
+}
+
+/* Reap the --switch-output-exec commands that ended; with @all, wait for every one. */
+static void reap_hooks(struct kp_recorder *rec, bool all)
+{
+	struct kp_switches *sw = &rec->sw;
+
+	if (all && sw->nr_hooks)
+		kp_notice("waiting for %zu --switch-output-exec command%s", sw->nr_hooks,
+			  sw->nr_hooks > 1 ? "s" : "");
+	for (size_t i = 0; i < sw->nr_hooks;) {
+		int status;
+		pid_t p = waitpid(sw->hooks[i], &status, all ? 0 : WNOHANG);
+
+		if (p == 0 || (p < 0 && errno == EINTR)) {
+			i += p == 0;
+			continue;
+		}
+		if (p > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			kp_warn("--switch-output-exec '%s' failed (%s %d)", rec->o->sw.exec,
+				WIFEXITED(status) ? "exit status" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		sw->hooks[i] = sw->hooks[--sw->nr_hooks];
+	}
+}
+
+/* --switch-output-exec: sh -c CMD sh FILE, not waited for. */
+static void run_hook(struct kp_recorder *rec, const char *file)
+{
+	char *argv[] = { "sh", "-c", (char *)rec->o->sw.exec, "sh", (char *)file, NULL };
+	extern char **environ;
+	pid_t pid;
+	int err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+
+	if (err) {
+		kp_warn("cannot run --switch-output-exec on '%s': %s", file, strerror(err));
+		return;
+	}
+	KP_GROW(rec->sw.hooks, rec->sw.cap_hooks, rec->sw.nr_hooks + 1);
+	rec->sw.hooks[rec->sw.nr_hooks++] = pid;
+}
+
+/*
+ * The file just closed: renamed FILE.YYYYMMDDhhmmssff, counted, said, the oldest beyond
+ * --switch-max-files removed, and --switch-output-exec run on it.
+ */
+static void keep_file(struct kp_recorder *rec, const struct kp_writer *w,
+		      const struct kp_rec_stats *s)
+{
+	const struct kp_switch_opts *o = &rec->o->sw;
+	struct kp_switches *sw = &rec->sw;
+	char *name = stamped_name(rec->o->output);
+
+	if (rename(rec->o->output, name) < 0) {
+		kp_error("cannot rename '%s' to '%s': %s: it stays '%s'", rec->o->output, name,
+			 strerror(errno), rec->o->output);
+		free(name);
+		name = kp_xstrdup(rec->o->output);
+	}
+	sw->files++;
+	sw->samples += s->samples;
+	sw->lost += s->lost;
+	sw->bytes += w->off;
+	sw->raw_bytes += w->raw_bytes;
+	if (!sw->first)
+		sw->first = kp_xstrdup(name);
+	free(sw->last);
+	sw->last = kp_xstrdup(name);
+	if (!rec->o->quiet)
+		kp_notice("'%s': %llu samples, %llu lost, %.3f MiB", name,
+			  (unsigned long long)s->samples, (unsigned long long)s->lost,
+			  w->off / 1048576.0);
+	KP_GROW(sw->kept, sw->cap_kept, sw->nr_kept + 1);
+	sw->kept[sw->nr_kept++] = name;
+	while (o->max_files && sw->nr_kept > o->max_files) {
+		if (unlink(sw->kept[0]) < 0 && errno != ENOENT)
+			kp_warn("cannot remove '%s': %s", sw->kept[0], strerror(errno));
+		free(sw->kept[0]);
+		memmove(sw->kept, sw->kept + 1, --sw->nr_kept * sizeof(*sw->kept));
+	}
+	if (o->exec)
+		run_hook(rec, name);
+}
+
+/* Add the unwinding of one file to the recording's (every field a sum, but the largest backlog). */
+static void add_unwind(struct kp_rec_unwind_stats *sum, const struct kp_rec_unwind_stats *u)
+{
+	uint64_t backlog = sum->backlog_max > u->backlog_max ? sum->backlog_max : u->backlog_max;
+	uint64_t *a = &sum->samples;
+	const uint64_t *b = &u->samples;
+
+	for (size_t i = 0; i < (sizeof(*u) - sizeof(u->h)) / sizeof(uint64_t); i++)
+		a[i] += b[i];
+	sum->backlog_max = backlog;
+}
+
+/* The counters the next file's statistics start from. */
+static void mark_base(struct kp_recorder *rec)
+{
+	if (!rec->sw.base)
+		rec->sw.base = kp_xcalloc(rec->set.nr_cpus, sizeof(*rec->sw.base));
+	read_lost(rec);
+	memcpy(rec->sw.base, rec->rings, rec->set.nr_cpus * sizeof(*rec->rings));
+	rec->sw.started = elapsed(rec);
+}
+
+/*
+ * A new file: the one being written closed and kept, another started with the header, the
+ * kernel symbols and the COMM and MMAP records of what runs now. Samples drained after it go to
+ * it: none falls between two files. Returns 0, or 1 once it said what failed.
+ */
+static int switch_file(struct kp_recorder *rec)
+{
+	struct kp_writer *w;
+	struct kp_rec_stats s;
+
+	rec->stopped_ns = now_ns();
+	if (close_file(rec, &s, &w))
+		return 1;
+	keep_file(rec, w, &s);
+	if (rec->online) {
+		add_unwind(&rec->sw.unwind, &rec->unwind);
+		kp_writer_close(&rec->w); /* the thread's input, empty */
+		kp_online_free(rec->online);
+		rec->online = NULL;
+	}
+	rec->stopped_ns = 0;
+	mark_base(rec);
+	kp_kallsyms_restart(&rec->ks);
+	kp_cgroups_restart(&rec->cg);
+	if (open_output(rec) || write_header(rec)) {
+		discard_output(rec); /* no file pretends to be a recording */
+		return 1;
+	}
+	synthesize(rec);
+	return 0;
+}
+
+/* Whether the file being written is due to close: SIGUSR2, its time, its size. */
+static bool switch_due(struct kp_recorder *rec)
+{
+	const struct kp_switch_opts *o = &rec->o->sw;
+	struct stat st;
+	int usr2 = kp_child_usr2();
+
+	if (usr2 != rec->sw.usr2) {
+		rec->sw.usr2 = usr2;
+		return true;
+	}
+	if (o->secs > 0 && elapsed(rec) - rec->sw.started >= o->secs)
+		return true;
+	return o->bytes && fstat(rec->out_fd, &st) == 0 && (uint64_t)st.st_size >= o->bytes;
+}
+
+static int finish(struct kp_recorder *rec)
+{
+	struct kp_writer *w = NULL;
+	struct kp_rec_stats s;
+	struct written wr;
+	int rc = rec->sw.failed ? 1 : close_file(rec, &s, &w); /* a switch failed: said why */
+
+	if (rec->o->sw.on) {
+		if (!rc)
+			keep_file(rec, w, &s);
+		reap_hooks(rec, true);
+		if (rec->online)
+			add_unwind(&rec->sw.unwind, &rec->unwind);
+		rec->unwind = rec->sw.unwind;
+		if (!rec->sw.files)
+			return rc;
+		memset(&wr, 0, sizeof(wr));
+		if (rec->sw.files == 1)
+			snprintf(wr.what, sizeof(wr.what), "1 file, '%s'", rec->sw.first);
+		else
+			snprintf(wr.what, sizeof(wr.what), "%llu files, '%s' to '%s' (their samples "
+				 "add up to the total)", (unsigned long long)rec->sw.files,
+				 rec->sw.first, rec->sw.last);
+		wr.samples = rec->sw.samples;
+		wr.lost = rec->sw.lost;
+		wr.bytes = rec->sw.bytes;
+		wr.raw_bytes = rec->sw.raw_bytes;
+	} else {
+		if (rc)
+			return rc;
+		snprintf(wr.what, sizeof(wr.what), "'%s'", rec->o->output);
+		wr.samples = s.samples;
+		wr.lost = s.lost;
+		wr.bytes = w->off;
+		wr.raw_bytes = w->raw_bytes;
+	}
+	wr.throttles = 0;
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
+		wr.throttles += rec->rings[ci].throttles;
+	summary(rec, &wr);
+	if (rc)
+		return rc;
 	return rec->o->argv ? kp_child_exit_code(rec->child.status) : 0;
 }
 
@@ -673,6 +961,13 @@ static void cleanup(struct kp_recorder *rec)
 	free(rec->rings);
 	free(rec->pfds);
 	free(rec->old_path);
+	free(rec->sw.base);
+	for (size_t i = 0; i < rec->sw.nr_kept; i++)
+		free(rec->sw.kept[i]);
+	free(rec->sw.kept);
+	free(rec->sw.first);
+	free(rec->sw.last);
+	free(rec->sw.hooks);
 	kp_kallsyms_release(&rec->ks);
 	kp_cgroups_release(&rec->cg);
 	kp_evlist_release(&rec->evl);
@@ -687,6 +982,8 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	rec->o = o;
 	rec->out_fd = rec->child.go_fd = rec->child.exec_fd = -1;
 	kp_child_signals_install(); /* first: a Ctrl-C from now on is seen, and said (below) */
+	if (o->sw.on)
+		kp_child_usr2_install();
 	kp_kallsyms_read(&rec->ks);
 	kp_cgroups_init(&rec->cg);
 	rc = open_stream(rec, &out_is_stdout);

@@ -24,6 +24,19 @@
 #include "online.h"
 #include "ring.h"
 
+/*
+ * --switch-output: the recording cut into files. Each closed file is renamed
+ * FILE.YYYYMMDDhhmmssff (perf's naming: local time, hundredths) and holds all it needs: its
+ * header, events, kernel symbols and the COMM and MMAP state of every live target.
+ */
+struct kp_switch_opts {
+	bool on;		/* --switch-output given: SIGUSR2 asks for a new file */
+	double secs;		/* and every @secs seconds (0: not by time) */
+	uint64_t bytes;		/* or once the file holds @bytes (0: not by size) */
+	size_t max_files;	/* --switch-max-files: keep the newest N files (0: all) */
+	const char *exec;	/* --switch-output-exec: sh -c CMD sh FILE for each closed one */
+};
+
 /* What `kprof record` was asked to do; filled by the command's option parser. */
 struct kp_record_opts {
 	struct kp_evspec *evs;
@@ -61,6 +74,22 @@ struct kp_record_opts {
 				 * it recorded (kprof trace, into a file of its own) */
 	struct kp_nsfiles *nsfiles; /* the binaries of processes in other mount namespaces go
 				 * here as they are mapped (the caller's; NULL: not looked at) */
+	struct kp_switch_opts sw;
+};
+
+/* The files of a --switch-output recording. */
+struct kp_switches {
+	struct kp_ring *base;	/* the rings' counters when the file being written started */
+	double started;		/* and the recording's elapsed seconds then */
+	int usr2;		/* SIGUSR2 taken so far */
+	char **kept;		/* the closed files still on disk, oldest first */
+	size_t nr_kept, cap_kept;
+	uint64_t files, samples, lost, bytes, raw_bytes;	/* every file closed, summed */
+	char *first, *last;	/* the first and the last file's names */
+	pid_t *hooks;		/* --switch-output-exec commands still running */
+	size_t nr_hooks, cap_hooks;
+	struct kp_rec_unwind_stats unwind;	/* the files closed, summed */
+	bool failed;		/* a new file could not be started: recording stopped */
 };
 
 struct kp_recorder {
@@ -82,6 +111,7 @@ struct kp_recorder {
 	struct kp_kallsyms ks;	/* read before the command starts */
 	struct kp_cgroups cg;	/* the processes met so far, and their cgroups */
 	struct kp_evlist evl;	/* the events as written: which event a record is of */
+	struct kp_switches sw;
 };
 
 /* kp_recorder_run - the whole recording; returns the exit code for kprof (the child's). */

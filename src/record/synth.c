@@ -240,6 +240,60 @@ void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uin
 	free(s.cache);
 }
 
+/* The parent of @pid, from /proc/PID/stat (after the command, which may hold ") "), or -1. */
+static int parent_of(const char *pid)
+{
+	char path[300], buf[512];
+	ssize_t n;
+	int fd, ppid = -1;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p && sscanf(p + 1, " %*c %d", &ppid) != 1)
+		ppid = -1;
+	return ppid;
+}
+
+size_t kp_synth_family(int pid, int **pids)
+{
+	struct link {
+		int pid, ppid;
+	} *all = NULL;
+	size_t nall = 0, cap = 0, pcap = 0, n = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	while (d && (de = readdir(d))) {
+		if (!all_digits(de->d_name))
+			continue;
+		KP_GROW(all, cap, nall + 1);
+		all[nall++] = (struct link){ (int)strtol(de->d_name, NULL, 10), parent_of(de->d_name) };
+	}
+	if (d)
+		closedir(d);
+	*pids = NULL;
+	KP_GROW(*pids, pcap, n + 1);
+	(*pids)[n++] = pid;
+	/* breadth first: each process found adds its children */
+	for (size_t i = 0; i < n && n <= nall; i++) /* (a snapshot of racing reads: bounded) */
+		for (size_t k = 0; k < nall; k++)
+			if (all[k].ppid == (*pids)[i] && all[k].pid != (*pids)[i]) {
+				KP_GROW(*pids, pcap, n + 1);
+				(*pids)[n++] = all[k].pid;
+			}
+	free(all);
+	return n;
+}
+
 int kp_synth_threads(int pid, int **tids, size_t *nr)
 {
 	char path[64];

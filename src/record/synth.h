@@ -25,6 +25,13 @@ struct kp_synth_stats {
 void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uint64_t id,
 		    const int *pids, size_t nr_pids, struct kp_synth_stats *st);
 
+/*
+ * kp_synth_family - @pid and every live process descended from it (by the parent each one's
+ * /proc/PID/stat names), in *@pids (allocated; the caller frees it); returns how many. A
+ * recording of a command finds its processes so.
+ */
+size_t kp_synth_family(int pid, int **pids);
+
 /* kp_synth_threads - append the thread ids of @pid to *@tids (grown); -1 if it has none. */
 int kp_synth_threads(int pid, int **tids, size_t *nr);
 

@@ -1,0 +1,116 @@
+#!/bin/sh
+# Live: record --switch-output, a recording cut into files for always-on profiling. Each file
+# reports alone (its own header, events, kernel symbols, and the maps of what already ran), no
+# sample falls between two files, SIGUSR2 cuts one, --switch-max-files keeps the newest and
+# --switch-output-exec runs on each closed file.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+
+# samples of the report header of FILE
+samples_of() { "$KPROF" report -i "$1" --flat 2>/dev/null | sed -n 's/^# kprof report of .*: \([0-9]*\) samples.*/\1/p'; }
+# the summary's total: "recorded N samples, ..."
+total_of_err() { sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$1"; }
+# names_work FILE: the file alone names split's work functions, through main
+names_work() { "$KPROF" report -i "$1" --folded 2>/dev/null | grep -q ";main;via_left;work_a [0-9]*\$"; }
+
+# --- by time: about 5 s of split in 1 s files -----------------------------------------------
+"$KPROF" record -g --switch-output=1s -o "$WORK/t.kprof" -- "$SPLIT" 5 >"$WORK/t.out" 2>"$WORK/t.err"
+check "record --switch-output=1s succeeds" [ $? -eq 0 ]
+ls "$WORK" | grep '^t\.kprof\.' >"$WORK/t.list"
+n=$(wc -l <"$WORK/t.list")
+# 5 s of split take 5 s of wall time or a little more on a busy machine: 5 to 7 files
+check "about 5 files for 5 s ($n)" [ "$n" -ge 5 -a "$n" -le 7 ]
+check "each is named FILE.YYYYMMDDhhmmssff, in order" \
+	sh -c "grep -qvE '^t\.kprof\.[0-9]{16}\$' '$WORK/t.list' && exit 1; sort -c '$WORK/t.list'"
+check "FILE itself is not left behind" [ ! -e "$WORK/t.kprof" ]
+sum=0 alone=0
+while read -r f; do
+	s=$(samples_of "$WORK/$f")
+	sum=$((sum + ${s:-0}))
+	names_work "$WORK/$f" && alone=$((alone + 1))
+done <"$WORK/t.list"
+total=$(total_of_err "$WORK/t.err")
+check "every file reports alone, naming split's functions through main ($alone of $n)" [ "$alone" -eq "$n" ]
+check "the files' samples add up to the recorder's total ($sum of ${total:-none})" [ "$sum" -eq "${total:--1}" ]
+check "the summary says how many files, and that their samples add up" \
+	grep -q "recorded $sum samples, 0 lost, into $n files, '[^']*/t\.kprof\.[0-9]*' to '[^']*/t\.kprof\.[0-9]*' (their samples add up to the total)" "$WORK/t.err"
+# the split of the files together is split's own, as one recording's would be
+for f in $(cat "$WORK/t.list"); do "$KPROF" report -i "$WORK/$f" --folded; done 2>/dev/null |
+	awk '{ n = $NF; $NF = ""; s[$0] += n; t += n } END { for (k in s) if (k ~ /;work_a $/) a += s[k]; printf "%.2f\n", 100 * a / t }' >"$WORK/t.share"
+got=$(cat "$WORK/t.share") want=$(truth_of work_a "$WORK/t.out")
+check "work_a over all the files: $got% against the true $want%" points "$got" "$want" $SHARE_POINTS
+
+# --- by SIGUSR2 ----------------------------------------------------------------------------
+"$KPROF" record -g --switch-output -o "$WORK/u.kprof" -- "$SPLIT" 3 >/dev/null 2>"$WORK/u.err" &
+pid=$!
+started "$pid" split
+i=0
+for k in 1 2; do # each signal once the file before it is on disk
+	kill -USR2 "$pid"
+	while [ "$(ls "$WORK" | grep -c '^u\.kprof\.')" -lt "$k" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+done
+wait "$pid"
+rc=$?
+n=$(ls "$WORK" | grep -c '^u\.kprof\.')
+check "two SIGUSR2 during the recording: 3 files ($n), kprof ending with its command's status" \
+	[ "$n" -eq 3 -a "$rc" -eq 0 ]
+
+# --- --switch-max-files and --switch-output-exec ---------------------------------------------
+# the hook of the fleet note: each closed file converted to pprof while the next one fills
+"$KPROF" record -g --switch-output=1s --switch-max-files 2 \
+	--switch-output-exec "echo \"\$1\" >>'$WORK/hooks'; '$KPROF' report --format pprof -i \"\$1\" -o \"\$1.pb.gz\"" \
+	-o "$WORK/m.kprof" -- "$SPLIT" 4 >/dev/null 2>"$WORK/m.err"
+check "with --switch-max-files 2 and a hook, record succeeds" [ $? -eq 0 ]
+closed=$(sed -n 's/.*into \([0-9]*\) files.*/\1/p' "$WORK/m.err")
+ls "$WORK" | grep -E '^m\.kprof\.[0-9]{16}$' >"$WORK/m.list"
+check "the hook ran once for each of the ${closed:-?} files closed, in order" \
+	sh -c "[ \$(wc -l <'$WORK/hooks') -eq ${closed:-0} ] && sed 's|.*/||' '$WORK/hooks' | sort -c"
+check "2 files are kept, the newest: $(tr '\n' ' ' <"$WORK/m.list")" \
+	sh -c "[ \$(wc -l <'$WORK/m.list') -eq 2 ] && tail -2 '$WORK/hooks' | sed 's|.*/||' | cmp -s - '$WORK/m.list'"
+ok_pb=0
+for f in $(sed 's|.*/||' "$WORK/hooks"); do
+	[ -s "$WORK/$f.pb.gz" ] && gzip -t "$WORK/$f.pb.gz" && ok_pb=$((ok_pb + 1))
+done
+check "each file was converted to pprof by the hook, before kprof ended ($ok_pb of ${closed:-?})" \
+	[ "$ok_pb" -eq "${closed:-0}" -a "$ok_pb" -gt 0 ]
+
+# --- DWARF: the files of a recording unwound while recording -------------------------------
+"$KPROF" record --call-graph dwarf --switch-output=1s -o "$WORK/d.kprof" -- "$SPLIT" 2.5 >/dev/null 2>"$WORK/d.err"
+n=0 alone=0 sum=0
+for f in $(ls "$WORK" | grep '^d\.kprof\.'); do
+	n=$((n + 1))
+	names_work "$WORK/$f" && alone=$((alone + 1))
+	s=$(samples_of "$WORK/$f")
+	sum=$((sum + ${s:-0}))
+done
+total=$(total_of_err "$WORK/d.err")
+check "--call-graph dwarf: $n files, each unwound through main ($alone), adding up ($sum of ${total:-none})" \
+	[ "$n" -ge 2 -a "$alone" -eq "$n" -a "$sum" -eq "${total:--1}" ]
+
+# --- system-wide: a process that ran before is named in every file --------------------------
+"$SPLIT" 8 >/dev/null &
+spid=$!
+sleep 0.3
+"$KPROF" record -a -g --switch-output=1s --duration 3 -o "$WORK/a.kprof" >/dev/null 2>"$WORK/a.err"
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+n=0 alone=0
+for f in $(ls "$WORK" | grep '^a\.kprof\.'); do
+	n=$((n + 1))
+	"$KPROF" report -i "$WORK/$f" --folded --comm split 2>/dev/null | grep -q ";main;via_left;work_a [0-9]*\$" &&
+		alone=$((alone + 1))
+done
+check "-a: split, started before, is named in each of the $n files ($alone)" [ "$n" -ge 3 -a "$alone" -eq "$n" ]
+
+# --- what cannot be cut -------------------------------------------------------------------
+usage() { # usage DESCRIPTION ARGS...: exit 2, no file, the reason on stderr
+	d=$1; shift
+	"$KPROF" record "$@" -- true >"$WORK/e.out" 2>"$WORK/e.err"
+	check "$d" sh -c "[ $? -eq 2 ] && [ ! -s '$WORK/e.out' ] && grep -q 'switch\|embed' '$WORK/e.err'"
+}
+usage "--switch-output=5x is a usage error" -o "$WORK/e.kprof" --switch-output=5x
+usage "--switch-max-files without --switch-output is a usage error" -o "$WORK/e.kprof" --switch-max-files 2
+usage "--switch-output to a stream is a usage error" -o - --switch-output=1s
+usage "--switch-output with --embed-symbols is a usage error" -o "$WORK/e.kprof" --switch-output --embed-symbols
+check "...and none of them left a file" [ ! -e "$WORK/e.kprof" ]
+done_testing
