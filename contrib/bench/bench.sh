@@ -309,7 +309,7 @@ if want report; then
 	for i in $(seq 1 10); do tail -c +"$((meta + 1))" "$tmp/many.kprof" >>"$tmp/many10.kprof"; done
 	scale_rows=""
 	# recording:samples:kprof input:kprof options:perf's run:perf's samples
-	for t in "split -g:$ksmall:small.kprof:::p-small:$psmall" "split -g:$kbig:big.kprof::p-report:$pbig" \
+	for t in "split -g:$ksmall:small.kprof::p-small:$psmall" "split -g:$kbig:big.kprof::p-report:$pbig" \
 		"split -g, chunks x5:$((kbig * 5)):big5.kprof:::" "split -g, chunks x10:$((kbig * 10)):big10.kprof:::" \
 		"split -g, chunks x10, --jobs 1:$((kbig * 10)):big10.kprof:--jobs 1::" \
 		"64 workers, -a -g:$kmany:many.kprof:::" "64 workers, -a -g, chunks x10:$((kmany * 10)):many10.kprof:::" \
