@@ -869,6 +869,32 @@ static int dwarf_chain(struct kp_dso *d, Dwarf_Addr addr, struct kp_sym_frame *c
 	return n;
 }
 
+#define PADDING_MAX 64 /* the widest alignment between functions: glibc's string functions */
+
+/*
+ * Whether @addr lies in the padding between two functions of the symbol table: past one's end,
+ * less than PADDING_MAX bytes before the next. A return address just past a call that does not
+ * return lands there. DWARF has no function there either, so a separate debug file's is not
+ * inflated (10 MB for libc) to find none.
+ */
+static bool in_padding(const struct kp_dso *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nr_syms;
+
+	while (lo < hi) { /* the first symbol after @addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo == d->nr_syms)
+		return false;
+	const struct sym *prev = &d->syms[lo - 1], *next = &d->syms[lo];
+	return addr >= prev->addr + prev->size && next->addr - (prev->addr + prev->size) < PADDING_MAX;
+}
+
 /* Resolve @off into new frames at the end of the table's array; returns the cache value. */
 static uint64_t resolve(struct kp_dso *d, uint64_t off)
 {
@@ -881,7 +907,8 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 	if (!off_to_vaddr(d, off, &vaddr))
 		return first << 8;
 	sym = sym_find(d, vaddr + d->bias);
-	if ((t->opts.inline_frames || t->opts.srcline) && dwarf_wanted(d, sym != NULL))
+	if ((t->opts.inline_frames || t->opts.srcline) &&
+	    dwarf_wanted(d, sym != NULL || in_padding(d, vaddr + d->bias)))
 		n = dwarf_chain(d, vaddr + d->bias, chain);
 	if (!n && !sym)
 		return first << 8;

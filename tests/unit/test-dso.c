@@ -549,6 +549,84 @@ static void test_debuglink(struct fixture *fx)
 }
 
 /*
+ * The first byte of padding between two functions of @elf's .symtab (one's end, less than 64
+ * bytes before the next's start, no symbol there), read here with libelf; 0 if there is none.
+ */
+static uint64_t padding_addr(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(elf, SHT_SYMTAB, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t n = data && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym a, b;
+		uint64_t end, next = UINT64_MAX;
+		bool covered = false;
+
+		if (!gelf_getsym(data, (int)i, &a) || GELF_ST_TYPE(a.st_info) != STT_FUNC || !a.st_size)
+			continue;
+		end = a.st_value + a.st_size;
+		for (size_t k = 0; k < n; k++) { /* the next symbol, and none covering end */
+			if (!gelf_getsym(data, (int)k, &b) || !b.st_value || b.st_shndx == SHN_UNDEF)
+				continue;
+			if (b.st_value > end && b.st_value < next)
+				next = b.st_value;
+			covered |= b.st_value <= end && end < b.st_value + (b.st_size ? b.st_size : 1);
+		}
+		if (!covered && next != UINT64_MAX && next - end < 64)
+			return end;
+	}
+	return 0;
+}
+
+/*
+ * A return address in the padding after a function (past a call that does not return) is
+ * named by no symbol; a separate debug file's DWARF, which libdw inflates whole, is not read
+ * to find no function there either.
+ */
+static void test_padding(struct fixture *fx)
+{
+	char dir[] = "/tmp/kprof-test-dso-XXXXXX", cmd[16384], bin[64], dbg[64];
+	struct kp_dso_opts o = { .inline_frames = true, .demangle = true };
+	struct kp_sym_frame f[MAXF];
+	uint64_t pad = padding_addr(fx->elf);
+	enum kp_dso_dwarf why = KP_DWARF_OWN;
+	struct kp_dsos *t;
+	struct kp_dso *d;
+	GElf_Sym main_sym;
+	int n, named;
+
+	if (!pad || !sym_lookup(fx->elf, SHT_SYMTAB, "main", &main_sym) || !mkdtemp(dir)) {
+		ok(1, "# SKIP no padding between the fixture's functions, or no temporary directory");
+		return;
+	}
+	snprintf(bin, sizeof(bin), "%s/fx", dir);
+	snprintf(dbg, sizeof(dbg), "%s/fx.debug", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s' %s && objcopy --only-keep-debug %s %s && "
+		 "objcopy --strip-all --add-gnu-debuglink=%s %s",
+		 fx->path, bin, bin, dbg, dbg, bin);
+	if (system(cmd)) {
+		ok(1, "# SKIP objcopy failed");
+	} else {
+		t = kp_dsos_new(&o);
+		d = kp_dsos_find(t, bin, NULL, 0);
+		named = kp_dso_symbolize(d, vaddr_to_off(fx->elf, main_sym.st_value), f, MAXF);
+		n = kp_dso_symbolize(d, vaddr_to_off(fx->elf, pad), f, MAXF);
+		kp_dso_debug_file(d, &why);
+		ok(named >= 1 && n == 0 && why == KP_DWARF_NONE,
+		   "padding at 0x%llx: no name (%d frames), and the debug file's DWARF left unread "
+		   "(%d); main named from its symbols (%d frames)", (unsigned long long)pad, n,
+		   (int)why, named);
+		kp_dsos_free(t);
+	}
+	unlink(bin);
+	unlink(dbg);
+	rmdir(dir);
+}
+
+/*
  * PLT entries, against objdump's names for them (binutils makes its own "name@plt" labels from
  * the relocations): every entry objdump names, kprof names the same, mid-entry too.
  */
@@ -667,6 +745,7 @@ int main(void)
 		test_c_inline(&c);
 		test_status(&c);
 		test_debuglink(&c);
+		test_padding(&c);
 	}
 	fixture_close(&c);
 	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-cxx", builddir());
