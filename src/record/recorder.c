@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,7 +496,6 @@ static uint64_t now_ns(void)
 
 static bool switch_due(struct kp_recorder *rec);
 static int switch_file(struct kp_recorder *rec);
-static void reap_hooks(struct kp_recorder *rec, bool all);
 
 static void record_loop(struct kp_recorder *rec)
 {
@@ -520,8 +518,8 @@ static void record_loop(struct kp_recorder *rec)
 				return;
 			}
 		}
-		if (rec->sw.nr_hooks)
-			reap_hooks(rec, false);
+		if (rec->sw.closed.nr_hooks)
+			kp_rotation_reap(&rec->sw.closed, rec->o->sw.exec, false);
 		kp_child_reap(&rec->child);
 		if (rec->o->argv && kp_child_signals() > 1 && !killed) {
 			kp_notice("interrupted again: stopping '%s'", rec->o->argv[0]);
@@ -641,17 +639,18 @@ static void off_cpu_summary(const struct kp_recorder *rec)
 /* What a recording wrote, for its summary: one file, or the files of --switch-output. */
 struct written {
 	char what[PATH_MAX * 2 + 64];	/* "'FILE'", or "N files, 'FIRST' to 'LAST'" */
-	uint64_t samples, lost, throttles, bytes, raw_bytes;
+	struct kp_rotated f;
+	uint64_t throttles;
 };
 
 static void summary(const struct kp_recorder *rec, const struct written *wr)
 {
-	double file_mib = wr->bytes / 1048576.0, raw_mib = wr->raw_bytes / 1048576.0;
+	double file_mib = wr->f.bytes / 1048576.0, raw_mib = wr->f.raw_bytes / 1048576.0;
 	const struct kp_rec_unwind_stats *us = &rec->unwind;
 
 	if (!rec->o->quiet)
 		kp_notice("recorded %llu samples, %llu lost, into %s: %.3f MiB (%.3f MiB raw, "
-			  "%.1fx)", (unsigned long long)wr->samples, (unsigned long long)wr->lost,
+			  "%.1fx)", (unsigned long long)wr->f.samples, (unsigned long long)wr->f.lost,
 			  wr->what, file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
 	if (rec->online)
 		kp_notice("unwound %llu of %llu stack copies while recording (%.2f s of CPU); "
@@ -664,9 +663,9 @@ static void summary(const struct kp_recorder *rec, const struct written *wr)
 		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
 			"--unwind-backlog, or a lower -F, avoids it)",
 			(unsigned long long)us->kept_behind);
-	if (wr->lost)
+	if (wr->f.lost)
 		kp_warn("%llu samples were lost: the rings overflowed; try a larger -m or a "
-			"lower -F", (unsigned long long)wr->lost);
+			"lower -F", (unsigned long long)wr->f.lost);
 	if (wr->throttles)
 		kp_warn("the kernel throttled sampling %llu times: lower -F or raise -c",
 			(unsigned long long)wr->throttles);
@@ -726,107 +725,13 @@ static int close_file(struct kp_recorder *rec, struct kp_rec_stats *s, struct kp
 
 /* --- --switch-output ---------------------------------------------------------------------- */
 
-/* FILE.YYYYMMDDhhmmssff for now (local time, as perf names them), or a later hundredth free. */
-static char *stamped_name(const char *path)
-{
-	struct timespec ts;
-	size_t n = strlen(path) + 32;
-	char *name = kp_xmalloc(n);
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	for (int k = 0;; k++) {
-		time_t t = ts.tv_sec + (ts.tv_nsec / 10000000 + k) / 100;
-		struct tm tm;
-		char stamp[32];
-
-		localtime_r(&t, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-		snprintf(name, n, "%s.%s%02d", path, stamp, (int)((ts.tv_nsec / 10000000 + k) % 100));
-		if (access(name, F_OK) < 0)
-			return name;
-	}
-}
-
-/* Reap the --switch-output-exec commands that ended; with @all, wait for every one. */
-static void reap_hooks(struct kp_recorder *rec, bool all)
-{
-	struct kp_switches *sw = &rec->sw;
-
-	if (all && sw->nr_hooks)
-		kp_notice("waiting for %zu --switch-output-exec command%s", sw->nr_hooks,
-			  sw->nr_hooks > 1 ? "s" : "");
-	for (size_t i = 0; i < sw->nr_hooks;) {
-		int status;
-		pid_t p = waitpid(sw->hooks[i], &status, all ? 0 : WNOHANG);
-
-		if (p == 0 || (p < 0 && errno == EINTR)) {
-			i += p == 0;
-			continue;
-		}
-		if (p > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-			kp_warn("--switch-output-exec '%s' failed (%s %d)", rec->o->sw.exec,
-				WIFEXITED(status) ? "exit status" : "signal",
-				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		sw->hooks[i] = sw->hooks[--sw->nr_hooks];
-	}
-}
-
-/* --switch-output-exec: sh -c CMD sh FILE, not waited for. */
-static void run_hook(struct kp_recorder *rec, const char *file)
-{
-	char *argv[] = { "sh", "-c", (char *)rec->o->sw.exec, "sh", (char *)file, NULL };
-	extern char **environ;
-	pid_t pid;
-	int err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
-
-	if (err) {
-		kp_warn("cannot run --switch-output-exec on '%s': %s", file, strerror(err));
-		return;
-	}
-	KP_GROW(rec->sw.hooks, rec->sw.cap_hooks, rec->sw.nr_hooks + 1);
-	rec->sw.hooks[rec->sw.nr_hooks++] = pid;
-}
-
-/*
- * The file just closed: renamed FILE.YYYYMMDDhhmmssff, counted, said, the oldest beyond
- * --switch-max-files removed, and --switch-output-exec run on it.
- */
+/* The file just closed, which holds @s and was written with @w, to the files kept. */
 static void keep_file(struct kp_recorder *rec, const struct kp_writer *w,
 		      const struct kp_rec_stats *s)
 {
-	const struct kp_switch_opts *o = &rec->o->sw;
-	struct kp_switches *sw = &rec->sw;
-	char *name = stamped_name(rec->o->output);
+	const struct kp_rotated f = { s->samples, s->lost, w->off, w->raw_bytes };
 
-	if (rename(rec->o->output, name) < 0) {
-		kp_error("cannot rename '%s' to '%s': %s: it stays '%s'", rec->o->output, name,
-			 strerror(errno), rec->o->output);
-		free(name);
-		name = kp_xstrdup(rec->o->output);
-	}
-	sw->files++;
-	sw->samples += s->samples;
-	sw->lost += s->lost;
-	sw->bytes += w->off;
-	sw->raw_bytes += w->raw_bytes;
-	if (!sw->first)
-		sw->first = kp_xstrdup(name);
-	free(sw->last);
-	sw->last = kp_xstrdup(name);
-	if (!rec->o->quiet)
-		kp_notice("'%s': %llu samples, %llu lost, %.3f MiB", name,
-			  (unsigned long long)s->samples, (unsigned long long)s->lost,
-			  w->off / 1048576.0);
-	KP_GROW(sw->kept, sw->cap_kept, sw->nr_kept + 1);
-	sw->kept[sw->nr_kept++] = name;
-	while (o->max_files && sw->nr_kept > o->max_files) {
-		if (unlink(sw->kept[0]) < 0 && errno != ENOENT)
-			kp_warn("cannot remove '%s': %s", sw->kept[0], strerror(errno));
-		free(sw->kept[0]);
-		memmove(sw->kept, sw->kept + 1, --sw->nr_kept * sizeof(*sw->kept));
-	}
-	if (o->exec)
-		run_hook(rec, name);
+	kp_rotation_keep(&rec->sw.closed, rec->o->output, &f, &rec->o->sw, rec->o->quiet);
 }
 
 /* Add the unwinding of one file to the recording's (every field a sum, but the largest backlog). */
@@ -909,31 +814,26 @@ static int finish(struct kp_recorder *rec)
 	if (rec->o->sw.on) {
 		if (!rc)
 			keep_file(rec, w, &s);
-		reap_hooks(rec, true);
+		kp_rotation_reap(&rec->sw.closed, rec->o->sw.exec, true);
 		if (rec->online)
 			add_unwind(&rec->sw.unwind, &rec->unwind);
 		rec->unwind = rec->sw.unwind;
-		if (!rec->sw.files)
+		const struct kp_rotation *c = &rec->sw.closed;
+
+		if (!c->files)
 			return rc;
-		memset(&wr, 0, sizeof(wr));
-		if (rec->sw.files == 1)
-			snprintf(wr.what, sizeof(wr.what), "1 file, '%s'", rec->sw.first);
+		if (c->files == 1)
+			snprintf(wr.what, sizeof(wr.what), "1 file, '%s'", c->first);
 		else
 			snprintf(wr.what, sizeof(wr.what), "%llu files, '%s' to '%s' (their samples "
-				 "add up to the total)", (unsigned long long)rec->sw.files,
-				 rec->sw.first, rec->sw.last);
-		wr.samples = rec->sw.samples;
-		wr.lost = rec->sw.lost;
-		wr.bytes = rec->sw.bytes;
-		wr.raw_bytes = rec->sw.raw_bytes;
+				 "add up to the total)", (unsigned long long)c->files, c->first,
+				 c->last);
+		wr.f = c->sum;
 	} else {
 		if (rc)
 			return rc;
 		snprintf(wr.what, sizeof(wr.what), "'%s'", rec->o->output);
-		wr.samples = s.samples;
-		wr.lost = s.lost;
-		wr.bytes = w->off;
-		wr.raw_bytes = w->raw_bytes;
+		wr.f = (struct kp_rotated){ s.samples, s.lost, w->off, w->raw_bytes };
 	}
 	wr.throttles = 0;
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
@@ -962,12 +862,7 @@ static void cleanup(struct kp_recorder *rec)
 	free(rec->pfds);
 	free(rec->old_path);
 	free(rec->sw.base);
-	for (size_t i = 0; i < rec->sw.nr_kept; i++)
-		free(rec->sw.kept[i]);
-	free(rec->sw.kept);
-	free(rec->sw.first);
-	free(rec->sw.last);
-	free(rec->sw.hooks);
+	kp_rotation_release(&rec->sw.closed);
 	kp_kallsyms_release(&rec->ks);
 	kp_cgroups_release(&rec->cg);
 	kp_evlist_release(&rec->evl);

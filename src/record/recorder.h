@@ -23,19 +23,7 @@
 #include "nsfiles.h"
 #include "online.h"
 #include "ring.h"
-
-/*
- * --switch-output: the recording cut into files. Each closed file is renamed
- * FILE.YYYYMMDDhhmmssff (perf's naming: local time, hundredths) and holds all it needs: its
- * header, events, kernel symbols and the COMM and MMAP state of every live target.
- */
-struct kp_switch_opts {
-	bool on;		/* --switch-output given: SIGUSR2 asks for a new file */
-	double secs;		/* and every @secs seconds (0: not by time) */
-	uint64_t bytes;		/* or once the file holds @bytes (0: not by size) */
-	size_t max_files;	/* --switch-max-files: keep the newest N files (0: all) */
-	const char *exec;	/* --switch-output-exec: sh -c CMD sh FILE for each closed one */
-};
+#include "rotate.h"
 
 /* What `kprof record` was asked to do; filled by the command's option parser. */
 struct kp_record_opts {
@@ -77,18 +65,13 @@ struct kp_record_opts {
 	struct kp_switch_opts sw;
 };
 
-/* The files of a --switch-output recording. */
+/* The files of a --switch-output recording, as the recorder writes them. */
 struct kp_switches {
 	struct kp_ring *base;	/* the rings' counters when the file being written started */
 	double started;		/* and the recording's elapsed seconds then */
 	int usr2;		/* SIGUSR2 taken so far */
-	char **kept;		/* the closed files still on disk, oldest first */
-	size_t nr_kept, cap_kept;
-	uint64_t files, samples, lost, bytes, raw_bytes;	/* every file closed, summed */
-	char *first, *last;	/* the first and the last file's names */
-	pid_t *hooks;		/* --switch-output-exec commands still running */
-	size_t nr_hooks, cap_hooks;
-	struct kp_rec_unwind_stats unwind;	/* the files closed, summed */
+	struct kp_rotation closed;	/* the files closed */
+	struct kp_rec_unwind_stats unwind;	/* their unwinding, summed */
 	bool failed;		/* a new file could not be started: recording stopped */
 };
 

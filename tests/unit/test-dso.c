@@ -512,40 +512,64 @@ static void test_vdso(void)
 	elf_end(elf);
 }
 
+/* A copy of the fixture in a new @dir: @bin stripped, with a .gnu_debuglink to @dbg beside it. */
+struct debuglinked {
+	char dir[32], bin[64], dbg[64];
+};
+
+static void debuglink_remove(const struct debuglinked *dl)
+{
+	unlink(dl->bin);
+	unlink(dl->dbg);
+	rmdir(dl->dir);
+}
+
+static bool debuglink_make(const struct fixture *fx, struct debuglinked *dl)
+{
+	char cmd[16384];
+
+	snprintf(dl->dir, sizeof(dl->dir), "/tmp/kprof-test-dso-XXXXXX");
+	if (!mkdtemp(dl->dir)) {
+		ok(1, "# SKIP no temporary directory");
+		return false;
+	}
+	snprintf(dl->bin, sizeof(dl->bin), "%s/fx", dl->dir);
+	snprintf(dl->dbg, sizeof(dl->dbg), "%s/fx.debug", dl->dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s' %s && objcopy --only-keep-debug %s %s && "
+		 "objcopy --strip-all --add-gnu-debuglink=%s %s",
+		 fx->path, dl->bin, dl->bin, dl->dbg, dl->dbg, dl->bin);
+	if (!system(cmd))
+		return true;
+	ok(1, "# SKIP objcopy failed");
+	debuglink_remove(dl);
+	return false;
+}
+
 /* Stripped binary + .gnu_debuglink to a --only-keep-debug file next to it. */
 static void test_debuglink(struct fixture *fx)
 {
-	char dir[] = "/tmp/kprof-test-dso-XXXXXX", cmd[16384], bin[64], dbg[64];
+	struct debuglinked dl;
 	struct kp_sym_frame f[MAXF];
 	struct line_hit in;
 	struct kp_dsos *t;
 	int n;
 
-	if (!mkdtemp(dir) || !line_in(fx, "fixture-c.c", "fx_mix-mul", "fx_caller", &in)) {
-		ok(1, "# SKIP no temporary directory");
+	if (!line_in(fx, "fixture-c.c", "fx_mix-mul", "fx_caller", &in)) {
+		ok(1, "# SKIP no line of fx_mix in the fixture");
 		return;
 	}
-	snprintf(bin, sizeof(bin), "%s/fx", dir);
-	snprintf(dbg, sizeof(dbg), "%s/fx.debug", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "cp '%s' %s && objcopy --only-keep-debug %s %s && "
-		 "objcopy --strip-all --add-gnu-debuglink=%s %s",
-		 fx->path, bin, bin, dbg, dbg, bin);
-	if (system(cmd)) {
-		ok(1, "# SKIP objcopy failed");
-	} else {
+	if (debuglink_make(fx, &dl)) {
 		t = table(true, true, true, NULL);
-		n = kp_dso_symbolize(kp_dsos_find(t, bin, NULL, 0), vaddr_to_off(fx->elf, in.addr),
+		n = kp_dso_symbolize(kp_dsos_find(t, dl.bin, NULL, 0), vaddr_to_off(fx->elf, in.addr),
 				     f, MAXF);
 		ok(n >= 2 && streq(f[0].func, "fx_mix") && streq(f[n - 1].func, "fx_caller") &&
 		   f[0].line == (uint32_t)in.line,
 		   "separate debuginfo: %d frames, %s:%u ... %s", n, show(f, n, 0),
 		   n ? f[0].line : 0, show(f, n, n - 1));
 		kp_dsos_free(t);
+		debuglink_remove(&dl);
 	}
-	unlink(bin);
-	unlink(dbg);
-	rmdir(dir);
 }
 
 /*
@@ -587,43 +611,32 @@ static uint64_t padding_addr(Elf *elf)
  */
 static void test_padding(struct fixture *fx)
 {
-	char dir[] = "/tmp/kprof-test-dso-XXXXXX", cmd[16384], bin[64], dbg[64];
 	struct kp_dso_opts o = { .inline_frames = true, .demangle = true };
 	struct kp_sym_frame f[MAXF];
 	uint64_t pad = padding_addr(fx->elf);
 	enum kp_dso_dwarf why = KP_DWARF_OWN;
+	struct debuglinked dl;
 	struct kp_dsos *t;
 	struct kp_dso *d;
 	GElf_Sym main_sym;
 	int n, named;
 
-	if (!pad || !sym_lookup(fx->elf, SHT_SYMTAB, "main", &main_sym) || !mkdtemp(dir)) {
-		ok(1, "# SKIP no padding between the fixture's functions, or no temporary directory");
+	if (!pad || !sym_lookup(fx->elf, SHT_SYMTAB, "main", &main_sym)) {
+		ok(1, "# SKIP no padding between the fixture's functions");
 		return;
 	}
-	snprintf(bin, sizeof(bin), "%s/fx", dir);
-	snprintf(dbg, sizeof(dbg), "%s/fx.debug", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "cp '%s' %s && objcopy --only-keep-debug %s %s && "
-		 "objcopy --strip-all --add-gnu-debuglink=%s %s",
-		 fx->path, bin, bin, dbg, dbg, bin);
-	if (system(cmd)) {
-		ok(1, "# SKIP objcopy failed");
-	} else {
-		t = kp_dsos_new(&o);
-		d = kp_dsos_find(t, bin, NULL, 0);
-		named = kp_dso_symbolize(d, vaddr_to_off(fx->elf, main_sym.st_value), f, MAXF);
-		n = kp_dso_symbolize(d, vaddr_to_off(fx->elf, pad), f, MAXF);
-		kp_dso_debug_file(d, &why);
-		ok(named >= 1 && n == 0 && why == KP_DWARF_NONE,
-		   "padding at 0x%llx: no name (%d frames), and the debug file's DWARF left unread "
-		   "(%d); main named from its symbols (%d frames)", (unsigned long long)pad, n,
-		   (int)why, named);
-		kp_dsos_free(t);
-	}
-	unlink(bin);
-	unlink(dbg);
-	rmdir(dir);
+	if (!debuglink_make(fx, &dl))
+		return;
+	t = kp_dsos_new(&o);
+	d = kp_dsos_find(t, dl.bin, NULL, 0);
+	named = kp_dso_symbolize(d, vaddr_to_off(fx->elf, main_sym.st_value), f, MAXF);
+	n = kp_dso_symbolize(d, vaddr_to_off(fx->elf, pad), f, MAXF);
+	kp_dso_debug_file(d, &why);
+	ok(named >= 1 && n == 0 && why == KP_DWARF_NONE,
+	   "padding at 0x%llx: no name (%d frames), and the debug file's DWARF left unread (%d); "
+	   "main named from its symbols (%d frames)", (unsigned long long)pad, n, (int)why, named);
+	kp_dsos_free(t);
+	debuglink_remove(&dl);
 }
 
 /*
