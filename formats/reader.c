@@ -191,7 +191,7 @@ static int inflate_chunk(void *dc, const struct kp_chunk_header *h, struct kp_ch
 	size_t got;
 	uint32_t n;
 
-	ensure(&c->ubuf, &c->ucap, h->usize);
+	ensure(&c->ubuf, &c->ucap, h->usize ? h->usize : 8); /* a buffer even for no records */
 	if (h->codec == KP_CODEC_ZSTD) {
 		got = ZSTD_decompressDCtx(dc, c->ubuf, h->usize, c->cbuf, h->csize);
 		return ZSTD_isError(got) || got != h->usize ? -KP_EDECOMPRESS : 0;
