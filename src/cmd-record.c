@@ -143,16 +143,7 @@ static int parse_sample(const char *list, uint64_t *bits)
 /* Parse an unsigned number in [min, max]; "what" names it in the error. */
 static int parse_num(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		return kp_usage_error("record", "%s must be a number from %llu to %llu, not '%s'",
-				      what, (unsigned long long)min, (unsigned long long)max, s);
-	*out = v;
-	return 0;
+	return kp_cmd_number("record", what, s, min, max, out);
 }
 
 /* -u USER: the processes /proc shows as owned by USER, attached to like -p. */

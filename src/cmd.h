@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct kp_cmd {
 	const char *name;
@@ -29,6 +30,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /*
  * kp_archive_file - store in the recording @input the symbols its samples need (kprof
@@ -77,5 +79,10 @@ int kp_cmd_user_pids(const char *cmd, const char *user, int **pids, size_t *nr, 
 int kp_cmd_idlist(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
 		  long max, int **ids, size_t *nr);
 int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr);
+
+/* kp_cmd_number - @s, @cmd's @what, as a number from @min to @max into *@out: 0, or 2 after
+ * saying what is wrong. */
+int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
+		  uint64_t *out);
 
 #endif /* KP_CMD_H */

@@ -28,6 +28,7 @@ static const struct kp_cmd commands[] = {
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an SVG flame graph" },
 	{ "diff", cmd_diff, "compare two recordings or folded files: a differential flame graph" },
 	{ "stat", cmd_stat, "count events exactly for a command, processes or CPUs" },
+	{ "top", cmd_top, "show the hottest functions of the machine as they run, live" },
 	{ "trace", cmd_trace, "show the system calls of a command, processes or the machine" },
 	{ "latency", cmd_latency, "time the pairs of two events: histogram, slowest, stacks" },
 	{ "list", cmd_list, "list the events, tracepoints and PMUs -e can name" },
@@ -157,6 +158,21 @@ int kp_cmd_idlist(const char *cmd, const char *opt, const char *arg, bool ranges
 
 	return idlist_said(cmd, kp_idlist_parse(opt, arg, ranges, min, max, ids, nr, why,
 						sizeof(why)), why);
+}
+
+int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
+		  uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		return kp_usage_error(cmd, "%s must be a number from %llu to %llu, not '%s'", what,
+				      (unsigned long long)min, (unsigned long long)max, s);
+	*out = v;
+	return 0;
 }
 
 int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)

@@ -393,7 +393,9 @@ static int write_header(struct kp_recorder *rec)
 	size_t per_ev = kp_evset_per_event(&rec->set);
 	uint64_t *ids = kp_xcalloc(per_ev, sizeof(*ids));
 
-	if (o->stack_user && !o->keep_stacks) {
+	if (o->live) {
+		kp_writer_init_sink(&rec->w, o->live, o->live_ctx, reserve);
+	} else if (o->stack_user && !o->keep_stacks) {
 		/* the copies are unwound by a thread that writes the file */
 		int err;
 		rec->online = kp_online_start(rec->out_fd, o->level, o->unwind_backlog, reserve,
@@ -472,7 +474,7 @@ static bool finished(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
 
-	if (rec->w.err)
+	if (rec->w.err || rec->ticked_out)
 		return true;
 	if (o->duration > 0 && elapsed(rec) >= o->duration) {
 		if (o->argv && !rec->child.done)
@@ -520,6 +522,10 @@ static void record_loop(struct kp_recorder *rec)
 		}
 		if (rec->sw.closed.nr_hooks)
 			kp_rotation_reap(&rec->sw.closed, rec->o->sw.exec, false);
+		if (rec->o->tick) { /* what was drained reaches the live consumer now */
+			kp_writer_flush(&rec->w);
+			rec->ticked_out = rec->o->tick(rec->o->live_ctx) != 0;
+		}
 		kp_child_reap(&rec->child);
 		if (rec->o->argv && kp_child_signals() > 1 && !killed) {
 			kp_notice("interrupted again: stopping '%s'", rec->o->argv[0]);
@@ -809,7 +815,11 @@ static int finish(struct kp_recorder *rec)
 	struct kp_writer *w = NULL;
 	struct kp_rec_stats s;
 	struct written wr;
-	int rc = rec->sw.failed ? 1 : close_file(rec, &s, &w); /* a switch failed: said why */
+	int rc;
+
+	if (rec->o->live) /* no file: the last records to the consumer */
+		return kp_writer_close(&rec->w) ? 1 : 0;
+	rc = rec->sw.failed ? 1 : close_file(rec, &s, &w); /* a switch failed: said why */
 
 	if (rec->o->sw.on) {
 		if (!rc)
@@ -870,7 +880,7 @@ static void cleanup(struct kp_recorder *rec)
 
 int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 {
-	bool out_is_stdout;
+	bool out_is_stdout = false;
 	int rc;
 
 	memset(rec, 0, sizeof(*rec));
@@ -881,12 +891,12 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 		kp_child_usr2_install();
 	kp_kallsyms_read(&rec->ks);
 	kp_cgroups_init(&rec->cg);
-	rc = open_stream(rec, &out_is_stdout);
+	rc = o->live ? 0 : open_stream(rec, &out_is_stdout);
 	if (!rc && o->argv)
 		rc = kp_child_start(&rec->child, o->argv, out_is_stdout);
 	if (!rc)
 		rc = open_events(rec);
-	if (!rc)
+	if (!rc && !o->live)
 		rc = open_output(rec);
 	if (!rc)
 		rc = write_header(rec);

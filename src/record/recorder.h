@@ -63,6 +63,14 @@ struct kp_record_opts {
 	struct kp_nsfiles *nsfiles; /* the binaries of processes in other mount namespaces go
 				 * here as they are mapped (the caller's; NULL: not looked at) */
 	struct kp_switch_opts sw;
+	/*
+	 * kprof top: the records go to @live, each chunk as it closes, instead of a file (no -o);
+	 * after each drain the chunk is closed and @tick called, whose non-zero return ends the
+	 * recording. Both get @live_ctx.
+	 */
+	kp_writer_sink_fn *live;
+	int (*tick)(void *ctx);
+	void *live_ctx;
 };
 
 /* The files of a --switch-output recording, as the recorder writes them. */
@@ -95,6 +103,7 @@ struct kp_recorder {
 	struct kp_cgroups cg;	/* the processes met so far, and their cgroups */
 	struct kp_evlist evl;	/* the events as written: which event a record is of */
 	struct kp_switches sw;
+	bool ticked_out;	/* o->tick asked to stop */
 };
 
 /* kp_recorder_run - the whole recording; returns the exit code for kprof (the child's). */
