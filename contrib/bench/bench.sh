@@ -6,7 +6,7 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace);
+#                                    record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace,archive,top);
 #                                    the table holds theirs
 #   STACKCOLLAPSE=PATH ...           FlameGraph's stackcollapse-perf.pl (default: on PATH), the
 #                                    collapse perf users pipe perf script into (perfdata)
@@ -29,7 +29,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace,archive},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,storm,realprog,annotate,offcpu,trace,archive,top},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -39,8 +39,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu | trace | archive) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu, trace, archive)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | storm | realprog | annotate | offcpu | trace | archive | top) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, storm, realprog, annotate, offcpu, trace, archive, top)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -73,7 +73,8 @@ run() {
 	t0=$(date +%s%N)
 	/usr/bin/time -f "%U %S %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || true
 	t1=$(date +%s%N)
-	awk -v w=$(( (t1 - t0) / 1000 )) '{ printf "%.4f %.3f %s\n", w / 1e6, $1 + $2, $3 }' "$tmp/t" >>"$file"
+	# the last line: time(1) says "Command exited with non-zero status N" before it
+	tail -n 1 "$tmp/t" | awk -v w=$(( (t1 - t0) / 1000 )) '{ printf "%.4f %.3f %s\n", w / 1e6, $1 + $2, $3 }' >>"$file"
 }
 # stat FILE COLUMN: "median min max" of a column (1 wall, 2 cpu, 3 rss, 4 extra)
 stat_() {
@@ -878,6 +879,24 @@ if want archive; then
 	archive_bench
 fi
 
+# --- 10. Live: kprof top against perf top, each on a pty (script(1)), while split runs ----------
+# The CPU each takes (user + system, its children included) over 10 s at the default 4 kHz on
+# every CPU, RUNS runs alternating; split keeps one CPU busy meanwhile.
+if want top; then
+	echo "bench: kprof top and perf top ($runs runs each, alternating)..." >&2
+	d=$tmp/top
+	mkdir -p "$d"
+	"$tmp/work-fp" split $((10000 * 30 * runs / scale)) >/dev/null &
+	busy=$!
+	for i in $(seq 1 "$runs"); do
+		run "$d/k" script -qec "timeout -s INT 10 '$kprof' top -d 2" /dev/null
+		run "$d/p" script -qec "timeout -s INT 10 perf top --stdio -d 2" /dev/null
+	done
+	kill "$busy" 2>/dev/null || true
+	wait "$busy" 2>/dev/null || true
+	top_row="| $(range "$d/k" 2) | $(awk '{ printf "%.2f\n", 100 * $2 / $1 }' "$d/k" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')% | $(range "$d/p" 2) | $(awk '{ printf "%.2f\n", 100 * $2 / $1 }' "$d/p" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')% |"
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -1042,6 +1061,14 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| workload | samples | binaries embedded | kprof bytes | with --embed-symbols | added bytes | kprof record s | with --embed-symbols s | added at the end s | perf.data + perf archive tarball bytes | perf archive s |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
 		printf "%s" "$archive_rows"
+	fi
+	if want top; then
+		echo
+		echo "### Live: kprof top and perf top --stdio on a pty, 10 s at 4 kHz on every CPU while split runs; CPU s, median (min-max), and its share of one CPU"
+		echo
+		echo "| kprof top CPU s | share of a CPU | perf top CPU s | share of a CPU |"
+		echo "|---|---|---|---|"
+		echo "$top_row"
 	fi
 } | tee "$out/results.md"
 
