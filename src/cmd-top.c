@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,15 +37,71 @@ static const char top_usage[] =
 	"  -g                    record call chains (the stacks are cached as they repeat)\n"
 	"  -d, --delay SECONDS   the refresh interval (default 2)\n"
 	"  -E, --entries N       the functions shown (default 20)\n"
+	"\n"
+	"On a terminal, q quits (as Ctrl-C does).\n"
 	"  -h, --help            this text\n";
 
 struct top_run {
 	struct kp_top model;
 	double delay, last;	/* the refresh interval; when the last refresh was */
 	size_t entries;
-	bool tty;
+	bool tty, keys;		/* output on a terminal; keys read from one */
 	struct timespec t0;
 };
+
+/*
+ * Keys: the terminal's input without line editing or echo, so that q is read as it is
+ * pressed; Ctrl-C still interrupts. Its settings are put back at exit, and by a crash's
+ * handler (tcsetattr() may be called there) before the crash goes on.
+ */
+static struct termios saved_tty;
+static volatile sig_atomic_t tty_raw;
+
+static void restore_tty(void)
+{
+	if (tty_raw) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+		tty_raw = 0;
+	}
+}
+
+static void on_crash(int sig)
+{
+	restore_tty();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static bool keys_on(void)
+{
+	static const int crashes[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty))
+		return false;
+	t = saved_tty;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 0; /* read() returns at once, with what was typed */
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t))
+		return false;
+	tty_raw = 1;
+	atexit(restore_tty);
+	for (size_t i = 0; i < ARRAY_SIZE(crashes); i++)
+		signal(crashes[i], on_crash);
+	return true;
+}
+
+/* q typed since the last look: quit. */
+static bool quit_typed(void)
+{
+	char c;
+
+	while (read(STDIN_FILENO, &c, 1) == 1)
+		if (c == 'q' || c == 'Q')
+			return true;
+	return false;
+}
 
 static double now_s(const struct top_run *r)
 {
@@ -59,6 +117,8 @@ static int tick(void *ctx)
 	struct top_run *r = ctx;
 	double t = now_s(r);
 
+	if (r->keys && quit_typed())
+		return 1;
 	if (t - r->last < r->delay)
 		return 0;
 	if (r->tty)
@@ -146,6 +206,7 @@ int cmd_top(int argc, char **argv)
 		rc = 1;
 	if (!rc) {
 		r.tty = isatty(STDOUT_FILENO);
+		r.keys = r.tty && keys_on();
 		clock_gettime(CLOCK_MONOTONIC, &r.t0);
 		kp_top_init(&r.model, &dso);
 		o.live = kp_top_sink;
@@ -155,6 +216,7 @@ int cmd_top(int argc, char **argv)
 		if (!rc && r.model.err)
 			rc = 1;
 		kp_top_release(&r.model);
+		restore_tty();
 	}
 	kp_evspec_free(o.evs, o.nr_evs);
 	free(o.cpus);

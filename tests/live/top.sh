@@ -62,8 +62,30 @@ if command -v script >/dev/null; then
 	check "on a terminal it redraws each interval ($n screens), clearing the screen first" \
 		sh -c "[ $n -ge 3 ] && grep -q \"\$(printf '\\033\\[H\\033\\[2J')\" '$WORK/tty.out'"
 	check "...and SIGTERM ends it with status 0" [ "$rc" -eq 0 ]
+	# q, typed on the terminal, quits; the terminal's line editing and echo are back after
+	exec 3<>"$WORK/tty.in"
+	script -qfec "'$KPROF' top -d 0.5 -E 3; echo top-status=\$?; stty -a" "$WORK/q.out" \
+		<"$WORK/tty.in" >/dev/null 2>&1 &
+	spid=$!
+	i=0 n=0
+	while [ "$n" -lt 1 ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+		n=$(grep -c 'kprof top: ' "$WORK/q.out" 2>/dev/null)
+		n=${n:-0}
+	done
+	printf q >&3
+	i=0
+	while ! grep -q 'top-status=' "$WORK/q.out" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	pkill -TERM -f "^$KPROF top -d 0.5 -E 3" 2>/dev/null # (only if q was not taken)
+	wait "$spid"
+	exec 3>&-
+	check "on a terminal q quits, with status 0" grep -q 'top-status=0' "$WORK/q.out"
+	check "...and the terminal has its line editing and echo back" \
+		sh -c "tr ' ;' '\n\n' <'$WORK/q.out' | tr -d '\r' | grep -qx icanon && tr ' ;' '\n\n' <'$WORK/q.out' | tr -d '\r' | grep -qx echo"
 else
-	skips 2 "script(1) (util-linux) is not installed: no pty"
+	skips 4 "script(1) (util-linux) is not installed: no pty"
 fi
 
 # --- usage -------------------------------------------------------------------------------------
