@@ -581,7 +581,7 @@ uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in,
 	struct want_stack want = { r, head, NULL, 0 };
 	long n = stack_key(smp, misc, t, r->s->procs[t->proc].maps_id,
 			   r->cgroup_root ? r->s->procs[t->proc].cgroup : 0, head, &want.addrs);
-	struct kp_resolve_stats before = r->st;
+	struct kp_resolve_stats before;
 	/* a chain the reader identified, as the sample holds it (not joined with an unwinding) */
 	struct kp_chain_memo *m =
 		smp == smp_in && smp->chain_id ? &r->memo[smp->chain_id % ARRAY_SIZE(r->memo)] : NULL;
@@ -605,6 +605,7 @@ uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in,
 		memo_put(m, smp->chain_id, head, e - r->stack_ents);
 		return e->node;
 	}
+	before = r->st; /* what resolving it counts, kept with it */
 	uint32_t node = stack_resolve(r, smp, misc, t, inverted);
 	memo_put(m, smp->chain_id, head, r->nr_stacks);
 	KP_GROW(r->stack_ents, r->cap_stacks, r->nr_stacks + 1);
