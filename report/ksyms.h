@@ -14,19 +14,35 @@
 
 struct kp_ksym_ent {
 	uint64_t addr;
-	char *name;	/* "name" or "name [module]"; owned */
+	char *name;	/* "name" or "name [module]", in one of kp_ksyms.texts */
 	char type;	/* nm's letter: T, t, W, ... */
 	bool end;	/* only ends the symbol before it: names nothing */
 };
+
+struct kp_ksyms_loader;
 
 struct kp_ksyms {
 	struct kp_ksym_ent *syms;
 	size_t nr, cap;
 	int sorted;
+	char **texts;			/* the lines, NUL-terminated in place: names point in */
+	size_t nr_texts, cap_texts;
+	struct kp_ksyms_loader *loader;	/* kp_ksyms_load()'s thread, until it is joined */
 };
 
 void kp_ksyms_init(struct kp_ksyms *k);
+
+/* kp_ksyms_release - free @k; a load still under way is stopped at its next read. */
 void kp_ksyms_release(struct kp_ksyms *k);
+
+/*
+ * kp_ksyms_load - read the kallsyms-format file @path (/proc/kallsyms, whose text the kernel
+ * takes tens of milliseconds to write) on a thread of its own, and sort it there. Every other
+ * call on @k first waits for it, so a report that meets no kernel address never waits, and
+ * one that does waits only for what is left. Returns -errno when @path cannot be opened (the
+ * table stays as it was).
+ */
+int kp_ksyms_load(struct kp_ksyms *k, const char *path);
 
 /* kp_ksyms_add_text - add the "ADDR TYPE NAME[\t[MODULE]]" lines in @len bytes of @text; with
  * @ends, lines that only end the symbols before them (KP_KALLSYMS_MISC_ENDS). */

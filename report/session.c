@@ -532,9 +532,6 @@ static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
 static void live_ksyms(struct kp_session *s)
 {
 	struct utsname u;
-	char *text = NULL;
-	size_t len = 0;
-	int fd;
 
 	if (uname(&u) < 0)
 		return;
@@ -543,13 +540,7 @@ static void live_ksyms(struct kp_session *s)
 		s->live_release = kp_xstrdup(u.release);
 		return;
 	}
-	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	kp_read_fd(fd, &text, &len);
-	close(fd);
-	kp_ksyms_add_text(&s->ksyms, text ? text : "", len, false);
-	free(text);
+	kp_ksyms_load(&s->ksyms, "/proc/kallsyms"); /* unreadable: kernel frames stay addresses */
 }
 
 static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)

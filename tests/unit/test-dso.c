@@ -5,6 +5,7 @@
  * source lines from the DWARF line table and the "MARK:" comments in the fixtures' sources.
  */
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -747,6 +748,44 @@ static void test_ksyms_ends(void)
 	kp_ksyms_release(&k);
 }
 
+/*
+ * A table read on its own thread (the live /proc/kallsyms of a perf.data's report): a lookup
+ * waits for it, a module's tab becomes a space, out-of-order lines are sorted, and a table
+ * released while the kernel still writes it stops there.
+ */
+static void test_ksyms_load(void)
+{
+	static const char text[] = "ffffffffc0001000 t mod_fn\t[mymod]\nffffffff81000000 T _text\n"
+				   "ffffffff81000200 T second\n";
+	char path[] = "/tmp/kprof-ksyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct kp_ksyms k;
+	const char *a, *b;
+
+	if (!ok(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1,
+		"a kallsyms file at %s", path))
+		return;
+	close(fd);
+	kp_ksyms_init(&k);
+	ok(kp_ksyms_load(&k, path) == 0, "its loading starts");
+	a = kp_ksyms_lookup(&k, 0xffffffffc0001010ull);
+	b = kp_ksyms_lookup(&k, 0xffffffff81000210ull);
+	ok(a && !strcmp(a, "mod_fn [mymod]"), "a module's symbol, loaded on a thread (%s)",
+	   a ? a : "none");
+	ok(b && !strcmp(b, "second") && k.nr == 3, "a kernel symbol after sorting (%s, %zu)",
+	   b ? b : "none", k.nr);
+	kp_ksyms_release(&k);
+	unlink(path);
+	kp_ksyms_init(&k);
+	ok(kp_ksyms_load(&k, "/nonexistent/kallsyms") == -ENOENT && !k.nr,
+	   "an unreadable file: -ENOENT, an empty table");
+	kp_ksyms_release(&k);
+	kp_ksyms_init(&k); /* released while the kernel still writes it: stopped, nothing leaks */
+	ok(kp_ksyms_load(&k, "/proc/kallsyms") == 0, "/proc/kallsyms: loading starts");
+	kp_ksyms_release(&k);
+	ok(!k.nr && !k.loader, "released before any lookup: empty");
+}
+
 int main(void)
 {
 	struct fixture c, cxx;
@@ -768,6 +807,7 @@ int main(void)
 	test_demangle();
 	test_ksyms_unterminated();
 	test_ksyms_ends();
+	test_ksyms_load();
 	test_vdso();
 	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-plt", builddir());
 	test_plt(path);
