@@ -14,17 +14,12 @@
 #include "strtab.h"
 #include "view.h"
 
-struct row {
-	uint32_t cgroup, comm, dso, sym;	/* strtab ids, 0 when not a key */
-	struct kp_weight self, total;
-};
-
 struct flat {
 	const struct kp_profile *p;
 	const struct kp_view_opts *o;
 	size_t event;
 	unsigned keys;
-	struct row *rows;
+	struct kp_flat_row *rows;
 	size_t nr, cap;
 	struct kp_hash ids;
 	uint32_t *row_of;	/* node -> row + 1 (0: the root and comm nodes) */
@@ -73,7 +68,7 @@ struct want_row {
 static bool same_row(const void *ctx, uint64_t id)
 {
 	const struct want_row *w = ctx;
-	const struct row *r = &w->f->rows[id];
+	const struct kp_flat_row *r = &w->f->rows[id];
 
 	return r->comm == w->k[0] && r->dso == w->k[1] && r->sym == w->k[2] && r->cgroup == w->k[3];
 }
@@ -141,7 +136,7 @@ static void collect(struct flat *f)
 static int cmp_row(const void *a, const void *b, void *ctx)
 {
 	const struct flat *f = ctx;
-	const struct row *x = a, *y = b;
+	const struct kp_flat_row *x = a, *y = b;
 	uint64_t xs = kp_view_weight(f->o, &x->self), ys = kp_view_weight(f->o, &y->self);
 	uint64_t xt = kp_view_weight(f->o, &x->total), yt = kp_view_weight(f->o, &y->total);
 
@@ -152,18 +147,19 @@ static int cmp_row(const void *a, const void *b, void *ctx)
 	return strcmp(kp_strtab_get(f->p->strs, x->sym), kp_strtab_get(f->p->strs, y->sym));
 }
 
-static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
+static void print(const struct kp_profile *p, const struct kp_view_opts *o, unsigned keys,
+		  const struct kp_flat_row *rows, size_t nr, FILE *out)
 {
-	uint64_t whole = kp_view_weight(o, kp_profile_total(f->p, 0, f->event));
-	const struct kp_strtab *s = f->p->strs;
+	uint64_t whole = kp_view_weight(o, kp_profile_total(p, 0, o->event));
+	const struct kp_strtab *s = p->strs;
 
-	bool time = kp_view_durations(f->p, o);
+	bool time = kp_view_durations(p, o);
 
 	fprintf(out, "#    self    total%s   samples%s%s%s%s\n#\n", time ? "     self time" : "",
-		f->keys & KP_SORT_CGROUP ? "  cgroup" : "", f->keys & KP_SORT_COMM ? "  comm" : "",
-		f->keys & KP_SORT_DSO ? "  dso" : "", f->keys & KP_SORT_SYM ? "  symbol" : "");
-	for (size_t i = 0; i < f->nr; i++) {
-		const struct row *r = &f->rows[i];
+		keys & KP_SORT_CGROUP ? "  cgroup" : "", keys & KP_SORT_COMM ? "  comm" : "",
+		keys & KP_SORT_DSO ? "  dso" : "", keys & KP_SORT_SYM ? "  symbol" : "");
+	for (size_t i = 0; i < nr; i++) {
+		const struct kp_flat_row *r = &rows[i];
 		fputs("  ", out);
 		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->self), whole), o->color);
 		fputs("  ", out);
@@ -173,19 +169,20 @@ static void print(const struct flat *f, const struct kp_view_opts *o, FILE *out)
 			kp_view_print_time(out, r->self.period);
 		}
 		fprintf(out, "  %8llu", (unsigned long long)r->self.count);
-		if (f->keys & KP_SORT_CGROUP)
+		if (keys & KP_SORT_CGROUP)
 			fprintf(out, "  %-30s", kp_strtab_get(s, r->cgroup));
-		if (f->keys & KP_SORT_COMM)
+		if (keys & KP_SORT_COMM)
 			fprintf(out, "  %-15s", kp_strtab_get(s, r->comm));
-		if (f->keys & KP_SORT_DSO)
+		if (keys & KP_SORT_DSO)
 			fprintf(out, "  %-20s", r->dso ? kp_strtab_get(s, r->dso) : "[unknown]");
-		if (f->keys & KP_SORT_SYM)
+		if (keys & KP_SORT_SYM)
 			fprintf(out, "  %s", kp_strtab_get(s, r->sym));
 		fputc('\n', out);
 	}
 }
 
-int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
+size_t kp_flat_rows(const struct kp_profile *p, const struct kp_view_opts *o,
+		    struct kp_flat_row **rows)
 {
 	struct flat f = { .p = p, .o = o, .event = o->event };
 
@@ -197,11 +194,20 @@ int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 	collect(&f);
 	if (f.nr > 1)
 		qsort_r(f.rows, f.nr, sizeof(*f.rows), cmp_row, &f);
-	print(&f, o, out);
-	free(f.rows);
 	free(f.row_of);
 	free(f.comm_of);
 	free(f.cgroup_of);
 	kp_hash_release(&f.ids);
+	*rows = f.rows;
+	return f.nr;
+}
+
+int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
+{
+	struct kp_flat_row *rows = NULL;
+	size_t n = kp_flat_rows(p, o, &rows);
+
+	print(p, o, o->sort ? o->sort : KP_SORT_SYM, rows, n, out);
+	free(rows);
 	return 0;
 }

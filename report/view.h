@@ -126,6 +126,19 @@ const struct kp_view *kp_view_find(const char *name);
 
 int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+
+/* A row of the flat view: its keys (strtab ids, 0 when not one of @o->sort's) and weights. */
+struct kp_flat_row {
+	uint32_t cgroup, comm, dso, sym;
+	struct kp_weight self, total;
+};
+
+/*
+ * kp_flat_rows - the flat view's rows of @p for @o's event, grouped by @o->sort (0: by
+ * symbol), by self then total weight, into *@rows (the caller frees it). Returns how many.
+ */
+size_t kp_flat_rows(const struct kp_profile *p, const struct kp_view_opts *o,
+		    struct kp_flat_row **rows);
 extern const struct kp_view_option kp_flat_options[];
 int kp_view_folded(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 extern const struct kp_view_option kp_folded_options[];
