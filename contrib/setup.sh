@@ -19,13 +19,14 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages="build-essential autoconf automake pkg-config
 	libdw-dev libelf-dev libunwind-dev libcapstone-dev libzstd-dev libjson-c-dev libiberty-dev
-	libtraceevent-dev zlib1g-dev libdebuginfod-dev scdoc
+	libtraceevent-dev zlib1g-dev libdebuginfod-dev libncurses-dev scdoc
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # strace and mandoc to hold kprof trace and the manual to, debuginfod to fetch binaries from,
+# tmux to type keys into the terminal views and read their screen,
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
 check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3 golang-go strace
-	mandoc man-db debhelper lintian debuginfod"
+	mandoc man-db debhelper lintian debuginfod tmux"
 optional_packages="chromium hotspot"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop

@@ -11,14 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "formats/util.h"
+#include "record/diag.h"
 #include "record/recorder.h"
 #include "report/top.h"
+#include "tui.h"
 
 static const char top_usage[] =
 	"usage: kprof top [-a | -p PID,... | -t TID,... | -u USER] [options]\n"
@@ -36,71 +37,156 @@ static const char top_usage[] =
 	"  -c, --count PERIOD    one sample every PERIOD events instead\n"
 	"  -g                    record call chains (the stacks are cached as they repeat)\n"
 	"  -d, --delay SECONDS   the refresh interval (default 2)\n"
-	"  -E, --entries N       the functions shown (default 20)\n"
+	"  -E, --entries N       the functions shown (default 20; on a terminal, all that fit)\n"
+	"  -s, --sort KEY        sym (the default), dso, comm or comm,sym\n"
+	"  -K, --hide-kernel     count kernel samples for the user function below them\n"
 	"\n"
-	"On a terminal, q quits (as Ctrl-C does).\n"
+	"On a terminal: q quits (as Ctrl-C does), / filters by a regular expression on the\n"
+	"symbol, s changes the sort, g (or Enter) shows the selected function's callers (with\n"
+	"-g), k hides or shows kernel functions, z zeroes the counts, and the arrow and page keys\n"
+	"move the selection, which stays on its function as the list is redrawn.\n"
 	"  -h, --help            this text\n";
 
 struct top_run {
 	struct kp_top model;
 	double delay, last;	/* the refresh interval; when the last refresh was */
 	size_t entries;
-	bool tty, keys;		/* output on a terminal; keys read from one */
+	bool tty;		/* output on a terminal: the screen is redrawn until q */
 	struct timespec t0;
+	struct kp_tui ui;
+	enum kp_top_sort sort;
+	bool kernel;		/* kernel functions shown (k) */
+	bool callers;		/* the callers of callers_of shown under it (g) */
+	uint32_t callers_of;
+	bool chains;		/* -g: there are callers to show */
+	struct kp_top_row *rows, *crows;
+	size_t cap, ccap;
+	char head[256];
 };
 
-/*
- * Keys: the terminal's input without line editing or echo, so that q is read as it is
- * pressed; Ctrl-C still interrupts. Its settings are put back at exit, and by a crash's
- * handler (tcsetattr() may be called there) before the crash goes on.
- */
-static struct termios saved_tty;
-static volatile sig_atomic_t tty_raw;
+static const char top_keys[] =
+	" q quit  / filter  s sort  g callers  k kernel  z zero  Up/Down/PgUp/PgDn select ";
 
-static void restore_tty(void)
+#define CALLER_DEPTH 3
+
+static uint64_t row_id(const struct top_run *r, const struct kp_top_row *row)
 {
-	if (tty_raw) {
-		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
-		tty_raw = 0;
+	switch (r->sort) {
+	case KP_TOP_DSO:
+		return row->dso;
+	case KP_TOP_COMM:
+		return row->comm;
+	case KP_TOP_COMM_SYM:
+		return (uint64_t)row->comm << 32 | row->func;
+	default:
+		return row->func;
 	}
 }
 
-static void on_crash(int sig)
+/* What the filter is held to: the function's name, or the row's key. */
+static const char *filter_text(const struct top_run *r, const struct kp_top_row *row,
+			       const char *name)
 {
-	restore_tty();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	if (r->sort == KP_TOP_SYM || r->sort == KP_TOP_COMM_SYM)
+		return kp_strtab_get(&r->model.s.strs, r->model.prof.funcs[row->func].name);
+	return name;
 }
 
-static bool keys_on(void)
+static void add_callers(struct top_run *r, const struct kp_top_row *of, double sum)
 {
-	static const int crashes[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	struct termios t;
+	size_t n = kp_top_callers(&r->model, of->func, r->kernel, CALLER_DEPTH, &r->crows, &r->ccap);
+	char name[1024];
 
-	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty))
-		return false;
-	t = saved_tty;
-	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-	t.c_cc[VMIN] = 0; /* read() returns at once, with what was typed */
-	t.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSANOW, &t))
-		return false;
-	tty_raw = 1;
-	atexit(restore_tty);
-	for (size_t i = 0; i < ARRAY_SIZE(crashes); i++)
-		signal(crashes[i], on_crash);
-	return true;
+	if (!n)
+		kp_tui_row(&r->ui, 1ull << 63, -1, -1, 1, ' ', "(no callers: %s)",
+			   r->chains ? "a root of its stacks" : "record them with -g");
+	for (size_t i = 0; i < n; i++) {
+		kp_top_row_name(&r->model, &r->crows[i], KP_TOP_SYM, name, sizeof(name));
+		kp_tui_row(&r->ui, 1ull << 63 | i, 100.0 * r->crows[i].w / sum,
+			   of->w > 0 ? 100.0 * r->crows[i].w / of->w : -1, r->crows[i].depth, ' ',
+			   "%s", name);
+	}
 }
 
-/* q typed since the last look: quit. */
-static bool quit_typed(void)
+/* The rows of the screen, from the model's weights as they are now. */
+static void fill(struct top_run *r)
 {
-	char c;
+	double sum;
+	size_t n = kp_top_rows(&r->model, r->sort, r->kernel, &r->rows, &r->cap, &sum), shown = 0;
+	bool by_func = r->sort == KP_TOP_SYM || r->sort == KP_TOP_COMM_SYM;
+	char name[1024];
 
-	while (read(STDIN_FILENO, &c, 1) == 1)
-		if (c == 'q' || c == 'Q')
-			return true;
-	return false;
+	kp_tui_head(&r->ui, 0, "%s", r->head);
+	kp_tui_head(&r->ui, 1, "sort: %s (s)   kernel functions: %s (k)",
+		    kp_top_sort_names[r->sort], r->kernel ? "shown" : "hidden, their samples to the "
+		    "user function below");
+	kp_tui_rows_begin(&r->ui);
+	for (size_t i = 0; i < n && shown < r->entries; i++) {
+		bool open = by_func && r->callers && r->rows[i].func == r->callers_of;
+
+		kp_top_row_name(&r->model, &r->rows[i], r->sort, name, sizeof(name));
+		if (!kp_tui_match(&r->ui, filter_text(r, &r->rows[i], name)))
+			continue;
+		kp_tui_row(&r->ui, row_id(r, &r->rows[i]), 100.0 * r->rows[i].w / sum, -1, 0,
+			   !by_func ? ' ' : open ? '-' : '+', "%s", name);
+		shown++;
+		if (open)
+			add_callers(r, &r->rows[i], sum);
+	}
+	kp_tui_rows_end(&r->ui);
+}
+
+/* g, Enter, Right, Left: the selected function's callers, shown or hidden. */
+static void toggle_callers(struct top_run *r, enum kp_tui_act act)
+{
+	const struct kp_tui_row *sel = kp_tui_selected(&r->ui);
+	uint32_t func;
+
+	if (r->sort != KP_TOP_SYM && r->sort != KP_TOP_COMM_SYM) {
+		kp_tui_msg(&r->ui, "callers are a function's: sort by sym (s)");
+		return;
+	}
+	if (!sel || sel->id >> 63) /* a caller's row: its function's stays the one open */
+		return;
+	func = (uint32_t)sel->id;
+	if (act == KP_TUI_COLLAPSE)
+		r->callers = false;
+	else if (act == KP_TUI_EXPAND)
+		r->callers = true;
+	else
+		r->callers = !(r->callers && r->callers_of == func);
+	r->callers_of = func;
+}
+
+/* One key's doing; 1 when it quits. */
+static int act(struct top_run *r, enum kp_tui_act a)
+{
+	switch (a) {
+	case KP_TUI_QUIT:
+		return 1;
+	case KP_TUI_SORT:
+		r->sort = (r->sort + 1) % KP_TOP_NR_SORTS;
+		kp_tui_msg(&r->ui, "sorted by %s", kp_top_sort_names[r->sort]);
+		break;
+	case KP_TUI_KERNEL:
+		r->kernel = !r->kernel;
+		kp_tui_msg(&r->ui, "kernel functions %s", r->kernel ? "shown" : "hidden");
+		break;
+	case KP_TUI_ZERO:
+		kp_top_zero(&r->model);
+		kp_tui_msg(&r->ui, "counts zeroed");
+		break;
+	case KP_TUI_CALLERS: case KP_TUI_TOGGLE: case KP_TUI_EXPAND: case KP_TUI_COLLAPSE:
+		toggle_callers(r, a);
+		break;
+	case KP_TUI_FILTER: case KP_TUI_REDRAW:
+		break;
+	default:
+		return 0;
+	}
+	fill(r);
+	kp_tui_draw(&r->ui);
+	return 0;
 }
 
 static double now_s(const struct top_run *r)
@@ -111,21 +197,48 @@ static double now_s(const struct top_run *r)
 	return (ts.tv_sec - r->t0.tv_sec) + (ts.tv_nsec - r->t0.tv_nsec) / 1e9;
 }
 
-/* After each drain: a refresh when it is due; without a terminal, the first one ends it. */
+/* The terminal, taken at the first tick (the recorder's own signal handlers are in place by
+ * then, and ncurses leaves them be); false when it cannot be driven. */
+static bool screen_on(struct top_run *r)
+{
+	if (r->ui.on)
+		return true;
+	if (kp_tui_start(&r->ui)) {
+		kp_warn("top: cannot drive this terminal (TERM=%s): one snapshot instead",
+			getenv("TERM") ? getenv("TERM") : "unset");
+		r->tty = false;
+		return false;
+	}
+	kp_top_header(&r->model, 0, r->head, sizeof(r->head));
+	fill(r);
+	kp_tui_draw(&r->ui);
+	return true;
+}
+
+/* After each drain: the keys typed since, and a refresh when it is due; without a terminal,
+ * the first refresh prints and ends it. */
 static int tick(void *ctx)
 {
 	struct top_run *r = ctx;
 	double t = now_s(r);
+	enum kp_tui_act a;
 
-	if (r->keys && quit_typed())
-		return 1;
+	if (r->tty && screen_on(r))
+		while ((a = kp_tui_key(&r->ui, 0)) != KP_TUI_NONE)
+			if (act(r, a))
+				return 1;
 	if (t - r->last < r->delay)
 		return 0;
-	if (r->tty)
-		fputs("\033[H\033[2J", stdout); /* home, clear: plain ANSI, no curses needed */
-	kp_top_print(&r->model, stdout, r->entries, t - r->last);
+	if (!r->tty) {
+		kp_top_print(&r->model, stdout, r->sort, r->kernel, r->entries, t - r->last);
+		return 1;
+	}
+	kp_top_header(&r->model, t - r->last, r->head, sizeof(r->head));
+	fill(r);
+	kp_tui_draw(&r->ui);
+	kp_top_roll(&r->model);
 	r->last = t;
-	return !r->tty;
+	return 0;
 }
 
 static int parse_u64(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out)
@@ -165,6 +278,17 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 			return 2;
 		r->entries = (size_t)v;
 		return 0;
+	case 's':
+		for (int i = 0; i < KP_TOP_NR_SORTS; i++)
+			if (!strcmp(optarg, kp_top_sort_names[i])) {
+				r->sort = (enum kp_top_sort)i;
+				return 0;
+			}
+		return kp_usage_error("top", "--sort takes sym, dso, comm or comm,sym, not '%s'",
+				      optarg);
+	case 'K':
+		r->kernel = false;
+		return 0;
 	default:
 		return 2;
 	}
@@ -178,12 +302,13 @@ int cmd_top(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' }, { "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' }, { "count", required_argument, NULL, 'c' },
 		{ "delay", required_argument, NULL, 'd' }, { "entries", required_argument, NULL, 'E' },
+		{ "sort", required_argument, NULL, 's' }, { "hide-kernel", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct kp_dso_opts dso = { .inline_frames = false, .demangle = true };
 	struct kp_record_opts o;
 	struct kp_recorder rec;
-	struct top_run r = { .delay = 2, .entries = 20 };
+	struct top_run r = { .delay = 2, .entries = 0, .kernel = true };
 	int c, rc = 0;
 
 	memset(&o, 0, sizeof(o));
@@ -194,7 +319,7 @@ int cmd_top(int argc, char **argv)
 	o.argv_all = argv;
 	o.quiet = true;
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:h", opts, NULL)) != -1)
+	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:s:Kh", opts, NULL)) != -1)
 		rc = c == 'h' ? kp_cmd_help(top_usage) - 1 : parse_opt(c, &o, &r);
 	if (!rc && optind < argc)
 		rc = kp_usage_error("top", "no command: top watches what runs (-a, -p, -t, -u)");
@@ -206,7 +331,10 @@ int cmd_top(int argc, char **argv)
 		rc = 1;
 	if (!rc) {
 		r.tty = isatty(STDOUT_FILENO);
-		r.keys = r.tty && keys_on();
+		if (!r.entries) /* a terminal shows as many as its screen has room for */
+			r.entries = r.tty ? SIZE_MAX : 20;
+		r.chains = o.callchain;
+		kp_tui_init(&r.ui, "   share  of func  symbol  [binary]", top_keys);
 		clock_gettime(CLOCK_MONOTONIC, &r.t0);
 		kp_top_init(&r.model, &dso);
 		o.live = kp_top_sink;
@@ -215,8 +343,10 @@ int cmd_top(int argc, char **argv)
 		rc = kp_recorder_run(&rec, &o);
 		if (!rc && r.model.err)
 			rc = 1;
+		kp_tui_release(&r.ui); /* the terminal back before anything more is said */
 		kp_top_release(&r.model);
-		restore_tty();
+		free(r.rows);
+		free(r.crows);
 	}
 	kp_evspec_free(o.evs, o.nr_evs);
 	free(o.cpus);
