@@ -37,6 +37,9 @@ static const char report_usage[] =
 	"      --flat             functions by self time\n"
 	"      --folded           folded stacks for flamegraph.pl, inferno and speedscope\n"
 	"      --svg              an interactive flame graph (options below)\n"
+	"      --tui              browse it on the terminal: the call tree opens node by node,\n"
+	"                         the flat list sorts, / filters, a annotates (keys at the\n"
+	"                         bottom of the screen)\n"
 	"      --timeline         an interactive SVG of threads (and CPUs) against time: on-CPU\n"
 	"                         stretches, off-CPU intervals, tracepoints (-o FILE.svg)\n"
 	"      --format NAME      one of the above by name, or an export for other viewers:\n"
@@ -87,6 +90,7 @@ struct report {
 	const struct kp_view_option *view_opt;	/* the last view option given, */
 	const struct kp_view *view_opt_of;	/* which is this view's */
 	bool stats;
+	bool tui;		/* --tui: browsed on the terminal */
 	bool annotate;		/* --annotate given, */
 	size_t annotate_top;	/* with this count (0: none given) */
 	/* progress on a terminal */
@@ -311,7 +315,9 @@ static int run(struct report *r)
 		r->vo.seq = r->ro.seq ? &rep.seq : NULL;
 		r->vo.t_start = r->ro.filter.t_start;
 		r->vo.t_end = r->ro.filter.t_end;
-		rc = output(r, &rep);
+		rc = r->tui ? kp_report_tui(&rep, &r->ro, &r->vo) : output(r, &rep);
+		if (r->tui && !rc) /* the screen is given back: what the replay left out */
+			rc = kp_input_replayed(&rep.s, r->ro.input);
 	}
 	kp_report_release(&rep);
 	return rc;
@@ -324,7 +330,7 @@ enum {
 	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID,
 	OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_CGROUP, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
-	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE,
+	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE, OPT_TUI,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -356,6 +362,7 @@ static const struct option long_opts[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "svg", no_argument, NULL, OPT_SVG },
 	{ "timeline", no_argument, NULL, OPT_TIMELINE },
+	{ "tui", no_argument, NULL, OPT_TUI },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
@@ -435,6 +442,7 @@ static int parse_opt(struct report *r, int c)
 	case 'j': return parse_jobs(optarg);
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_TIMELINE: return set_view(r, "timeline");
+	case OPT_TUI: r->tui = true; return 0;
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
 	case OPT_WALL: r->ro.wall = true; return 0;
@@ -602,6 +610,9 @@ static int parse_options(struct report *r, int argc, char **argv)
 	if (r->ro.wall && r->ro.event_name)
 		return kp_usage_error("report", "--wall is one profile of the clocks and offcpu: "
 				      "not with --event");
+	if (r->tui && (r->output || r->diff_base || r->annotate))
+		return kp_usage_error("report", "--tui browses on the terminal: not with -o, --diff "
+				      "or --annotate (its a key annotates)");
 	if ((rc = apply_traits(r)))
 		return rc;
 	return check_color(r);

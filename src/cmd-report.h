@@ -11,6 +11,7 @@
 #include "report/annotate.h"
 #include "report/report.h"
 #include "report/unwind.h"
+#include "report/view.h"
 
 /* kp_parse_unwinder - the --unwinder @name into *@lib: 0, or 2 after a usage error for @cmd
  * that lists the known names. */
@@ -36,5 +37,12 @@ int kp_cmd_parse_top(const char *cmd, const char *opt, const char *arg, size_t *
  */
 int kp_cmd_annotate_print(struct kp_report *rep, const struct kp_ann_opts *ao, bool json,
 			  const struct kp_ann_print_opts *po, FILE *out);
+
+/*
+ * kp_report_tui - browse @rep (built with @ro; borrowed) on the terminal, from @vo's view
+ * options, until q (report-tui.c). Returns 0, or 1 when the terminal cannot be driven.
+ */
+int kp_report_tui(struct kp_report *rep, const struct kp_report_opts *ro,
+		  const struct kp_view_opts *vo);
 
 #endif /* KP_CMD_REPORT_H */
