@@ -1,0 +1,140 @@
+#!/bin/sh
+# Live: the terminal views, kprof top and kprof report --tui, driven as a user drives them:
+# in a terminal (a tmux pane of its own server), keys typed with send-keys, the screen read
+# back with capture-pane. The shares are held to split's own clocks; after q the terminal's
+# line editing and echo must be back.
+. "$top_srcdir/tests/live/lib.sh"
+require_perf_events
+
+if ! command -v tmux >/dev/null; then
+	skip_all "tmux is not installed (contrib/setup.sh --check installs it): no terminal to type into"
+fi
+SOCK="$WORK/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'tmux -S "$SOCK" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# screen: the pane as it shows now, into $WORK/screen
+screen() { T capture-pane -p -t k >"$WORK/screen" 2>/dev/null; }
+# wait_for ERE TENTHS: until the screen shows a line matching ERE (true), or TENTHS tenths of a
+# second went by (false)
+wait_for() {
+	i=0
+	while [ $i -lt "$2" ]; do
+		screen
+		grep -qE "$1" "$WORK/screen" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# share_on_screen FUNC: the first share of FUNC's row
+share_on_screen() { awk -v f="$1" '{ for (i = 3; i <= NF; i++) if ($i == f) { sub("%", "", $1); print $1; exit } }' "$WORK/screen"; }
+# restored: the shell after kprof has its line editing and echo (stty -a, printed after it)
+# (its last line, the local modes, can be a moment behind the status line)
+restored() {
+	wait_for 'echoctl' 20
+	tr ' ;' '\n\n' <"$WORK/screen" | grep -qx icanon && tr ' ;' '\n\n' <"$WORK/screen" | grep -qx echo
+}
+
+"$SPLIT" 1 >"$WORK/truth.out"
+
+# --- kprof top ---------------------------------------------------------------------------------
+"$SPLIT" 30 >/dev/null &
+spid=$!
+sleep 0.3
+T new-session -d -s k -x 120 -y 40 \
+	"'$KPROF' top -g -p $spid -d 1; echo top-status=\$?; stty -a; sleep 60"
+start=$(date +%s)
+check "top: split's work_a on the screen within 5 s" wait_for ' work_a +\[split\]' 50
+check "...under a header of samples/s, event and interval" \
+	grep -qE '^kprof top: [0-9]+ samples/s of cpu-clock over [0-9.]+ s' "$WORK/screen"
+while [ $(($(date +%s) - start)) -lt 6 ]; do sleep 0.2; done
+screen
+got=$(share_on_screen work_a)
+want=$(truth_of work_a "$WORK/truth.out")
+check "top after 5 s: work_a ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" \
+	points "${got:--100}" "${want:-0}" "$SHARE_POINTS"
+# / filters by a regular expression on the symbol
+T send-keys -t k / && sleep 0.3 && T send-keys -t k 'work_[bc]' Enter
+wait_for 'filter: /work_\[bc\]/' 20
+check "top: / work_[bc] keeps work_b and work_c" \
+	sh -c "grep -qE ' work_b +\[split\]' '$WORK/screen' && grep -qE ' work_c +\[split\]' '$WORK/screen'"
+check "...and leaves work_a out" sh -c "! grep -qE ' work_a +\[split\]' '$WORK/screen'"
+# g: the selected function's callers (work_b, the first row, is called through via_right)
+T send-keys -t k Home g
+check "top: g shows the selected function's callers below it (work_b's via_right, main)" \
+	wait_for '^ .*- work_b' 20
+check "...the callers indented under it" \
+	sh -c "grep -A3 -E -- '- work_b' '$WORK/screen' | grep -qE '^ +[0-9.]+% +[0-9.]+% +(via_right|main) '"
+# s: the sort goes to the binaries
+T send-keys -t k / Enter s
+check "top: s sorts by binary (split's own row)" wait_for '^sort: dso' 20
+check "...where split is the heaviest" sh -c "awk 'NR > 3 && /%/ { print \$NF; exit }' '$WORK/screen' | grep -qx split"
+# the terminal resized: drawn again to its size
+T resize-window -t k -x 70 -y 20 2>/dev/null || T resize-pane -t k -x 70 -y 20
+sleep 1.5
+screen
+check "top: resized to 70x20, the screen is drawn to it" \
+	sh -c "grep -q '^kprof top: ' '$WORK/screen' && [ \$(awk '{ if (length > m) m = length } END { print m }' '$WORK/screen') -le 70 ]"
+T resize-window -t k -x 120 -y 40 2>/dev/null || T resize-pane -t k -x 120 -y 40
+T send-keys -t k q
+check "top: q quits, with status 0" wait_for '^top-status=0' 30
+check "...and the terminal has its line editing and echo back" restored
+T kill-session -t k 2>/dev/null
+# SIGTERM, as a service manager or kill sends it
+T new-session -d -s k -x 120 -y 40 "'$KPROF' top -p $spid -d 1; echo top-status=\$?; stty -a; sleep 60"
+wait_for '^kprof top: ' 50
+pkill -TERM -f "^$KPROF top -p $spid -d 1" 2>/dev/null
+check "top: SIGTERM ends it with status 0" wait_for '^top-status=0' 30
+check "...and gives the terminal back" restored
+T kill-session -t k 2>/dev/null
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+
+# --- kprof report --tui --------------------------------------------------------------------------
+"$KPROF" record -g -o "$WORK/r.kprof" -- "$SPLIT" 2 >"$WORK/r.out" 2>"$WORK/r.err"
+T new-session -d -s k -x 120 -y 40 \
+	"'$KPROF' report --tui -i '$WORK/r.kprof'; echo rep-status=\$?; stty -a; sleep 60"
+check "report --tui: the tree, its heaviest command open" wait_for '^ +100\.00% +[0-9.]+% - split$' 50
+check "...under a header naming the file and event" \
+	grep -qE "^kprof report: '.*r\.kprof', cpu-clock: [0-9]+ samples" "$WORK/screen"
+# Down to __libc_start_call_main, Enter opens it: main below
+T send-keys -t k Down Enter
+check "report --tui: Enter opens a node (main below __libc_start_call_main)" \
+	wait_for '^ +[0-9.]+% +[0-9.]+% +\+ main$' 20
+T send-keys -t k Down Right
+check "...Right opens the next (split's functions below main)" wait_for ' work_b$' 20
+# f: the flat list, which holds split's known split
+T send-keys -t k f
+wait_for '^the flat list' 20
+for f in work_a work_b; do
+	got=$(share_on_screen "$f")
+	want=$(truth_of "$f" "$WORK/r.out")
+	check "report --tui, flat: $f ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" \
+		points "${got:--100}" "${want:-0}" "$SHARE_POINTS"
+done
+T send-keys -t k / && sleep 0.3 && T send-keys -t k 'work_c' Enter
+wait_for 'filter: /work_c/' 20
+check "report --tui: / work_c leaves one row" \
+	sh -c "[ \$(grep -cE '^ +[0-9.]+% +[0-9.]+% ' '$WORK/screen') -eq 1 ] && grep -qE ' work_c$' '$WORK/screen'"
+# a: the selected function annotated on a screen of its own; q back to the list
+T send-keys -t k a
+check "report --tui: a annotates work_c" wait_for '^kprof annotate: work_c' 50
+T send-keys -t k q
+check "...q goes back to the list" wait_for '^the flat list' 20
+# c: callees at the top
+T send-keys -t k / Enter f c
+check "report --tui: c turns the tree over (work_a at the top)" \
+	wait_for '^ +[0-9.]+% +[0-9.]+% \+ work_a$' 50
+T send-keys -t k q
+check "report --tui: q quits, with status 0" wait_for '^rep-status=0' 30
+check "...and the terminal has its line editing and echo back" restored
+T kill-session -t k 2>/dev/null
+
+# --- without a terminal ----------------------------------------------------------------------------
+"$KPROF" report --tui -i "$WORK/r.kprof" </dev/null >"$WORK/n.out" 2>"$WORK/n.err"
+check "report --tui without a terminal: an error that says so, status 1" \
+	sh -c "[ $? -eq 1 ] && grep -q 'must be a terminal' '$WORK/n.err'"
+"$KPROF" report --tui -o "$WORK/x" -i "$WORK/r.kprof" >/dev/null 2>"$WORK/u.err"
+check "report --tui -o: a usage error" sh -c "[ $? -eq 2 ] && grep -q 'not with -o' '$WORK/u.err'"
+done_testing
