@@ -6,6 +6,7 @@
  * the screen is redrawn until Ctrl-C; otherwise one snapshot is printed, and kprof exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ static const char top_usage[] =
 	"  -E, --entries N       the functions shown (default 20; on a terminal, all that fit)\n"
 	"  -s, --sort KEY        sym (the default), dso, comm or comm,sym\n"
 	"  -K, --hide-kernel     count kernel samples for the user function below them\n"
+	"  -o, --output FILE     also write the recording to FILE, for kprof report\n"
 	"\n"
 	"On a terminal: q quits (as Ctrl-C does), / filters by a regular expression on the\n"
 	"symbol, s changes the sort, g (or Enter) shows the selected function's callers (with\n"
@@ -62,6 +64,9 @@ struct top_run {
 	struct kp_top_row *rows, *crows;
 	size_t cap, ccap;
 	char head[256];
+	const char *output;	/* -o: the recording also goes to this file, */
+	int out_fd;
+	struct kp_writer file;	/* through this writer */
 };
 
 static const char top_keys[] =
@@ -241,6 +246,58 @@ static int tick(void *ctx)
 	return 0;
 }
 
+/*
+ * The recorder's chunks: with -o, their records into the file first (its writer closes its
+ * chunks by size and age, at the rounds, as kprof record's does), then to the model.
+ */
+static int top_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec)
+{
+	struct top_run *r = ctx;
+
+	for (size_t pos = 0; r->output && pos + sizeof(struct kp_rec_header) <= len;) {
+		const struct kp_rec_header *h = (const void *)(*buf + pos);
+
+		if (h->size < sizeof(*h) || h->size > len - pos)
+			break;
+		if (h->type == KP_REC_ROUND)
+			kp_writer_round(&r->file);
+		else
+			kp_writer_add(&r->file, h);
+		pos += h->size;
+	}
+	if (r->output && r->file.err)
+		return r->file.err; /* the recorder says it cannot write, and stops */
+	return kp_top_sink(&r->model, buf, cap, len, nrec);
+}
+
+/* -o: the file, written from the start (header and events) as kprof record writes one. */
+static int open_file(struct top_run *r)
+{
+	r->out_fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (r->out_fd < 0)
+		return kp_error("cannot create '%s': %s", r->output, strerror(errno));
+	if (kp_writer_init(&r->file, r->out_fd, KP_WRITER_DEFAULT_LEVEL, KP_WRITER_CHUNK)) {
+		close(r->out_fd);
+		return kp_error("cannot write '%s': %s", r->output, kp_strerror(r->file.err));
+	}
+	return 0;
+}
+
+static int close_file(struct top_run *r)
+{
+	int err = kp_writer_close(&r->file);
+
+	if (!err && close(r->out_fd) < 0)
+		err = -errno;
+	else if (err)
+		close(r->out_fd);
+	if (err)
+		return kp_error("cannot write '%s': %s", r->output, kp_strerror(err));
+	kp_notice("the recording is in '%s' (%.3f MiB): kprof report -i %s", r->output,
+		  r->file.off / 1048576.0, r->output);
+	return 0;
+}
+
 static int parse_u64(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out)
 {
 	return kp_cmd_number("top", what, s, min, max, out);
@@ -289,6 +346,9 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 	case 'K':
 		r->kernel = false;
 		return 0;
+	case 'o':
+		r->output = optarg;
+		return 0;
 	default:
 		return 2;
 	}
@@ -303,6 +363,7 @@ int cmd_top(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' }, { "count", required_argument, NULL, 'c' },
 		{ "delay", required_argument, NULL, 'd' }, { "entries", required_argument, NULL, 'E' },
 		{ "sort", required_argument, NULL, 's' }, { "hide-kernel", no_argument, NULL, 'K' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct kp_dso_opts dso = { .inline_frames = false, .demangle = true };
@@ -319,7 +380,7 @@ int cmd_top(int argc, char **argv)
 	o.argv_all = argv;
 	o.quiet = true;
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:s:Kh", opts, NULL)) != -1)
+	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:s:Ko:h", opts, NULL)) != -1)
 		rc = c == 'h' ? kp_cmd_help(top_usage) - 1 : parse_opt(c, &o, &r);
 	if (!rc && optind < argc)
 		rc = kp_usage_error("top", "no command: top watches what runs (-a, -p, -t, -u)");
@@ -337,17 +398,27 @@ int cmd_top(int argc, char **argv)
 		kp_tui_init(&r.ui, "   share  of func  symbol  [binary]", top_keys);
 		clock_gettime(CLOCK_MONOTONIC, &r.t0);
 		kp_top_init(&r.model, &dso);
-		o.live = kp_top_sink;
+		if (r.output && open_file(&r)) {
+			kp_top_release(&r.model);
+			r.output = NULL;
+			rc = 1;
+			goto out;
+		}
+		o.output = r.output;
+		o.live = top_sink;
 		o.tick = tick;
 		o.live_ctx = &r;
 		rc = kp_recorder_run(&rec, &o);
 		if (!rc && r.model.err)
 			rc = 1;
 		kp_tui_release(&r.ui); /* the terminal back before anything more is said */
+		if (r.output && close_file(&r) && !rc)
+			rc = 1;
 		kp_top_release(&r.model);
 		free(r.rows);
 		free(r.crows);
 	}
+out:
 	kp_evspec_free(o.evs, o.nr_evs);
 	free(o.cpus);
 	free(o.pids);

@@ -817,8 +817,11 @@ static int finish(struct kp_recorder *rec)
 	struct written wr;
 	int rc;
 
-	if (rec->o->live) /* no file: the last records to the consumer */
+	if (rec->o->live) { /* no file: the last records, and the counts, to the consumer */
+		read_lost(rec);
+		write_stats(rec, &rec->w, &s);
 		return kp_writer_close(&rec->w) ? 1 : 0;
+	}
 	rc = rec->sw.failed ? 1 : close_file(rec, &s, &w); /* a switch failed: said why */
 
 	if (rec->o->sw.on) {

@@ -38,6 +38,28 @@ wait "$spid" 2>/dev/null
 check "top (system-wide, the default) names split's work_a among the hottest" \
 	sh -c "[ $rc -eq 0 ] && grep -qE '^ +[0-9.]+%  work_a  \\[split\\]\$' '$WORK/a.top'"
 
+# --- -o: what it shows, also written to a file ---------------------------------------------------
+"$SPLIT" 4 >/dev/null &
+spid=$!
+sleep 0.3
+"$KPROF" top -p "$spid" -d 1 -E 3 -o "$WORK/top.kprof" >"$WORK/o.top" 2>"$WORK/o.err"
+rc=$?
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+check "top -o: status 0, and it says where the recording is" \
+	sh -c "[ $rc -eq 0 ] && grep -q \"the recording is in '$WORK/top.kprof'\" '$WORK/o.err'"
+"$KPROF" report -i "$WORK/top.kprof" --flat --color never >"$WORK/o.flat" 2>"$WORK/o.rerr"
+check "...a recording kprof report reads whole (its final counts at the end)" \
+	sh -c "[ $? -eq 0 ] && ! grep -q 'did not finish' '$WORK/o.flat' '$WORK/o.rerr' && grep -q '^# kprof report of ' '$WORK/o.flat'"
+check "...with split's work_a first" sh -c "awk '!/^#/ && NF { print \$NF; exit }' '$WORK/o.flat' | grep -qx work_a"
+shown=$(sed -n 's/.*; \([0-9]*\) samples in all$/\1/p' "$WORK/o.top")
+kept=$(sed -n "s/^# kprof report of .*': \([0-9]*\) samples.*/\1/p" "$WORK/o.flat")
+check "...and at least the samples top counted (${kept:-none} against ${shown:-none})" \
+	sh -c "[ '${kept:-0}' -ge '${shown:-1}' ]"
+"$KPROF" top -d 1 -o /nonexistent/dir/x.kprof >/dev/null 2>"$WORK/o.err2"
+check "top -o into a folder that does not exist: status 1, the error says so" \
+	sh -c "[ $? -eq 1 ] && grep -q \"cannot create '/nonexistent/dir/x.kprof'\" '$WORK/o.err2'"
+
 # (on a terminal, its keys and screen: tui.sh)
 
 # --- usage -------------------------------------------------------------------------------------
