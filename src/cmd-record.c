@@ -75,6 +75,9 @@ static const char record_usage[] =
 	"      --switch-max-files N   keep only the newest N of them\n"
 	"      --switch-output-exec CMD  run sh -c CMD with each closed file as $1, e.g.\n"
 	"                             'kprof report --format pprof -i \"$1\" -o \"$1.pb.gz\"'\n"
+	"      --switch-output-event EVENT  also a new file after each sample of EVENT (a\n"
+	"                             tracepoint or probe, recorded too); implies\n"
+	"                             --switch-output\n"
 	"  -h, --help                 this text\n"
 	"\n"
 	"Events a CPU without a hardware PMU lacks (cycles, instructions, ...) fall back to\n"
@@ -267,7 +270,7 @@ static int parse_level(const char *s, int *level)
 enum {
 	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER,
 	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
-	OPT_SWITCH_MAX_FILES, OPT_SWITCH_OUTPUT_EXEC,
+	OPT_SWITCH_MAX_FILES, OPT_SWITCH_OUTPUT_EXEC, OPT_SWITCH_OUTPUT_EVENT,
 };
 
 static const struct option long_opts[] = {
@@ -294,6 +297,7 @@ static const struct option long_opts[] = {
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "switch-output-exec", required_argument, NULL, OPT_SWITCH_OUTPUT_EXEC },
+	{ "switch-output-event", required_argument, NULL, OPT_SWITCH_OUTPUT_EVENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -383,6 +387,10 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case OPT_SWITCH_OUTPUT_EXEC:
 		o->sw.exec = optarg;
 		return 0;
+	case OPT_SWITCH_OUTPUT_EVENT: /* as perf's: the signal, and these events' samples */
+		o->sw.event = optarg;
+		o->sw.on = true;
+		return 0;
 	default:
 		return 2;
 	}
@@ -433,6 +441,11 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 		return kp_usage_error("record", "-p, -t and -u attach: not with -a or a command");
 	if (!o->nr_evs && kp_evspec_parse("cpu-clock", &o->evs, &o->nr_evs))
 		return 1;
+	if (o->sw.event) { /* after the others, so that its samples are known by their index */
+		o->sw.first_event = o->nr_evs;
+		if ((rc = kp_evspec_parse_arg(o->sw.event, &o->evs, &o->nr_evs)))
+			return rc;
+	}
 	if (o->off_cpu) { /* beside the CPU samples: every switch-out, its stack and its length */
 		if (kp_evspec_parse("context-switches", &o->evs, &o->nr_evs))
 			return 1;

@@ -425,6 +425,23 @@ static int write_header(struct kp_recorder *rec)
 	return 0;
 }
 
+/* --switch-output-event: is one of @n bytes of drained records a sample of its events? */
+static bool switch_event_in(const struct kp_recorder *rec, const uint8_t *p, size_t n)
+{
+	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= n;) {
+		const struct kp_rec_header *h = (const void *)(p + pos);
+		const struct kp_evsel *ev;
+
+		if (h->size < sizeof(*h) || h->size > n - pos)
+			return false;
+		if (h->type == PERF_RECORD_SAMPLE && (ev = kp_evlist_find(&rec->evl, h)) &&
+		    ev->index >= rec->o->sw.first_event)
+			return true;
+		pos += h->size;
+	}
+	return false;
+}
+
 static void drain_all(struct kp_recorder *rec)
 {
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
@@ -432,6 +449,8 @@ static void drain_all(struct kp_recorder *rec)
 		/* the copy is the last n bytes of the writer's buffer */
 		if (n)
 			kp_kallsyms_scan(&rec->ks, &rec->evl, rec->w.buf + rec->w.len - n, n);
+		if (n && rec->o->sw.event && !rec->sw.event_hit)
+			rec->sw.event_hit = switch_event_in(rec, rec->w.buf + rec->w.len - n, n);
 		if (n && rec->o->nsfiles)
 			kp_nsfiles_scan(rec->o->nsfiles, rec->w.buf + rec->w.len - n, n);
 		if (n)
@@ -803,6 +822,10 @@ static bool switch_due(struct kp_recorder *rec)
 
 	if (usr2 != rec->sw.usr2) {
 		rec->sw.usr2 = usr2;
+		return true;
+	}
+	if (rec->sw.event_hit) {
+		rec->sw.event_hit = false;
 		return true;
 	}
 	if (o->secs > 0 && elapsed(rec) - rec->sw.started >= o->secs)

@@ -78,6 +78,7 @@ struct kp_switches {
 	struct kp_ring *base;	/* the rings' counters when the file being written started */
 	double started;		/* and the recording's elapsed seconds then */
 	int usr2;		/* SIGUSR2 taken so far */
+	bool event_hit;		/* a --switch-output-event sample was drained */
 	struct kp_rotation closed;	/* the files closed */
 	struct kp_rec_unwind_stats unwind;	/* their unwinding, summed */
 	bool failed;		/* a new file could not be started: recording stopped */

@@ -23,6 +23,8 @@ struct kp_switch_opts {
 	uint64_t bytes;		/* or once the file holds @bytes (0: not by size) */
 	size_t max_files;	/* --switch-max-files: keep the newest N files (0: all) */
 	const char *exec;	/* --switch-output-exec: sh -c CMD sh FILE for each closed one */
+	const char *event;	/* --switch-output-event: a sample of it asks for a new file */
+	size_t first_event;	/* its events: kp_record_opts.evs from this index on */
 };
 
 /* What a closed file holds. */
