@@ -278,9 +278,16 @@ void kp_top_header(const struct kp_top *t, double secs, char *buf, size_t size)
 {
 	const char *event = t->s.evl.nr ? t->s.evl.ev[0].name : "cpu-clock";
 
-	snprintf(buf, size, "kprof top: %.0f samples/s of %s over %.1f s, %llu lost, %.0f%% idle "
+	const struct perf_event_attr *a = t->s.evl.nr ? &t->s.evl.ev[0].attr : NULL;
+	char rate[48] = "";
+
+	if (a && a->freq)
+		snprintf(rate, sizeof(rate), " (-F %llu)", (unsigned long long)a->sample_freq);
+	else if (a)
+		snprintf(rate, sizeof(rate), " (-c %llu)", (unsigned long long)a->sample_period);
+	snprintf(buf, size, "kprof top: %.0f samples/s of %s%s over %.1f s, %llu lost, %.0f%% idle "
 		 "(left out); %llu samples in all", secs > 0 ? t->samples / secs : 0.0,
-		 event ? event : "?", secs, (unsigned long long)t->lost,
+		 event ? event : "?", rate, secs, (unsigned long long)t->lost,
 		 t->samples + t->idle ? 100.0 * t->idle / (t->samples + t->idle) : 0.0,
 		 (unsigned long long)(t->total + t->samples));
 }

@@ -15,7 +15,7 @@ wait "$spid" 2>/dev/null
 check "top -p without a terminal prints one snapshot and exits 0" \
 	sh -c "[ $rc -eq 0 ] && [ \$(grep -c '^# kprof top: ' '$WORK/p.top') -eq 1 ]"
 check "...its header: samples/s, the event, the interval, lost, idle" \
-	grep -qE '^# kprof top: [0-9]+ samples/s of cpu-clock over [0-9.]+ s, [0-9]+ lost, [0-9]+% idle \(left out\); [0-9]+ samples in all$' "$WORK/p.top"
+	grep -qE '^# kprof top: [0-9]+ samples/s of cpu-clock \(-F 4000\) over [0-9.]+ s, [0-9]+ lost, [0-9]+% idle \(left out\); [0-9]+ samples in all$' "$WORK/p.top"
 check "...at most 5 functions" sh -c "[ \$(grep -vc '^#' '$WORK/p.top') -le 5 ]"
 first=$(grep -v '^#' "$WORK/p.top" | head -1 | awk '{ print $2 }')
 check "the hottest function is split's work_a ($first)" [ "$first" = work_a ]

@@ -47,7 +47,7 @@ T new-session -d -s k -x 120 -y 40 \
 start=$(date +%s)
 check "top: split's work_a on the screen within 5 s" wait_for ' work_a +\[split\]' 50
 check "...under a header of samples/s, event and interval" \
-	grep -qE '^kprof top: [0-9]+ samples/s of cpu-clock over [0-9.]+ s' "$WORK/screen"
+	grep -qE '^kprof top: [0-9]+ samples/s of cpu-clock \(-F 4000\) over [0-9.]+ s' "$WORK/screen"
 while [ $(($(date +%s) - start)) -lt 6 ]; do sleep 0.2; done
 screen
 got=$(share_on_screen work_a)
@@ -80,6 +80,13 @@ T resize-window -t k -x 120 -y 40 2>/dev/null || T resize-pane -t k -x 120 -y 40
 T send-keys -t k q
 check "top: q quits, with status 0" wait_for '^top-status=0' 30
 check "...and the terminal has its line editing and echo back" restored
+T kill-session -t k 2>/dev/null
+# Ctrl-C, typed
+T new-session -d -s k -x 120 -y 40 "'$KPROF' top -p $spid -d 1; echo top-status=\$?; stty -a; sleep 60"
+wait_for '^kprof top: ' 50
+T send-keys -t k C-c
+check "top: Ctrl-C ends it with status 0" wait_for '^top-status=0' 30
+check "...and gives the terminal back" restored
 T kill-session -t k 2>/dev/null
 # SIGTERM, as a service manager or kill sends it
 T new-session -d -s k -x 120 -y 40 "'$KPROF' top -p $spid -d 1; echo top-status=\$?; stty -a; sleep 60"
