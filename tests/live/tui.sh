@@ -11,7 +11,15 @@ if ! command -v tmux >/dev/null; then
 fi
 SOCK="$WORK/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
-trap 'tmux -S "$SOCK" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
+spid=
+cleanup() {
+	tmux -S "$SOCK" kill-server 2>/dev/null
+	[ -z "$spid" ] || kill "$spid" 2>/dev/null
+	rm -rf "$WORK"
+}
+# the pane's server and split are this test's: ended also when the test itself is stopped
+trap cleanup EXIT
+trap 'cleanup; trap - EXIT; exit 1' HUP INT TERM
 
 # screen: the pane as it shows now, into $WORK/screen
 screen() { T capture-pane -p -t k >"$WORK/screen" 2>/dev/null; }
