@@ -390,10 +390,11 @@ int kp_report_tui(struct kp_report *rep, const struct kp_report_opts *ro,
 		b.open[0][kids[0]] = 1;
 	free(kids);
 	kp_tui_init(&b.ui, NULL, keys_help);
-	/* Ctrl-C and SIGTERM quit through the key loop, which gives the terminal back (and
+	/* Ctrl-C, SIGTERM and a hang-up quit through the key loop, which gives the terminal back (and
 	 * ncurses, finding handlers, installs none of its own) */
 	sigaction(SIGINT, &(struct sigaction){ .sa_handler = on_signal }, NULL);
 	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = on_signal }, NULL);
+	sigaction(SIGHUP, &(struct sigaction){ .sa_handler = on_signal }, NULL);
 	if (kp_tui_start(&b.ui)) {
 		kp_error("report --tui: standard input and output must be a terminal ncurses can "
 			 "drive (TERM=%s)", getenv("TERM") ? getenv("TERM") : "unset");

@@ -2,6 +2,7 @@
 #include "tui.h"
 
 #include <curses.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -445,6 +446,15 @@ static bool move_sel(struct kp_tui *t, int key)
 	return true;
 }
 
+/* The terminal hung up (its window closed, its ssh dropped): ncurses then reads nothing at
+ * once, for ever, and a loop waiting for keys would spin. */
+static bool hung_up(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms)
 {
 	int key;
@@ -455,8 +465,10 @@ enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms)
 		return KP_TUI_NONE;
 	timeout(wait_ms);
 	key = getch();
-	if (interrupted)
+	if (interrupted || (key == ERR && hung_up())) {
+		interrupted = 1;
 		return KP_TUI_QUIT;
+	}
 	if (key == ERR)
 		return KP_TUI_NONE;
 	if (move_sel(t, key)) {

@@ -15,8 +15,8 @@
  *
  * The terminal is given back (its modes, the main screen, the cursor) by kp_tui_end(), at
  * exit, and from the handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT before the crash
- * goes on. SIGINT and SIGTERM are the caller's: kp_tui_key() returns KP_TUI_QUIT once
- * kp_tui_interrupted() is set.
+ * goes on. SIGINT, SIGTERM and SIGHUP are the caller's: kp_tui_key() returns KP_TUI_QUIT once
+ * kp_tui_interrupt() was called, and when the terminal hung up.
  */
 #ifndef KP_TUI_H
 #define KP_TUI_H

@@ -146,6 +146,32 @@ check "report --tui: q quits, with status 0" wait_for '^rep-status=0' 30
 check "...and the terminal has its line editing and echo back" restored
 T kill-session -t k 2>/dev/null
 
+# --- the terminal hangs up (its window closed, its ssh dropped) ------------------------------------
+# setsid: no SIGHUP comes (the pane is not its controlling terminal), only reads that fail: each
+# must end, not spin on a dead terminal
+gone() { # gone PATTERN: no process matches within 3 s (one that still does is ended: false)
+	i=0
+	while pgrep -f "$1" >/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+	! pgrep -f "$1" >/dev/null && return 0
+	pkill -KILL -f "$1"
+	return 1
+}
+for how in "" "setsid -w "; do
+	T new-session -d -s k -x 100 -y 30 "$how'$KPROF' report --tui -i '$WORK/r.kprof'"
+	wait_for '^kprof report: ' 50
+	T kill-session -t k
+	check "report --tui ${how:+under $how}ends when its terminal hangs up" \
+		gone "^$KPROF report --tui -i $WORK/r.kprof"
+done
+"$SPLIT" 30 >/dev/null &
+spid=$!
+T new-session -d -s k -x 100 -y 30 "setsid -w '$KPROF' top -p $spid -d 1"
+wait_for '^kprof top: ' 50
+T kill-session -t k
+check "top under setsid -w ends when its terminal hangs up" gone "^$KPROF top -p $spid -d 1"
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+
 # --- without a terminal ----------------------------------------------------------------------------
 "$KPROF" report --tui -i "$WORK/r.kprof" </dev/null >"$WORK/n.out" 2>"$WORK/n.err"
 check "report --tui without a terminal: an error that says so, status 1" \
