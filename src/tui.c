@@ -320,7 +320,7 @@ static void draw_row(const struct kp_tui *t, size_t i, int y)
 
 void kp_tui_draw(struct kp_tui *t)
 {
-	int y = 0, rows = page(t);
+	int y = 0, rows = page(t), cx = 0;
 
 	if (!t->on)
 		return;
@@ -347,10 +347,20 @@ void kp_tui_draw(struct kp_tui *t)
 	if (!t->nr)
 		mvaddnstr(y, 0, t->filter[0] ? "  (nothing matches the filter)" : "  (nothing yet)",
 			  COLS);
-	mvaddnstr(LINES - 2, 0, t->msg, COLS);
+	if (t->prompting) {
+		mvaddnstr(LINES - 2, 0, "filter (regex, empty for none; Enter sets it, Escape "
+			  "keeps the old one): /", COLS);
+		addnstr(t->line, COLS - getcurx(stdscr) - 1);
+		cx = getcurx(stdscr);
+	} else {
+		mvaddnstr(LINES - 2, 0, t->msg, COLS);
+	}
 	attron(A_REVERSE);
 	mvaddnstr(LINES - 1, 0, t->keys_help ? t->keys_help : "q quit", COLS);
 	attroff(A_REVERSE);
+	curs_set(t->prompting);
+	if (t->prompting) /* the cursor where the next character goes */
+		move(LINES - 2, cx);
 	refresh();
 }
 
@@ -370,47 +380,66 @@ static const struct {
 	{ KEY_RESIZE, KP_TUI_REDRAW }, { 12 /* ^L */, KP_TUI_REDRAW },
 };
 
-/* '/': a regular expression, typed on the message line; Enter sets it, Escape keeps the old
- * one, an empty one clears it. */
-static void read_filter(struct kp_tui *t)
+/* The filter typed: set (empty: none), or kept as it was when it does not compile. */
+static void set_filter(struct kp_tui *t, const char *text)
 {
-	char buf[sizeof(t->filter)];
 	regex_t re;
 	int err;
 
-	t->msg[0] = '\0';
-	kp_tui_draw(t);
-	move(LINES - 2, 0);
-	clrtoeol();
-	addstr("filter (regex, empty for none): /");
-	echo();
-	curs_set(1);
-	timeout(-1);
-	err = getnstr(buf, sizeof(buf) - 1);
-	noecho();
-	curs_set(0);
-	if (err == ERR)
-		return;
-	if (!buf[0]) {
+	if (!text[0]) {
 		if (t->filter[0])
 			regfree(&t->re);
 		t->filter[0] = '\0';
 		kp_tui_msg(t, "no filter");
 		return;
 	}
-	err = regcomp(&re, buf, REG_EXTENDED | REG_NOSUB);
+	err = regcomp(&re, text, REG_EXTENDED | REG_NOSUB);
 	if (err) {
 		char why[128];
 
 		regerror(err, &re, why, sizeof(why));
-		kp_tui_msg(t, "bad regular expression '%s': %s", buf, why);
+		kp_tui_msg(t, "bad regular expression '%s': %s", text, why);
 		return;
 	}
 	if (t->filter[0])
 		regfree(&t->re);
 	t->re = re;
-	snprintf(t->filter, sizeof(t->filter), "%s", buf);
-	kp_tui_msg(t, "showing what matches /%s/", buf);
+	snprintf(t->filter, sizeof(t->filter), "%s", text);
+	kp_tui_msg(t, "showing what matches /%s/", text);
+}
+
+/*
+ * A key while the filter is typed on the message line: a key at a time, never waiting for the
+ * rest (top's recorder drains its rings between two keys). Enter sets it, Escape keeps the old
+ * one.
+ */
+static enum kp_tui_act prompt_key(struct kp_tui *t, int key)
+{
+	size_t n = strlen(t->line);
+
+	switch (key) {
+	case '\n': case '\r': case KEY_ENTER:
+		t->prompting = false;
+		set_filter(t, t->line);
+		return KP_TUI_FILTER;
+	case 27: /* Escape */
+		t->prompting = false;
+		kp_tui_msg(t, "the filter stays %s%s%s", t->filter[0] ? "/" : "none",
+			   t->filter, t->filter[0] ? "/" : "");
+		break;
+	case KEY_BACKSPACE: case 127: case 8:
+		if (n)
+			t->line[n - 1] = '\0';
+		break;
+	default:
+		if (key >= 32 && key < 127 && n + 1 < sizeof(t->line)) {
+			t->line[n] = (char)key;
+			t->line[n + 1] = '\0';
+		}
+		break;
+	}
+	kp_tui_draw(t);
+	return KP_TUI_MOVED;
 }
 
 static bool move_sel(struct kp_tui *t, int key)
@@ -475,9 +504,13 @@ enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms)
 		kp_tui_draw(t);
 		return KP_TUI_MOVED;
 	}
+	if (t->prompting)
+		return prompt_key(t, key);
 	if (key == '/') {
-		read_filter(t);
-		return KP_TUI_FILTER;
+		t->prompting = true;
+		t->line[0] = '\0';
+		kp_tui_draw(t);
+		return KP_TUI_MOVED;
 	}
 	if (key == KEY_RESIZE || key == 12)
 		clearok(curscr, TRUE); /* all of it drawn again, not only what changed */

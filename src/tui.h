@@ -65,6 +65,8 @@ struct kp_tui {
 	bool have_sel;
 	char msg[256];		/* the message line: what a key did, or why it did nothing */
 	char filter[128];	/* the filter's text, "" for none */
+	char line[128];		/* the filter being typed, while @prompting */
+	bool prompting;
 	regex_t re;
 	bool plain;		/* the rows are lines of text: no shares, no marks */
 	bool on;		/* the screen is ncurses' */
@@ -104,8 +106,9 @@ void kp_tui_draw(struct kp_tui *t);
 
 /*
  * kp_tui_key - wait up to @wait_ms (-1: for ever) for a key: the selection moves with Up,
- * Down, Page Up, Page Down, Home and End (the screen is redrawn); '/' reads a regular
- * expression on the last line; other keys are looked up in the key map.
+ * Down, Page Up, Page Down, Home and End (the screen is redrawn); '/' starts a regular
+ * expression typed on the message line, a key per call (KP_TUI_FILTER once Enter sets it);
+ * other keys are looked up in the key map. It never waits longer than @wait_ms.
  */
 enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms);
 

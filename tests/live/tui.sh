@@ -62,8 +62,18 @@ got=$(share_on_screen work_a)
 want=$(truth_of work_a "$WORK/truth.out")
 check "top after 5 s: work_a ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" \
 	points "${got:--100}" "${want:-0}" "$SHARE_POINTS"
-# / filters by a regular expression on the symbol
-T send-keys -t k / && sleep 0.3 && T send-keys -t k 'work_[bc]' Enter
+# / filters by a regular expression on the symbol; while it is typed, slowly, top goes on
+# draining and counting (a prompt that waited for Enter would stop the recorder)
+total() { sed -n 's/.*; \([0-9]*\) samples in all$/\1/p' "$WORK/screen" | head -1; }
+T send-keys -t k / && sleep 0.3 && T send-keys -t k 'work_'
+wait_for '^filter \(regex' 20
+before=$(total)
+sleep 2.5
+screen
+after=$(total)
+check "top: while the filter is typed, it goes on counting (${before:-none} then ${after:-none} samples)" \
+	sh -c "[ '${after:-0}' -gt '${before:-0}' ] && grep -q '^filter (regex.*/work_' '$WORK/screen'"
+T send-keys -t k '[bc]' Enter
 wait_for 'filter: /work_\[bc\]/' 20
 check "top: / work_[bc] keeps work_b and work_c" \
 	sh -c "grep -qE ' work_b +\[split\]' '$WORK/screen' && grep -qE ' work_c +\[split\]' '$WORK/screen'"
