@@ -59,9 +59,10 @@ static const char *func_name(const struct kp_profile *p, uint32_t node)
 static double share(const struct browser *b, const struct kp_weight *w)
 {
 	const struct kp_profile *p = &b->reps[b->cur].prof;
+	uint32_t whole = b->flat ? 0 : b->zoom; /* the list is every command's */
 
 	return kp_view_pct(kp_view_weight(&b->vo, w),
-			   kp_view_weight(&b->vo, kp_profile_total(p, b->zoom, b->vo.event)));
+			   kp_view_weight(&b->vo, kp_profile_total(p, whole, b->vo.event)));
 }
 
 /* With a filter: keep[n] for each node that matches or has a match below it. */
@@ -150,7 +151,8 @@ static void fill(struct browser *b)
 		    (unsigned long long)kp_profile_total(p, 0, e)->count,
 		    (unsigned long long)kp_view_weight(&b->vo, kp_profile_total(p, 0, e)),
 		    kp_report_event_unit(rep, e, b->vo.by_samples),
-		    b->zoom ? "; only " : "", b->zoom ? func_name(p, b->zoom) : "");
+		    b->zoom && !b->flat ? "; only " : "",
+		    b->zoom && !b->flat ? func_name(p, b->zoom) : "");
 	kp_tui_head(&b->ui, 1, "%s", b->flat ? "the flat list (f: the tree)"
 				 : b->cur ? "callees at the top, their callers below (c: callers)"
 					  : "callers at the top, their callees below (c: callees)");
