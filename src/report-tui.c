@@ -89,27 +89,33 @@ static void tree_rows(struct browser *b, uint32_t node, unsigned depth)
 	size_t n = kp_view_children(p, &b->vo, node, &kids);
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t k = kids[i], *grand;
+		uint32_t k = kids[i];
 		const struct kp_loc *l = &p->locs[p->nodes[k].loc];
-		size_t ng;
+		/* children with samples of the event: the node's total is more than its self */
+		bool kids_in = kp_profile_total(p, k, b->vo.event)->count >
+			  kp_profile_self(p, k, b->vo.event)->count;
 		bool open;
 
 		if (b->keep && !b->keep[k])
 			continue;
-		ng = kp_view_children(p, &b->vo, k, &grand);
-		free(grand);
 		/* a filter opens the way to what it found, down to the match */
-		open = ng && (b->open[b->cur][k] ||
+		open = kids_in && (b->open[b->cur][k] ||
 			      (b->keep && !kp_tui_match(&b->ui, func_name(p, k))));
 		kp_tui_row(&b->ui, k, share(b, kp_profile_total(p, k, b->vo.event)),
 			   share(b, kp_profile_self(p, k, b->vo.event)), depth,
-			   !ng ? ' ' : open ? '-' : '+', "%s%s%s", func_name(p, k),
+			   !kids_in ? ' ' : open ? '-' : '+', "%s%s%s", func_name(p, k),
 			   l->flags & KP_LOC_KERNEL ? " [k]" : "",
 			   l->flags & KP_LOC_INLINED ? " (inlined)" : "");
 		if (open)
 			tree_rows(b, k, depth + 1);
 	}
 	free(kids);
+}
+
+/* A list row's id: its keys, so that the selection follows them as the list is regrouped. */
+static uint64_t flat_id(const struct kp_flat_row *r)
+{
+	return (uint64_t)r->sym << 32 ^ (uint64_t)r->dso << 16 ^ r->comm;
 }
 
 static void flat_rows(struct browser *b)
@@ -135,7 +141,7 @@ static void flat_rows(struct browser *b)
 			 keys & KP_SORT_SYM ? kp_strtab_get(s, r->sym) : "");
 		if (!kp_tui_match(&b->ui, keys & KP_SORT_SYM ? kp_strtab_get(s, r->sym) : text))
 			continue;
-		kp_tui_row(&b->ui, (uint64_t)r->sym << 32 ^ (uint64_t)r->dso << 16 ^ r->comm,
+		kp_tui_row(&b->ui, flat_id(r),
 			   share(b, &r->self), share(b, &r->total), 0, ' ', "%s", text);
 	}
 }
@@ -195,8 +201,7 @@ static const char *selected_func(struct browser *b)
 		const struct kp_flat_row *r = NULL;
 
 		for (size_t i = 0; i < b->nr_rows; i++) /* the row of the same id */
-			if (((uint64_t)b->rows[i].sym << 32 ^ (uint64_t)b->rows[i].dso << 16 ^
-			     b->rows[i].comm) == sel->id)
+			if (flat_id(&b->rows[i]) == sel->id)
 				r = &b->rows[i];
 		if (!r || !(flat_sorts[b->sort] & KP_SORT_SYM)) {
 			kp_tui_msg(&b->ui, "this list is not of functions: s for one that is");
