@@ -10,7 +10,9 @@ if ! command -v tmux >/dev/null; then
 	skip_all "tmux is not installed (contrib/setup.sh --check installs it): no terminal to type into"
 fi
 SOCK="$WORK/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
+# the panes run their commands with /bin/sh, whatever the caller's $SHELL: the same test here
+# as on a machine whose root shell is dash
+T() { SHELL=/bin/sh tmux -S "$SOCK" "$@"; }
 spid=
 cleanup() {
 	tmux -S "$SOCK" kill-server 2>/dev/null
@@ -99,8 +101,10 @@ T send-keys -t k q
 check "top: q quits, with status 0" wait_for '^top-status=0' 30
 check "...and the terminal has its line editing and echo back" restored
 T kill-session -t k 2>/dev/null
-# Ctrl-C, typed
-T new-session -d -s k -x 120 -y 40 "'$KPROF' top -p $spid -d 1; echo top-status=\$?; stty -a; sleep 60"
+# Ctrl-C, typed. It reaches the pane's whole foreground group: the shell that runs kprof
+# there catches it (as a user's interactive shell, not in that group, is never sent it), or a
+# dash would end with kprof and print nothing after
+T new-session -d -s k -x 120 -y 40 "trap : INT; '$KPROF' top -p $spid -d 1; echo top-status=\$?; stty -a; sleep 60"
 wait_for '^kprof top: ' 50
 T send-keys -t k C-c
 check "top: Ctrl-C ends it with status 0" wait_for '^top-status=0' 30
