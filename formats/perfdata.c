@@ -145,6 +145,22 @@ static void add_own_attr(struct kp_perfdata *p, size_t i)
 			   p->m.attrs[i].nr_ids, base, spec, 0);
 }
 
+/* The kernel's build-id from the header's table (perf names it [kernel.kallsyms]). */
+static void add_kernel_build_id(struct kp_perfdata *p)
+{
+	char hex[2 * 20 + 1];
+
+	for (size_t i = 0; i < p->m.nr_bids; i++) {
+		const struct kp_perf_build_id *b = &p->m.bids[i];
+
+		if (b->kernel && b->size && !strcmp(b->path, "[kernel.kallsyms]")) {
+			kp_writer_add_meta(&p->own, KP_PERFDATA_KERNEL_BID,
+					   kp_hex(hex, b->id, b->size));
+			return;
+		}
+	}
+}
+
 static void flush_meta(struct kp_perfdata *p)
 {
 	if (p->flushed)
@@ -155,6 +171,7 @@ static void flush_meta(struct kp_perfdata *p)
 	for (int k = 0; k < KP_PERF_FACTS; k++)
 		if (p->m.facts[k])
 			kp_writer_add_meta(&p->own, kp_perf_fact_keys[k], p->m.facts[k]);
+	add_kernel_build_id(p);
 	kp_writer_add_meta(&p->own, "kallsyms", KP_PERFDATA_KALLSYMS);
 	p->own.err = 0; /* an overlong name or fact is left out, not the file */
 }

@@ -12,7 +12,9 @@
  * KP_REC_ROUND. An MMAP2 whose file has a build-id in the HEADER_BUILD_ID table comes out
  * carrying it, as kprof's recorder writes them. perf's other records (ID_INDEX, THREAD_MAP,
  * CPU_MAP, TIME_CONV, STAT, AUXTRACE*, FINISHED_INIT, ...) are skipped and counted per type.
- * perf.data holds no kernel symbols: a META "kallsyms" of KP_PERFDATA_KALLSYMS says so.
+ * perf.data holds no kernel symbols: a META "kallsyms" of KP_PERFDATA_KALLSYMS says so, after
+ * a META "kernel-build-id" (hex) when the header's build-id table names [kernel.kallsyms]:
+ * the key to perf's build-id cache, where perf record keeps a copy of that kernel's table.
  *
  * The file is hostile: every section is checked against the file's size, every record's size
  * against the data left, every attr size, id count and string length against its record or
@@ -36,6 +38,7 @@ struct kp_reader;
 
 /* META "kallsyms" of a perf.data: no symbol table is stored, the live one may serve. */
 #define KP_PERFDATA_KALLSYMS "not stored (perf.data)"
+#define KP_PERFDATA_KERNEL_BID "kernel-build-id"
 
 /* perf's own record types, 64 (PERF_RECORD_HEADER_ATTR) to 83 (PERF_RECORD_COMPRESSED2) */
 #define KP_PERFDATA_USER_FIRST 64

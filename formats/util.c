@@ -119,6 +119,18 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const 
 }
 #endif
 
+char *kp_hex(char *out, const uint8_t *bits, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = digits[bits[i] >> 4];
+		out[2 * i + 1] = digits[bits[i] & 15];
+	}
+	out[2 * len] = '\0';
+	return out;
+}
+
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	crc = ~crc;

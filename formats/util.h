@@ -113,6 +113,9 @@ int kp_write_at(int fd, const void *buf, size_t len, uint64_t off);
 bool kp_path_is_stream(const char *path);
 int kp_open_stream(const char *path);
 
+/* kp_hex - @len bytes of @bits in lowercase hex into @out (2 * @len + 1 bytes): @out. */
+char *kp_hex(char *out, const uint8_t *bits, size_t len);
+
 /* kp_crc32c - CRC-32C (Castagnoli) of @len bytes, continuing from @crc (start with 0). */
 uint32_t kp_crc32c(uint32_t crc, const void *buf, size_t len);
 

@@ -237,13 +237,6 @@ struct ctx {
 	cs_insn *insn;
 };
 
-static void hex(char *out, const uint8_t *bits, size_t len)
-{
-	for (size_t i = 0; i < len && i < 20; i++)
-		sprintf(out + 2 * i, "%02x", bits[i]);
-	out[2 * (len < 20 ? len : 20)] = '\0';
-}
-
 /* The session's DSO of each profile map, by path and build-id. */
 static void map_dsos(struct ctx *c)
 {
@@ -264,7 +257,7 @@ static void map_dsos(struct ctx *c)
 			if (s->dso_list[i].path != pm->path)
 				continue;
 			len = kp_dso_build_id(s->dso_list[i].dso, &bits);
-			hex(bid, bits, len);
+			kp_hex(bid, bits, len < 20 ? len : 20);
 			if (!pm->build_id || !strcmp(bid, kp_strtab_get(&s->strs, pm->build_id)))
 				c->map_dso[m] = s->dso_list[i].dso;
 		}
@@ -425,9 +418,10 @@ static void add_func(struct ctx *c, struct group *g)
 				   .self = g->w, .kernel = !g->dso };
 	f->dso = intern(a, kp_strtab_get(&c->r->s.strs, c->r->prof.maps[g->map].path));
 	if (g->dso) {
-		hex(f->build_id, bits, kp_dso_build_id(g->dso, &bits));
+		len = kp_dso_build_id(g->dso, &bits);
+		kp_hex(f->build_id, bits, len < 20 ? len : 20);
 		len = kp_dso_file_build_id(g->dso, &bits);
-		hex(f->file_build_id, bits, len);
+		kp_hex(f->file_build_id, bits, len < 20 ? len : 20);
 		if (!strcmp(f->file_build_id, f->build_id))
 			f->file_build_id[0] = '\0';
 	}

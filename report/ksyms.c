@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/util.h"
@@ -20,19 +21,23 @@ struct kp_ksyms_loader {
 };
 
 static void finish(struct kp_ksyms *k);
+static void check(struct kp_ksyms *k);
 
-/* Wait for kp_ksyms_load()'s thread: from then on @k is this thread's alone again. */
+/* Wait for kp_ksyms_load()'s thread: from then on @k is this thread's alone again; a file's
+ * table is then held to what the recording expects. */
 static void settle(struct kp_ksyms *k, bool stop)
 {
 	struct kp_ksyms_loader *l = k->loader;
 
-	if (!l)
-		return;
-	atomic_store(&l->stop, stop);
-	pthread_join(l->thread, NULL);
-	close(l->fd);
-	free(l);
-	k->loader = NULL;
+	if (l) {
+		atomic_store(&l->stop, stop);
+		pthread_join(l->thread, NULL);
+		close(l->fd);
+		free(l);
+		k->loader = NULL;
+	}
+	if (!stop && k->unchecked && k->nr_expects)
+		check(k);
 }
 
 void kp_ksyms_init(struct kp_ksyms *k)
@@ -40,13 +45,29 @@ void kp_ksyms_init(struct kp_ksyms *k)
 	memset(k, 0, sizeof(*k));
 }
 
-void kp_ksyms_release(struct kp_ksyms *k)
+/* The table's symbols and texts, freed: empty, its expectations kept. */
+static void drop_table(struct kp_ksyms *k)
 {
-	settle(k, true);
 	for (size_t i = 0; i < k->nr_texts; i++)
 		free(k->texts[i]);
 	free(k->texts);
 	free(k->syms);
+	k->texts = NULL;
+	k->syms = NULL;
+	k->nr = k->cap = k->nr_texts = k->cap_texts = 0;
+	k->sorted = 0;
+}
+
+void kp_ksyms_release(struct kp_ksyms *k)
+{
+	settle(k, true);
+	drop_table(k);
+	for (size_t i = 0; i < k->nr_expects; i++)
+		free(k->expects[i].name);
+	free(k->expects);
+	free(k->from);
+	free(k->fallback);
+	free(k->dropped);
 	kp_ksyms_init(k);
 }
 
@@ -88,6 +109,7 @@ static void add_owned(struct kp_ksyms *k, char *text, size_t len, bool ends)
 {
 	char *p = text, *end = text + len;
 
+	KP_GROW(k->syms, k->cap, k->nr + len / 48); /* a line of /proc/kallsyms is 40-60 bytes */
 	KP_GROW(k->texts, k->cap_texts, k->nr_texts + 1);
 	k->texts[k->nr_texts++] = text;
 	while (p < end) {
@@ -108,38 +130,77 @@ void kp_ksyms_add_text(struct kp_ksyms *k, const char *text, size_t len, bool en
 	add_owned(k, own, len, ends);
 }
 
-static void *load_main(void *arg)
+/* All of @fd's text (NUL-terminated, *@len bytes), or NULL: empty, or @stop was set. */
+static char *read_all(int fd, atomic_bool *stop, size_t *len)
 {
-	struct kp_ksyms_loader *l = arg;
 	char *text = NULL;
-	size_t len = 0, cap = 0;
+	size_t cap = 0;
+	struct stat st;
 	ssize_t n;
 
+	*len = 0;
+	if (!fstat(fd, &st) && st.st_size > 0 && st.st_size < (1 << 30)) /* a file, not /proc */
+		KP_GROW(text, cap, (size_t)st.st_size + 2);
 	do { /* big reads: the kernel writes a seq_file a buffer at a time */
-		KP_GROW(text, cap, len + (1 << 20) + 1);
-		n = read(l->fd, text + len, cap - len - 1);
+		KP_GROW(text, cap, *len + (1 << 20) + 1);
+		n = read(fd, text + *len, cap - *len - 1);
 		if (n > 0)
-			len += n;
-	} while ((n > 0 || (n < 0 && errno == EINTR)) && !atomic_load(&l->stop));
-	if (atomic_load(&l->stop) || !len) {
+			*len += n;
+	} while ((n > 0 || (n < 0 && errno == EINTR)) && !(stop && atomic_load(stop)));
+	if ((stop && atomic_load(stop)) || !*len) {
 		free(text);
 		return NULL;
 	}
-	text[len] = '\0';
-	add_owned(l->k, text, len, false);
-	finish(l->k);
+	text[*len] = '\0';
+	return text;
+}
+
+static void *load_main(void *arg)
+{
+	struct kp_ksyms_loader *l = arg;
+	size_t len;
+	char *text = read_all(l->fd, &l->stop, &len);
+
+	if (text) {
+		add_owned(l->k, text, len, false);
+		finish(l->k);
+	}
 	return NULL;
 }
 
-int kp_ksyms_load(struct kp_ksyms *k, const char *path)
+/* @path's table, read on this thread (the fallback, once the first did not fit) */
+static int read_now(struct kp_ksyms *k, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len;
+	char *text;
+
+	if (fd < 0)
+		return -errno;
+	text = read_all(fd, NULL, &len);
+	close(fd);
+	if (text)
+		add_owned(k, text, len, false);
+	finish(k);
+	return 0;
+}
+
+int kp_ksyms_load(struct kp_ksyms *k, const char *path, const char *fallback)
 {
 	struct kp_ksyms_loader *l;
 	int fd, err;
 
 	settle(k, false);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		err = -errno;
+		return fallback && !kp_ksyms_load(k, fallback, NULL) ? 0 : err;
+	}
+	free(k->from);
+	k->from = kp_xstrdup(path);
+	free(k->fallback);
+	k->fallback = fallback ? kp_xstrdup(fallback) : NULL;
+	k->unchecked = true;
 	l = kp_xmalloc(sizeof(*l));
 	l->fd = fd;
 	l->k = k;
@@ -153,6 +214,101 @@ int kp_ksyms_load(struct kp_ksyms *k, const char *path)
 	}
 	k->loader = l;
 	return 0;
+}
+
+void kp_ksyms_expect(struct kp_ksyms *k, const char *name, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_expects && strcmp(k->expects[i].name, name); i++)
+		;
+	if (i == k->nr_expects) { /* a map given again (a later synthesis) is the newer one */
+		KP_GROW(k->expects, k->cap_expects, k->nr_expects + 1);
+		k->expects[k->nr_expects++].name = kp_xstrdup(name);
+	}
+	k->expects[i].start = start;
+	k->expects[i].end = end;
+	k->unchecked = k->from != NULL;
+}
+
+static int cmp_expect(const void *a, const void *b)
+{
+	return strcmp(((const struct kp_ksyms_expect *)a)->name,
+		      ((const struct kp_ksyms_expect *)b)->name);
+}
+
+/* "[mod]" at the end of @name ("fn [mod]"), or NULL */
+static const char *module_of(const char *name)
+{
+	const char *m;
+	size_t n = strlen(name);
+
+	if (n < 4 || name[n - 1] != ']' || !(m = strrchr(name, '[')) || m == name || m[-1] != ' ')
+		return NULL;
+	return m;
+}
+
+/* Whether the table fits every expectation: one pass, the expectations sorted by name. */
+static bool fits(struct kp_ksyms *k)
+{
+	bool *seen = kp_xcalloc(k->nr_expects, sizeof(*seen)), ok = true;
+	struct kp_ksyms_expect key;
+
+	qsort(k->expects, k->nr_expects, sizeof(*k->expects), cmp_expect);
+	for (size_t i = 0; ok && i < k->nr; i++) {
+		const struct kp_ksym_ent *s = &k->syms[i];
+		const struct kp_ksyms_expect *e;
+		const char *m = module_of(s->name);
+
+		if (s->end)
+			continue;
+		key.name = (char *)(m ? m : s->name);
+		e = bsearch(&key, k->expects, k->nr_expects, sizeof(*e), cmp_expect);
+		if (!e)
+			continue;
+		if (m) /* all of a module's symbols in its range */
+			ok = s->addr >= e->start && s->addr < e->end;
+		if (!m && s->addr != e->start) /* a name can be had twice: one at the address */
+			continue;
+		seen[e - k->expects] = true;
+	}
+	for (size_t i = 0; ok && i < k->nr_expects; i++)
+		ok = seen[i];
+	free(seen);
+	return ok;
+}
+
+/* A file's table that does not fit the recording is dropped, for the fallback's if any. */
+static void check(struct kp_ksyms *k)
+{
+	while (k->unchecked) {
+		if (!k->sorted)
+			finish(k);
+		if (fits(k)) {
+			k->unchecked = false;
+			return;
+		}
+		drop_table(k);
+		if (!k->dropped)
+			k->dropped = k->from;
+		else
+			free(k->from);
+		k->from = k->fallback;
+		k->fallback = NULL;
+		k->unchecked = k->from && read_now(k, k->from) == 0;
+		if (!k->unchecked) {
+			free(k->from);
+			k->from = NULL;
+		}
+	}
+}
+
+const char *kp_ksyms_source(struct kp_ksyms *k, const char **dropped)
+{
+	settle(k, false);
+	if (dropped)
+		*dropped = k->dropped;
+	return k->from;
 }
 
 static int cmp_ent(const void *a, const void *b)
@@ -169,10 +325,10 @@ static int cmp_ent(const void *a, const void *b)
 	return kp_symrank_cmp(&rx, &ry); /* the best alias first */
 }
 
-static bool in_order(const struct kp_ksyms *k)
+static bool addr_order(const struct kp_ksyms *k)
 {
 	for (size_t i = 1; i < k->nr; i++)
-		if (cmp_ent(&k->syms[i - 1], &k->syms[i]) > 0)
+		if (k->syms[i - 1].addr > k->syms[i].addr)
 			return false;
 	return true;
 }
@@ -183,8 +339,16 @@ static void finish(struct kp_ksyms *k)
 {
 	size_t out = 0;
 
-	if (k->nr > 1 && !in_order(k)) /* /proc/kallsyms is, but for its modules and aliases */
+	if (k->nr > 1 && !addr_order(k)) { /* /proc/kallsyms is, but for its modules */
 		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
+	} else { /* in address order: each address's aliases put in order, a few at a time */
+		for (size_t i = 0, j; i < k->nr; i = j) {
+			for (j = i + 1; j < k->nr && k->syms[j].addr == k->syms[i].addr; j++)
+				;
+			if (j - i > 1)
+				qsort(k->syms + i, j - i, sizeof(*k->syms), cmp_ent);
+		}
+	}
 	for (size_t i = 0; i < k->nr; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr &&
 		    (k->syms[i].end || !strcmp(k->syms[out - 1].name, k->syms[i].name)))

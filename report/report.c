@@ -463,6 +463,26 @@ static void print_dso_stats(const struct kp_session *s, FILE *out)
 	}
 }
 
+/* Where kernel frames got their names: the recording's own lines, or a kallsyms file. */
+static void print_ksyms_stats(const struct kp_session *s, FILE *out)
+{
+	const struct kp_ksyms *k = &s->ksyms;
+
+	fprintf(out, "# kernel symbols: ");
+	if (k->loader)
+		fprintf(out, "%s, not waited for: no kernel frame needed it", k->from);
+	else if (k->from)
+		fprintf(out, "%zu from %s", k->nr, k->from);
+	else if (k->nr)
+		fprintf(out, "%zu from the recording", k->nr);
+	else
+		fprintf(out, "none");
+	if (k->dropped)
+		fprintf(out, " (%s set aside: its kernel's layout is not the recording's)",
+			k->dropped);
+	fputc('\n', out);
+}
+
 /* The separate debug files opened, and the ones whose DWARF was read, why, at what cost. */
 static void print_debug_stats(const struct kp_session *s, FILE *out)
 {
@@ -552,6 +572,7 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 		(unsigned long long)st->no_sym);
 	fprintf(out, "# stacks deeper than %zu frames, their outermost frames left out: %llu\n",
 		ARRAY_SIZE(r->res.locs) - 1, (unsigned long long)st->cut);
+	print_ksyms_stats(s, out);
 	print_dso_stats(s, out);
 	print_debug_stats(s, out);
 }

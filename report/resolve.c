@@ -103,14 +103,6 @@ static struct at at_abs(struct kp_resolver *r, uint32_t name, uint64_t addr, uin
 	return (struct at){ kp_profile_map(r->p, name, 0, addr, addr + 1, 0, flags), addr };
 }
 
-static char *hex(char *buf, const uint8_t *bits, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		sprintf(buf + 2 * i, "%02x", bits[i]);
-	buf[2 * len] = '\0';
-	return buf;
-}
-
 /* File offset @off of @m's DSO: at the load address its first process gave the file. */
 static struct at at_file(struct kp_resolver *r, const struct kp_map *m, uint64_t off)
 {
@@ -125,7 +117,7 @@ static struct at at_file(struct kp_resolver *r, const struct kp_map *m, uint64_t
 		return (struct at){ 0, 0 };
 	len = kp_dso_build_id(sd->dso, &bits);
 	if (len && len <= 20)
-		bid = kp_strtab_intern(&r->s->strs, hex(buf, bits, len));
+		bid = kp_strtab_intern(&r->s->strs, kp_hex(buf, bits, len));
 	known = kp_hash_get(&r->p->map_ids, (uint64_t)sd->path << 32 | bid);
 	if (known)
 		base = r->p->maps[*known].start;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,7 @@ void kp_session_release(struct kp_session *s)
 	free(s->dso_list);
 	free(s->kernel_release);
 	free(s->live_release);
+	free(s->kernel_bid);
 	free(s->jit_dir);
 	free(s->symbols);
 	free(s->jit_problem);
@@ -352,6 +354,38 @@ static void meta_clock(struct kp_session *s, const char *key, const char *value)
  * frame in an anonymous map, and a binary's data segment is not a second module at another
  * bias.
  */
+/* perf's maps of the kernel (pid -1): where its text and modules were, for a table read from a
+ * file to be held to (kp_ksyms_expect()). The text's map is named after its reference symbol,
+ * "[kernel.kallsyms]_text", which is at pgoff; a module's is its .ko file, or "[name]". */
+static void kernel_map(struct kp_session *s, const struct kp_mmap *mm)
+{
+	static const char kernel[] = "[kernel.kallsyms]";
+	const char *base = strrchr(mm->filename, '/'), *dot;
+	char name[128];
+	size_t n;
+
+	if (!strncmp(mm->filename, kernel, sizeof(kernel) - 1)) {
+		if (mm->filename[sizeof(kernel) - 1])
+			kp_ksyms_expect(&s->ksyms, mm->filename + sizeof(kernel) - 1, mm->pgoff, 0);
+		return;
+	}
+	if (mm->filename[0] == '[') {
+		if (strcmp(mm->filename, "[vdso]") && strlen(mm->filename) < sizeof(name))
+			kp_ksyms_expect(&s->ksyms, mm->filename, mm->addr, mm->addr + mm->len);
+		return;
+	}
+	base = base ? base + 1 : mm->filename;
+	dot = strstr(base, ".ko");
+	if (!dot || (dot[3] && dot[3] != '.') || (n = (size_t)(dot - base)) + 3 > sizeof(name))
+		return;
+	name[0] = '[';
+	for (size_t i = 0; i < n; i++) /* the kernel names modules with '_' for '-' */
+		name[i + 1] = base[i] == '-' ? '_' : base[i];
+	name[n + 1] = ']';
+	name[n + 2] = '\0';
+	kp_ksyms_expect(&s->ksyms, name, mm->addr, mm->addr + mm->len);
+}
+
 static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t misc)
 {
 	const uint8_t *bid = mm->has_build_id ? mm->build_id : NULL;
@@ -362,6 +396,8 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 
 	if (m.end <= m.start)
 		return;
+	if (mm->pid == UINT32_MAX && (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+		kernel_map(s, mm);
 	if (misc & PERF_RECORD_MISC_MMAP_DATA) {
 		p = proc_get(s, mm->pid);
 		insert_map(p, &m, true);
@@ -524,23 +560,51 @@ static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
 	return s->last_time;
 }
 
+/* Where perf's build-id cache keeps its copy of the kernel's table with build-id @bid:
+ * $PERF_BUILDID_DIR (perf sets it for what it runs) or ~/.debug, then [kernel.kallsyms]/BID/
+ * kallsyms (perf before 4.4: the file BID itself). NULL when there is none. */
+static char *perf_cached_kallsyms(const char *bid)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char path[4096];
+	struct stat st;
+
+	if (!bid || (!(dir && *dir) && !(home && *home)))
+		return NULL;
+	if (dir && *dir)
+		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, bid);
+	else
+		snprintf(path, sizeof(path), "%s/.debug/[kernel.kallsyms]/%s", home, bid);
+	if (stat(path, &st) < 0)
+		return NULL;
+	if (S_ISDIR(st.st_mode) && strlen(path) + sizeof("/kallsyms") <= sizeof(path))
+		strcat(path, "/kallsyms");
+	return access(path, R_OK) ? NULL : kp_xstrdup(path);
+}
+
 /*
- * A recording that stores no kernel symbols (perf.data): this machine's table serves when it
- * runs the kernel the recording was made on; otherwise kernel frames stay addresses and
+ * A recording that stores no kernel symbols (perf.data): the copy of its kernel's table that
+ * perf record left in perf's build-id cache, as perf report reads it; else, or when that copy
+ * does not fit the recording (another boot's layout), this machine's table when it runs the
+ * kernel the recording was made on. Without either, kernel frames stay addresses and
  * @s->live_release says what runs here.
  */
 static void live_ksyms(struct kp_session *s)
 {
 	struct utsname u;
+	char *cached = perf_cached_kallsyms(s->kernel_bid);
+	bool same = !uname(&u) && s->kernel_release && !strcmp(s->kernel_release, u.release);
 
-	if (uname(&u) < 0)
-		return;
-	if (!s->kernel_release || strcmp(s->kernel_release, u.release)) {
+	if (!same) {
 		free(s->live_release);
-		s->live_release = kp_xstrdup(u.release);
-		return;
+		s->live_release = kp_xstrdup(uname(&u) ? "(unknown)" : u.release);
 	}
-	kp_ksyms_load(&s->ksyms, "/proc/kallsyms"); /* unreadable: kernel frames stay addresses */
+	/* unreadable: kernel frames stay addresses */
+	if (cached)
+		kp_ksyms_load(&s->ksyms, cached, same ? "/proc/kallsyms" : NULL);
+	else if (same)
+		kp_ksyms_load(&s->ksyms, "/proc/kallsyms", NULL);
+	free(cached);
 }
 
 static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
@@ -561,6 +625,8 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		if (!strcmp(key, "kernel") && !s->kernel_release)
 			s->kernel_release = kp_xstrdup(value);
 		meta_clock(s, key, value);
+		if (!strcmp(key, KP_PERFDATA_KERNEL_BID) && !s->kernel_bid)
+			s->kernel_bid = kp_xstrdup(value);
 		if (!strcmp(key, "kallsyms") && !strcmp(value, KP_PERFDATA_KALLSYMS))
 			live_ksyms(s);
 		break;

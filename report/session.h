@@ -102,6 +102,7 @@ struct kp_session {
 	struct kp_dsos *dsos;		/* created when the first map arrives */
 	struct kp_dso_opts dso_opts;
 	char *kernel_release;		/* META "kernel" */
+	char *kernel_bid;		/* META "kernel-build-id" (perf.data), hex */
 	int64_t wall_at_mono;		/* wall-clock minus record time, ns (META start-time and
 					 * start-monotonic-ns); 0 when unknown */
 	int64_t meta_wall_ns, meta_mono_ns;	/* those two, -1 until read */
@@ -109,7 +110,8 @@ struct kp_session {
 					 * unknown (older files, perf.data) */
 	char *live_release;		/* set when the recording stores no kernel symbols and
 					 * this machine runs another kernel (this one): its
-					 * kernel frames stay addresses */
+					 * kernel frames stay addresses unless perf's build-id
+					 * cache has the table (ksyms.from) */
 	const char *symfs;		/* prefix for every binary's path ("" for none) */
 	const struct kp_dso_alt *alts;	/* for the DSO table (kp_dsos_alts()); borrowed */
 	size_t nr_alts;

@@ -68,10 +68,18 @@ static void perfdata_replayed(const struct kp_session *s, const char *path)
 		kp_warn("'%s': %llu perf.data header features were unreadable and ignored, the "
 			"first at offset %llu", path, (unsigned long long)st->bad_features,
 			(unsigned long long)st->bad_feature_off);
+	if (s->ksyms.from || s->ksyms.loader) /* named them, or none needed naming */
+		return;
 	if (s->live_release)
 		kp_warn("'%s' was recorded on kernel %s and this machine runs %s: perf.data stores "
-			"no kernel symbols, so kernel frames stay addresses", path,
-			s->kernel_release ? s->kernel_release : "(unknown)", s->live_release);
+			"no kernel symbols%s, so kernel frames stay addresses", path,
+			s->kernel_release ? s->kernel_release : "(unknown)", s->live_release,
+			s->ksyms.dropped ? " and the copy in perf's build-id cache is of another "
+			"layout (boot)" : " and perf's build-id cache has no copy of its table");
+	else if (s->ksyms.dropped)
+		kp_warn("'%s': kernel frames stay addresses: perf.data stores no kernel symbols, and "
+			"%s places the kernel elsewhere than the recording did (another boot)", path,
+			s->ksyms.dropped);
 }
 
 int kp_input_replayed(const struct kp_session *s, const char *path)

@@ -106,6 +106,36 @@ k=$(self_kprof work_a "$WORK/pipe.data") p=$(self_perf work_a "$WORK/pipe.data")
 check "pipe mode: work_a self $k% is within 0.5 points of perf's $p%" points "$k" "$p" 0.5
 check "pipe mode: the event is named as perf named it" grep -q "cpu-clock\|cycles" "$WORK/pipe.flat"
 
+# perf's build-id cache: perf record keeps a copy of its kernel's table there (under $HOME), and
+# perf report reads that copy; so does kprof, when its layout is the recording's. Kernel frames
+# named as perf script names them, from the copy; a copy at another layout (every kernel
+# address 4 GiB lower, as another boot's could be) is set aside for this machine's table, and names nothing.
+kframes() { grep -E '^[[:space:]]+ffffffff[0-9a-f]+ ' "$1" | awk '{ print $1, $2 }'; }
+mkdir -p "$WORK/home"
+HOME="$WORK/home" "$PERF" record -q -g -o "$WORK/bid.data" -- "$SPLIT" 1 >/dev/null 2>"$WORK/bid.err"
+cached=$(ls "$WORK/home/.debug/[kernel.kallsyms]"/*/kallsyms 2>/dev/null | head -1)
+if [ -z "$cached" ] || ! [ -s "$WORK/bid.data" ]; then
+	why="perf record left no copy of the kernel's table in its build-id cache: $(head -1 "$WORK/bid.err")"
+	skip "$why"; skip "$why"; skip "$why"
+else
+	HOME="$WORK/home" "$KPROF" report -i "$WORK/bid.data" --flat --stats >"$WORK/bid.flat" 2>&1
+	from=$(sed -n 's/^# kernel symbols: [0-9]* from //p' "$WORK/bid.flat")
+	check "a perf.data's kernel symbols come from perf's build-id cache (${from:-none})" \
+		[ "$from" = "$cached" ]
+	"$PERF" script -i "$WORK/bid.data" -F ip,sym 2>/dev/null | kframes /dev/stdin >"$WORK/bid.perf"
+	HOME="$WORK/home" "$KPROF" script -i "$WORK/bid.data" -F ip,sym 2>/dev/null |
+		kframes /dev/stdin >"$WORK/bid.kprof"
+	check "...naming its $(wc -l <"$WORK/bid.perf") kernel frames as perf script does" \
+		sh -c "[ -s '$WORK/bid.perf' ] && cmp -s '$WORK/bid.perf' '$WORK/bid.kprof'"
+	moved="$WORK/moved/[kernel.kallsyms]/$(basename "$(dirname "$cached")")"
+	mkdir -p "$moved"
+	sed 's/^ffffffff/fffffffe/' "$cached" >"$moved/kallsyms"
+	PERF_BUILDID_DIR="$WORK/moved" "$KPROF" report -i "$WORK/bid.data" --flat --stats \
+		>"$WORK/moved.flat" 2>&1
+	check "a copy at another layout is set aside for this machine's table" \
+		grep -qF "from /proc/kallsyms ($moved/kallsyms set aside" "$WORK/moved.flat"
+fi
+
 # every command that reads a recording takes perf.data
 all=$(samples_in "$WORK/g.flat")
 n=$("$KPROF" script -i "$WORK/g.data" 2>/dev/null | grep -cE ' cpu-clock(:[a-zA-Z]+)?: ')

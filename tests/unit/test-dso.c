@@ -767,7 +767,7 @@ static void test_ksyms_load(void)
 		return;
 	close(fd);
 	kp_ksyms_init(&k);
-	ok(kp_ksyms_load(&k, path) == 0, "its loading starts");
+	ok(kp_ksyms_load(&k, path, NULL) == 0, "its loading starts");
 	a = kp_ksyms_lookup(&k, 0xffffffffc0001010ull);
 	b = kp_ksyms_lookup(&k, 0xffffffff81000210ull);
 	ok(a && !strcmp(a, "mod_fn [mymod]"), "a module's symbol, loaded on a thread (%s)",
@@ -777,13 +777,95 @@ static void test_ksyms_load(void)
 	kp_ksyms_release(&k);
 	unlink(path);
 	kp_ksyms_init(&k);
-	ok(kp_ksyms_load(&k, "/nonexistent/kallsyms") == -ENOENT && !k.nr,
+	ok(kp_ksyms_load(&k, "/nonexistent/kallsyms", NULL) == -ENOENT && !k.nr,
 	   "an unreadable file: -ENOENT, an empty table");
 	kp_ksyms_release(&k);
 	kp_ksyms_init(&k); /* released while the kernel still writes it: stopped, nothing leaks */
-	ok(kp_ksyms_load(&k, "/proc/kallsyms") == 0, "/proc/kallsyms: loading starts");
+	ok(kp_ksyms_load(&k, "/proc/kallsyms", NULL) == 0, "/proc/kallsyms: loading starts");
 	kp_ksyms_release(&k);
 	ok(!k.nr && !k.loader, "released before any lookup: empty");
+}
+
+/* @text into a new temporary file whose name goes to @path (mkstemp's template) */
+static bool temp_text(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	size_t n = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A kallsyms file held to the recording's layout (perf's build-id cache copy of a perf.data's
+ * kernel): used when the reference symbol and every module are where the recording had them;
+ * set aside for the fallback when not, so that no frame is named from another boot's layout.
+ */
+static void test_ksyms_expect(void)
+{
+	static const char cached[] = "ffffffff81000000 T _text\nffffffff81000100 T cached_fn\n"
+				     "ffffffffc0001000 t mod_fn\t[my_mod]\n"
+				     "ffffffffc0001200 t mod_gn\t[my_mod]\n";
+	static const char live[] = "ffffffff81200000 T _text\nffffffff81200100 T live_fn\n";
+	char cpath[] = "/tmp/kprof-ksyms-XXXXXX", lpath[] = "/tmp/kprof-ksyms-XXXXXX";
+	const char *from, *dropped, *name;
+	struct kp_ksyms k;
+
+	if (!ok(temp_text(cpath, cached) && temp_text(lpath, live), "two kallsyms files"))
+		return;
+	kp_ksyms_init(&k); /* the recording's layout: the copy fits */
+	kp_ksyms_expect(&k, "_text", 0xffffffff81000000ull, 0);
+	kp_ksyms_expect(&k, "[my_mod]", 0xffffffffc0001000ull, 0xffffffffc0002000ull);
+	kp_ksyms_load(&k, cpath, lpath);
+	name = kp_ksyms_lookup(&k, 0xffffffff81000110ull);
+	from = kp_ksyms_source(&k, &dropped);
+	ok(name && !strcmp(name, "cached_fn") && from && !strcmp(from, cpath) && !dropped,
+	   "text and module where the recording had them: the copy names (%s)", name ? name : "-");
+	kp_ksyms_release(&k);
+
+	kp_ksyms_init(&k); /* kASLR: the text elsewhere, the fallback fits */
+	kp_ksyms_expect(&k, "_text", 0xffffffff81200000ull, 0);
+	kp_ksyms_load(&k, cpath, lpath);
+	name = kp_ksyms_lookup(&k, 0xffffffff81200110ull);
+	from = kp_ksyms_source(&k, &dropped);
+	ok(name && !strcmp(name, "live_fn") && from && !strcmp(from, lpath) && dropped &&
+	   !strcmp(dropped, cpath), "the text moved: the copy set aside, the fallback names (%s)",
+	   name ? name : "-");
+	kp_ksyms_release(&k);
+
+	kp_ksyms_init(&k); /* a module loaded elsewhere, no fallback: nothing is named */
+	kp_ksyms_expect(&k, "_text", 0xffffffff81000000ull, 0);
+	kp_ksyms_expect(&k, "[my_mod]", 0xffffffffc0001100ull, 0xffffffffc0002000ull);
+	kp_ksyms_load(&k, cpath, NULL);
+	ok(!kp_ksyms_lookup(&k, 0xffffffff81000110ull) && !kp_ksyms_source(&k, &dropped) &&
+	   dropped && !k.nr, "a module elsewhere, no fallback: an empty table, no name");
+	kp_ksyms_release(&k);
+
+	kp_ksyms_init(&k); /* a module the copy does not have */
+	kp_ksyms_expect(&k, "[other]", 0xffffffffc0004000ull, 0xffffffffc0005000ull);
+	kp_ksyms_load(&k, cpath, NULL);
+	ok(!kp_ksyms_lookup(&k, 0xffffffff81000110ull), "a module missing from the copy: set aside");
+	kp_ksyms_release(&k);
+
+	kp_ksyms_init(&k); /* an expectation after the first lookup: held to at the next one */
+	kp_ksyms_load(&k, cpath, lpath);
+	name = kp_ksyms_lookup(&k, 0xffffffff81000110ull);
+	kp_ksyms_expect(&k, "_text", 0xffffffff81200000ull, 0);
+	ok(name && !strcmp(name, "cached_fn") && (name = kp_ksyms_lookup(&k, 0xffffffff81200110ull)) &&
+	   !strcmp(name, "live_fn"), "an expectation that comes late is held to at the next lookup");
+	kp_ksyms_release(&k);
+
+	kp_ksyms_init(&k); /* the recording's own lines are never set aside */
+	kp_ksyms_add_text(&k, cached, sizeof(cached) - 1, false);
+	kp_ksyms_expect(&k, "_text", 0xffffffff81200000ull, 0);
+	name = kp_ksyms_lookup(&k, 0xffffffff81000110ull);
+	ok(name && !strcmp(name, "cached_fn") && !kp_ksyms_source(&k, NULL),
+	   "lines of the recording are not held to the maps");
+	kp_ksyms_release(&k);
+	unlink(cpath);
+	unlink(lpath);
 }
 
 int main(void)
@@ -808,6 +890,7 @@ int main(void)
 	test_ksyms_unterminated();
 	test_ksyms_ends();
 	test_ksyms_load();
+	test_ksyms_expect();
 	test_vdso();
 	snprintf(path, sizeof(path), "%s/tests/fixtures/fixture-plt", builddir());
 	test_plt(path);
