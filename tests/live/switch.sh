@@ -28,14 +28,19 @@ check "about a file a second: $n files in $wall s" \
 check "each is named FILE.YYYYMMDDhhmmssff, in order" \
 	sh -c "grep -qvE '^t\.kprof\.[0-9]{16}\$' '$WORK/t.list' && exit 1; sort -c '$WORK/t.list'"
 check "FILE itself is not left behind" [ ! -e "$WORK/t.kprof" ]
-sum=0 alone=0
+# (the last file holds what came after the last cut: on a busy machine a few samples of split's
+# end, too few to hold work_a; every file of a quarter second or more must name it)
+sum=0 alone=0 whole=0
 while read -r f; do
 	s=$(samples_of "$WORK/$f")
 	sum=$((sum + ${s:-0}))
+	[ "${s:-0}" -ge 1000 ] || continue
+	whole=$((whole + 1))
 	names_work "$WORK/$f" && alone=$((alone + 1))
 done <"$WORK/t.list"
 total=$(total_of_err "$WORK/t.err")
-check "every file reports alone, naming split's functions through main ($alone of $n)" [ "$alone" -eq "$n" ]
+check "every file of 1000 samples or more ($whole of $n) reports alone, naming split's functions through main ($alone)" \
+	sh -c "[ $alone -eq $whole ] && [ $whole -ge 4 ]"
 check "the files' samples add up to the recorder's total ($sum of ${total:-none})" [ "$sum" -eq "${total:--1}" ]
 check "the summary says how many files, and that their samples add up" \
 	grep -q "recorded $sum samples, 0 lost, into $n files, '[^']*/t\.kprof\.[0-9]*' to '[^']*/t\.kprof\.[0-9]*' (their samples add up to the total)" "$WORK/t.err"
