@@ -48,7 +48,10 @@ struct kp_perfdata {
 	bool held;			/* @rec is a record waiting behind them */
 	struct kp_writer own;		/* kprof records to hand out, from own_pos */
 	size_t own_pos;
-	uint64_t rec[(KP_REC_MAX_SIZE + 8) / 8 + 1]; /* the record handed out, 8-byte aligned */
+	uint8_t *cur;			/* the record handed out: in the window or the
+					 * decompressed records where it is 8-byte aligned there
+					 * (until the next read), else copied to @rec */
+	uint64_t rec[(KP_REC_MAX_SIZE + 8) / 8 + 1];
 	uint64_t rec_off;		/* its offset in the file (of its compressed record) */
 };
 
@@ -370,7 +373,18 @@ static int cut_short(struct kp_reader *r, uint64_t off)
 		    r->perf->cut ? "the header says the data section is longer than the file" : NULL);
 }
 
-/* The next record of the file into p->rec. Returns 1, 0 at the end of the data, or < 0. */
+/* Hand out the @size bytes at @b as p->cur: where they are, when aligned for their fields. */
+static void set_cur(struct kp_perfdata *p, const uint8_t *b, size_t size)
+{
+	if ((uintptr_t)b % 8 == 0) {
+		p->cur = (uint8_t *)b;
+	} else {
+		memcpy(p->rec, b, size);
+		p->cur = (uint8_t *)p->rec;
+	}
+}
+
+/* The next record of the file as p->cur. Returns 1, 0 at the end of the data, or < 0. */
 static int next_in_file(struct kp_reader *r)
 {
 	struct kp_perfdata *p = r->perf;
@@ -394,7 +408,7 @@ static int next_in_file(struct kp_reader *r)
 	err = fetch(r, p->pos, h.size, &b);
 	if (err)
 		return fail(r, err, p->pos, NULL);
-	memcpy(p->rec, b, h.size);
+	set_cur(p, b, h.size);
 	p->rec_off = p->pos;
 	p->pos += h.size;
 	if (kp_perfdata_type_name(h.type) && perf_types[h.type - 64].tail && h.size >= 16) {
@@ -438,7 +452,7 @@ static int inflate_more(struct kp_reader *r)
 	return 1;
 }
 
-/* The next decompressed record into p->rec: 1, 0 when more compressed input is needed. */
+/* The next decompressed record as p->cur: 1, 0 when more compressed input is needed. */
 static int next_inflated(struct kp_reader *r)
 {
 	struct kp_perfdata *p = r->perf;
@@ -457,7 +471,7 @@ static int next_inflated(struct kp_reader *r)
 					    "a compressed record holds a record shorter than its "
 					    "header");
 			if (have >= h.size) {
-				memcpy(p->rec, p->dbuf + p->dpos, h.size);
+				set_cur(p, p->dbuf + p->dpos, h.size);
 				p->dpos += h.size;
 				p->rec_off = p->zoff;
 				return 1;
@@ -476,13 +490,13 @@ static void count_bad(struct kp_perfdata *p)
 }
 
 /*
- * What p->rec is: 1 a kernel record to hand out, 0 taken in (or skipped), < 0 an error. A
+ * What p->cur is: 1 a kernel record to hand out, 0 taken in (or skipped), < 0 an error. A
  * kernel record of a mapped file with a build-id in the table gets it, as kprof writes MMAP2.
  */
 static int take_record(struct kp_reader *r)
 {
 	struct kp_perfdata *p = r->perf;
-	struct kp_rec_header *h = (void *)p->rec;
+	struct kp_rec_header *h = (void *)p->cur;
 	const struct perf_type *t;
 	int rc;
 
@@ -516,7 +530,7 @@ static int take_record(struct kp_reader *r)
 /* Give an MMAP2 without a build-id the one the table has for its file. */
 static void add_mmap_build_id(struct kp_perfdata *p)
 {
-	struct kp_rec_mmap2 *m = (void *)p->rec;
+	struct kp_rec_mmap2 *m = (void *)p->cur;
 	const char *name = (const char *)(m + 1);
 
 	if (m->h.type != PERF_RECORD_MMAP2 || (m->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
@@ -561,7 +575,7 @@ int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec)
 		p->own.nrec = 0;
 		if (p->held) {
 			p->held = false;
-			*rec = (const void *)p->rec;
+			*rec = (const void *)p->cur;
 			return 1;
 		}
 		rc = next_raw(r);
@@ -580,7 +594,7 @@ int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			continue;
 		add_mmap_build_id(p);
 		if (p->flushed) {
-			*rec = (const void *)p->rec;
+			*rec = (const void *)p->cur;
 			return 1;
 		}
 		flush_meta(p);
