@@ -116,7 +116,7 @@ HOME="$WORK/home" "$PERF" record -q -g -o "$WORK/bid.data" -- "$SPLIT" 1 >/dev/n
 cached=$(ls "$WORK/home/.debug/[kernel.kallsyms]"/*/kallsyms 2>/dev/null | head -1)
 if [ -z "$cached" ] || ! [ -s "$WORK/bid.data" ]; then
 	why="perf record left no copy of the kernel's table in its build-id cache: $(head -1 "$WORK/bid.err")"
-	skip "$why"; skip "$why"; skip "$why"
+	skip "$why"; skip "$why"; skip "$why"; skip "$why"; skip "$why"
 else
 	HOME="$WORK/home" "$KPROF" report -i "$WORK/bid.data" --flat --stats >"$WORK/bid.flat" 2>&1
 	from=$(sed -n 's/^# kernel symbols: [0-9]* from //p' "$WORK/bid.flat")
@@ -134,6 +134,20 @@ else
 		>"$WORK/moved.flat" 2>&1
 	check "a copy at another layout is set aside for this machine's table" \
 		grep -qF "from /proc/kallsyms ($moved/kallsyms set aside" "$WORK/moved.flat"
+	# the same file as if recorded on another kernel release (its osrelease, same length, one
+	# digit changed): the copy still names its kernel frames; without it they stay addresses
+	# and the report says why
+	rel=$(uname -r)
+	fake=$(printf '%s' "$rel" | sed 's/[0-9]/X/')
+	perl -0777 -pe "s/\Q$rel\E/$fake/g" "$WORK/bid.data" >"$WORK/other.data"
+	HOME="$WORK/home" "$KPROF" report -i "$WORK/other.data" --flat --stats >"$WORK/other.flat" 2>&1
+	from=$(sed -n 's/^# kernel symbols: [0-9]* from //p' "$WORK/other.flat")
+	check "recorded on kernel $fake: the copy in the cache names its kernel frames (${from:-none})" \
+		sh -c "[ '$from' = '$cached' ] && ! grep -q 'stay addresses' '$WORK/other.flat'"
+	mkdir -p "$WORK/empty"
+	HOME="$WORK/empty" "$KPROF" report -i "$WORK/other.data" --flat >/dev/null 2>"$WORK/other.err"
+	check "...and without the cache, kernel frames stay addresses, and kprof says why" \
+		grep -qF "recorded on kernel $fake and this machine runs $rel: perf.data stores no kernel symbols and perf's build-id cache has no copy of its table" "$WORK/other.err"
 fi
 
 # every command that reads a recording takes perf.data
