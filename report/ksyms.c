@@ -100,7 +100,8 @@ static void add_line(struct kp_ksyms *k, char *p, char *end, bool ends)
 		*tab = ' ';
 	KP_GROW(k->syms, k->cap, k->nr + 1);
 	k->syms[k->nr++] = (struct kp_ksym_ent){ .addr = addr, .name = after + 3,
-						 .type = after[1], .end = ends };
+						 .type = after[1], .end = ends,
+						 .module = end[-1] == ']' };
 	k->sorted = 0;
 }
 
@@ -237,40 +238,52 @@ static int cmp_expect(const void *a, const void *b)
 		      ((const struct kp_ksyms_expect *)b)->name);
 }
 
-/* "[mod]" at the end of @name ("fn [mod]"), or NULL */
-static const char *module_of(const char *name)
+/* "[mod]" at the end of @s's name ("fn [mod]"), or NULL */
+static const char *module_of(const struct kp_ksym_ent *s)
 {
-	const char *m;
-	size_t n = strlen(name);
+	const char *m = s->module ? strrchr(s->name, '[') : NULL;
 
-	if (n < 4 || name[n - 1] != ']' || !(m = strrchr(name, '[')) || m == name || m[-1] != ' ')
-		return NULL;
-	return m;
+	return m && m != s->name && m[-1] == ' ' ? m : NULL;
 }
 
-/* Whether the table fits every expectation: one pass, the expectations sorted by name. */
+/*
+ * Whether the table fits every expectation, in one pass: the modules' (sorted by name) looked
+ * up for each module symbol; the reference symbols, a few, compared with each other name.
+ */
 static bool fits(struct kp_ksyms *k)
 {
 	bool *seen = kp_xcalloc(k->nr_expects, sizeof(*seen)), ok = true;
-	struct kp_ksyms_expect key;
+	struct kp_ksyms_expect key, *e = k->expects;
+	size_t nr_refs = 0;
 
-	qsort(k->expects, k->nr_expects, sizeof(*k->expects), cmp_expect);
+	for (size_t i = 0; i < k->nr_expects; i++) { /* the references first, then the modules */
+		if (e[i].name[0] != '[') {
+			key = e[nr_refs];
+			e[nr_refs++] = e[i];
+			e[i] = key;
+		}
+	}
+	qsort(e + nr_refs, k->nr_expects - nr_refs, sizeof(*e), cmp_expect);
 	for (size_t i = 0; ok && i < k->nr; i++) {
 		const struct kp_ksym_ent *s = &k->syms[i];
-		const struct kp_ksyms_expect *e;
-		const char *m = module_of(s->name);
+		const char *m = module_of(s);
+		const struct kp_ksyms_expect *hit;
 
 		if (s->end)
 			continue;
-		key.name = (char *)(m ? m : s->name);
-		e = bsearch(&key, k->expects, k->nr_expects, sizeof(*e), cmp_expect);
-		if (!e)
+		if (!m) { /* a name can be had twice: one at the address will do */
+			for (size_t r = 0; r < nr_refs; r++)
+				if (s->name[0] == e[r].name[0] && s->addr == e[r].start &&
+				    !strcmp(s->name, e[r].name))
+					seen[r] = true;
 			continue;
-		if (m) /* all of a module's symbols in its range */
-			ok = s->addr >= e->start && s->addr < e->end;
-		if (!m && s->addr != e->start) /* a name can be had twice: one at the address */
+		}
+		key.name = (char *)m;
+		hit = bsearch(&key, e + nr_refs, k->nr_expects - nr_refs, sizeof(*e), cmp_expect);
+		if (!hit)
 			continue;
-		seen[e - k->expects] = true;
+		ok = s->addr >= hit->start && s->addr < hit->end; /* all of them in its range */
+		seen[hit - e] = true;
 	}
 	for (size_t i = 0; ok && i < k->nr_expects; i++)
 		ok = seen[i];

@@ -19,6 +19,7 @@ struct kp_ksym_ent {
 	char *name;	/* "name" or "name [module]", in one of kp_ksyms.texts */
 	char type;	/* nm's letter: T, t, W, ... */
 	bool end;	/* only ends the symbol before it: names nothing */
+	bool module;	/* the name ends in " [module]" */
 };
 
 struct kp_ksyms_loader;
