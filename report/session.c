@@ -345,15 +345,6 @@ static void meta_clock(struct kp_session *s, const char *key, const char *value)
 		s->wall_at_mono = s->meta_wall_ns - s->meta_mono_ns;
 }
 
-/*
- * The map of an MMAP or MMAP2 record (only MMAP2 has a build-id), in its process. A mapping
- * without PROT_EXEC (the kernel marks it PERF_RECORD_MISC_MMAP_DATA in both record types) is
- * reported only to an event with mmap_data, as perf records them: the rest of a binary's
- * segments, the heap, [stack], [vvar], //anon. It holds no code, so it takes the place of
- * what it overlaps and is kept as a hole: a return address found there is garbage, not a
- * frame in an anonymous map, and a binary's data segment is not a second module at another
- * bias.
- */
 /* perf's maps of the kernel (pid -1): where its text and modules were, for a table read from a
  * file to be held to (kp_ksyms_expect()). The text's map is named after its reference symbol,
  * "[kernel.kallsyms]_text", which is at pgoff; a module's is its .ko file, or "[name]". */
@@ -386,6 +377,15 @@ static void kernel_map(struct kp_session *s, const struct kp_mmap *mm)
 	kp_ksyms_expect(&s->ksyms, name, mm->addr, mm->addr + mm->len);
 }
 
+/*
+ * The map of an MMAP or MMAP2 record (only MMAP2 has a build-id), in its process. A mapping
+ * without PROT_EXEC (the kernel marks it PERF_RECORD_MISC_MMAP_DATA in both record types) is
+ * reported only to an event with mmap_data, as perf records them: the rest of a binary's
+ * segments, the heap, [stack], [vvar], //anon. It holds no code, so it takes the place of
+ * what it overlaps and is kept as a hole: a return address found there is garbage, not a
+ * frame in an anonymous map, and a binary's data segment is not a second module at another
+ * bias.
+ */
 static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t misc)
 {
 	const uint8_t *bid = mm->has_build_id ? mm->build_id : NULL;
