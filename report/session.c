@@ -593,11 +593,12 @@ static void live_ksyms(struct kp_session *s)
 {
 	struct utsname u;
 	char *cached = perf_cached_kallsyms(s->kernel_bid);
-	bool same = !uname(&u) && s->kernel_release && !strcmp(s->kernel_release, u.release);
+	bool known = !uname(&u);
+	bool same = known && s->kernel_release && !strcmp(s->kernel_release, u.release);
 
 	if (!same) {
 		free(s->live_release);
-		s->live_release = kp_xstrdup(uname(&u) ? "(unknown)" : u.release);
+		s->live_release = kp_xstrdup(known ? u.release : "(unknown)");
 	}
 	/* unreadable: kernel frames stay addresses */
 	if (cached)
