@@ -563,6 +563,32 @@ static void memo_put(struct kp_chain_memo *m, uint64_t chain_id, const uint64_t 
 	m->ent = (uint32_t)ent;
 }
 
+/*
+ * The memo's slot for a sample: by the chain the reader identified (trusted: same id, same
+ * chain), or else by a cheap mix of its key's words, whose stack is then compared word by
+ * word: most samples repeat a recent stack, and this spares them the whole key's hash.
+ */
+static struct kp_chain_memo *memo_slot(struct kp_resolver *r, const struct kp_sample *smp,
+				       const struct want_stack *w)
+{
+	uint64_t x;
+
+	if (smp->chain_id)
+		return &r->memo[smp->chain_id % ARRAY_SIZE(r->memo)];
+	x = (w->head[0] ^ w->head[1] ^ w->n) * 0x9e3779b97f4a7c15ull;
+	if (w->n)
+		x = (x ^ w->addrs[w->n > 1] ^ w->addrs[w->n / 2] << 7) * 0xff51afd7ed558ccdull;
+	return &r->memo[(x >> 32) % ARRAY_SIZE(r->memo)];
+}
+
+static bool memo_hit(const struct kp_resolver *r, const struct kp_chain_memo *m,
+		     const struct kp_sample *smp, const struct want_stack *w)
+{
+	if (m->chain_id != smp->chain_id || memcmp(m->head, w->head, sizeof(m->head)))
+		return false;
+	return smp->chain_id || (m->ent < r->nr_stacks && same_stack(w, m->ent));
+}
+
 uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in, uint16_t misc,
 			  struct kp_thread *t, bool inverted)
 {
@@ -574,20 +600,21 @@ uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in,
 	long n = stack_key(smp, misc, t, r->s->procs[t->proc].maps_id,
 			   r->cgroup_root ? r->s->procs[t->proc].cgroup : 0, head, &want.addrs);
 	struct kp_resolve_stats before;
-	/* a chain the reader identified, as the sample holds it (not joined with an unwinding) */
-	struct kp_chain_memo *m =
-		smp == smp_in && smp->chain_id ? &r->memo[smp->chain_id % ARRAY_SIZE(r->memo)] : NULL;
+	struct kp_chain_memo *m;
 	struct kp_stack_ent *e = NULL;
 
 	r->log_len = 0;
 	if (n < 0)
 		return stack_resolve(r, smp, misc, t, inverted);
-	if (m && m->chain_id == smp->chain_id && !memcmp(m->head, head, sizeof(head))) {
+	want.n = (size_t)n;
+	/* a joined sample's chain is the unwinding's, not the one the reader identified */
+	if (smp != smp_in)
+		joined.chain_id = 0;
+	m = memo_slot(r, smp, &want);
+	if (memo_hit(r, m, smp, &want))
 		e = &r->stack_ents[m->ent];
-	} else {
-		want.n = (size_t)n;
+	else
 		e = stack_find(r, &want, &hkey);
-	}
 	if (e) { /* what resolving it counted is counted again by kp_resolver_settle() */
 		if (!++e->hits) { /* settled now and then rather than overflow */
 			e->hits--;
