@@ -54,8 +54,7 @@ static void drop_table(struct kp_ksyms *k)
 	free(k->syms);
 	k->texts = NULL;
 	k->syms = NULL;
-	k->nr = k->cap = k->nr_texts = k->cap_texts = 0;
-	k->sorted = 0;
+	k->nr = k->cap = k->nr_texts = k->cap_texts = k->nr_sorted = 0;
 }
 
 void kp_ksyms_release(struct kp_ksyms *k)
@@ -102,7 +101,6 @@ static void add_line(struct kp_ksyms *k, char *p, char *end, bool ends)
 	k->syms[k->nr++] = (struct kp_ksym_ent){ .addr = addr, .name = after + 3,
 						 .type = after[1], .end = ends,
 						 .module = end[-1] == ']' };
-	k->sorted = 0;
 }
 
 /* Parse @len bytes at @text, which @k now owns (with one byte after them for a NUL). */
@@ -295,7 +293,7 @@ static bool fits(struct kp_ksyms *k)
 static void check(struct kp_ksyms *k)
 {
 	while (k->unchecked) {
-		if (!k->sorted)
+		if (k->nr_sorted != k->nr)
 			finish(k);
 		if (fits(k)) {
 			k->unchecked = false;
@@ -338,38 +336,61 @@ static int cmp_ent(const void *a, const void *b)
 	return kp_symrank_cmp(&rx, &ry); /* the best alias first */
 }
 
-static bool addr_order(const struct kp_ksyms *k)
+static bool addr_order(const struct kp_ksym_ent *e, size_t n)
 {
-	for (size_t i = 1; i < k->nr; i++)
-		if (k->syms[i - 1].addr > k->syms[i].addr)
+	for (size_t i = 1; i < n; i++)
+		if (e[i - 1].addr > e[i].addr)
 			return false;
 	return true;
 }
 
-/* Sort, and drop the lines stored twice (the same symbol can be written by several rounds, as
- * an end, then as a name); ends after a name at their address are of no use. */
+static void sort_ents(struct kp_ksym_ent *e, size_t n)
+{
+	if (n > 1 && !addr_order(e, n)) { /* /proc/kallsyms is, but for its modules */
+		qsort(e, n, sizeof(*e), cmp_ent);
+		return;
+	}
+	/* in address order: each address's aliases put in order, a few at a time */
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && e[j].addr == e[i].addr; j++)
+			;
+		if (j - i > 1)
+			qsort(e + i, j - i, sizeof(*e), cmp_ent);
+	}
+}
+
+/* Merge the ordered @e[@p, @n) into the ordered @e[0, @p), those first where they tie. */
+static void merge_tail(struct kp_ksym_ent *e, size_t p, size_t n)
+{
+	size_t t = n - p, i = p, j = t, w = n;
+	struct kp_ksym_ent *tail = kp_xmalloc(t * sizeof(*tail));
+
+	memcpy(tail, e + p, t * sizeof(*tail));
+	while (j) /* from the back: each slot written is one already read */
+		e[--w] = i && cmp_ent(&e[i - 1], &tail[j - 1]) > 0 ? e[--i] : tail[--j];
+	free(tail);
+}
+
+/*
+ * Sort, and drop the lines stored twice (the same symbol can be written by several rounds, as
+ * an end, then as a name); ends after a name at their address are of no use. A recording's
+ * lines come a round at a time with lookups between: only those added since the last time
+ * are sorted, then merged in.
+ */
 static void finish(struct kp_ksyms *k)
 {
-	size_t out = 0;
+	size_t out = 0, p = k->nr_sorted;
 
-	if (k->nr > 1 && !addr_order(k)) { /* /proc/kallsyms is, but for its modules */
-		qsort(k->syms, k->nr, sizeof(*k->syms), cmp_ent);
-	} else { /* in address order: each address's aliases put in order, a few at a time */
-		for (size_t i = 0, j; i < k->nr; i = j) {
-			for (j = i + 1; j < k->nr && k->syms[j].addr == k->syms[i].addr; j++)
-				;
-			if (j - i > 1)
-				qsort(k->syms + i, j - i, sizeof(*k->syms), cmp_ent);
-		}
-	}
+	sort_ents(k->syms + p, k->nr - p);
+	if (p && p < k->nr)
+		merge_tail(k->syms, p, k->nr);
 	for (size_t i = 0; i < k->nr; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr &&
 		    (k->syms[i].end || !strcmp(k->syms[out - 1].name, k->syms[i].name)))
 			continue;
 		k->syms[out++] = k->syms[i];
 	}
-	k->nr = out;
-	k->sorted = 1;
+	k->nr = k->nr_sorted = out;
 }
 
 const struct kp_ksym_ent *kp_ksyms_find(struct kp_ksyms *k, uint64_t addr)
@@ -377,7 +398,7 @@ const struct kp_ksym_ent *kp_ksyms_find(struct kp_ksyms *k, uint64_t addr)
 	size_t lo = 0, hi;
 
 	settle(k, false);
-	if (!k->sorted)
+	if (k->nr_sorted != k->nr)
 		finish(k);
 	hi = k->nr;
 	if (!hi || addr < k->syms[0].addr)

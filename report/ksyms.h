@@ -34,7 +34,7 @@ struct kp_ksyms_expect {
 struct kp_ksyms {
 	struct kp_ksym_ent *syms;
 	size_t nr, cap;
-	int sorted;
+	size_t nr_sorted;		/* syms[0, nr_sorted) are in order, duplicates dropped */
 	char **texts;			/* the lines, NUL-terminated in place: names point in */
 	size_t nr_texts, cap_texts;
 	struct kp_ksyms_loader *loader;	/* kp_ksyms_load()'s thread, until it is joined */
