@@ -2,7 +2,8 @@
 /*
  * dso-plt.c - the PLT entries of an x86-64 binary, which its symbol tables do not name: one
  * symbol per entry of .plt, .plt.sec and .plt.got, named "func@plt" after the symbol whose GOT
- * slot the entry jumps through, as perf names them.
+ * slot the entry jumps through, as perf names them; an IFUNC's slot (libc calling its own
+ * string functions) after the IFUNC, where perf prints the resolver's address.
  */
 #include <gelf.h>
 #include <libelf.h>
@@ -12,8 +13,13 @@
 
 #include "report/dso-int.h"
 
+/* A got_slots() value: the slot holds what the IFUNC resolver at the low bits picks. */
+#define SLOT_IFUNC (1ull << 63)
+
 /* GOT slots that a relocation fills with a symbol's address (R_X86_64_JUMP_SLOT from
- * .rela.plt, R_X86_64_GLOB_DAT from .rela.dyn for .plt.got): slot -> symtab scn << 32 | sym. */
+ * .rela.plt, R_X86_64_GLOB_DAT from .rela.dyn for .plt.got): slot -> symtab scn << 32 | sym;
+ * or with what an IFUNC resolver returns (R_X86_64_IRELATIVE, libc's own calls to its string
+ * functions): slot -> SLOT_IFUNC | the resolver's address. */
 static void got_slots(Elf_Scn *scn, const GElf_Shdr *sh, struct kp_hash *slots)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -29,26 +35,45 @@ static void got_slots(Elf_Scn *scn, const GElf_Shdr *sh, struct kp_hash *slots)
 		if ((type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT) && GELF_R_SYM(r.r_info))
 			kp_hash_put(slots, r.r_offset,
 				    (uint64_t)sh->sh_link << 32 | GELF_R_SYM(r.r_info));
+		else if (type == R_X86_64_IRELATIVE && r.r_addend > 0)
+			kp_hash_put(slots, r.r_offset, SLOT_IFUNC | (uint64_t)r.r_addend);
 	}
+}
+
+/* The name of the IFUNC symbol whose resolver is at @vaddr (memmove, for the resolver that
+ * picks one of libc's memmoves), or NULL. */
+static const char *ifunc_name(struct kp_dso *d, uint64_t vaddr)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(d->mod, vaddr + d->bias, &off, &sym, NULL, NULL,
+						NULL);
+
+	return name && !off && GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC ? name : NULL;
 }
 
 /* The name of the symbol @ref (got_slots()' value) as "name@plt", interned; NULL if none. */
 static const char *plt_name(struct kp_dso *d, Elf *elf, uint64_t ref)
 {
-	Elf_Scn *scn = elf_getscn(elf, (size_t)(ref >> 32));
+	Elf_Scn *scn = ref & SLOT_IFUNC ? NULL : elf_getscn(elf, (size_t)(ref >> 32));
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
 	GElf_Shdr sh;
 	GElf_Sym sym;
 	const char *name;
 	char *dm, buf[1024];
 
-	if (!data || !gelf_getshdr(scn, &sh) || !gelf_getsym(data, (int)(uint32_t)ref, &sym))
+	if (ref & SLOT_IFUNC)
+		name = ifunc_name(d, ref & ~SLOT_IFUNC);
+	else if (!data || !gelf_getshdr(scn, &sh) || !gelf_getsym(data, (int)(uint32_t)ref, &sym))
 		return NULL;
-	name = elf_strptr(elf, sh.sh_link, sym.st_name);
+	else
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 	if (!name || !*name)
 		return NULL;
 	dm = d->t->opts.demangle ? kp_demangle(name) : NULL;
-	snprintf(buf, sizeof(buf), "%s@plt", dm ? dm : name);
+	/* a symbol version ("memcpy@@GLIBC_2.14", as a debug file's .symtab spells it) is not
+	 * the entry's name */
+	snprintf(buf, sizeof(buf), "%.*s@plt", (int)strcspn(dm ? dm : name, "@"), dm ? dm : name);
 	free(dm);
 	return kp_dsos_intern(d->t, buf);
 }
