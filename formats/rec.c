@@ -743,12 +743,40 @@ static void put_fields(const struct sample_field *fields, size_t n,
 	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |             \
 	 PERF_SAMPLE_CODE_PAGE_SIZE)
 
+/* The rows of sample_fields a sample_type has, found once per type: a recording has few. */
+struct sample_plan {
+	uint64_t type;
+	bool made;
+	uint8_t nr;
+	uint8_t rows[ARRAY_SIZE(sample_fields)];
+};
+
+static const struct sample_plan *plan_of(uint64_t st)
+{
+	static _Thread_local struct sample_plan plans[4];
+	static _Thread_local unsigned next;
+	struct sample_plan *p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(plans); i++)
+		if (plans[i].made && plans[i].type == st)
+			return &plans[i];
+	p = &plans[next++ % ARRAY_SIZE(plans)];
+	p->type = st;
+	p->nr = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++)
+		if (st & sample_fields[i].bits)
+			p->rows[p->nr++] = (uint8_t)i;
+	p->made = true;
+	return p;
+}
+
 static int parse_sample(const struct perf_event_attr *attr, const struct kp_rec_header *rec,
 			struct kp_sample *s, bool zeroed)
 {
 	uint64_t st = attr->sample_type;
 	struct cursor c = { (const uint64_t *)(rec + 1),
 			    (const uint64_t *)((const char *)rec + rec->size), false };
+	const struct sample_plan *plan;
 
 	if (!zeroed)
 		memset(s, 0, sizeof(*s));
@@ -757,11 +785,10 @@ static int parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 		return -KP_ESAMPLE_TYPE;
 	}
 	s->sample_type = st;
-	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++) {
-		const struct sample_field *f = &sample_fields[i];
+	plan = plan_of(st);
+	for (size_t i = 0; i < plan->nr; i++) {
+		const struct sample_field *f = &sample_fields[plan->rows[i]];
 
-		if (!(st & f->bits))
-			continue;
 		if (f->parse == parse_word) { /* most fields: one word, read here */
 			uint64_t v = take1(&c);
 			memcpy((uint8_t *)s + f->off, &v, sizeof(v));
