@@ -58,6 +58,12 @@ static bool keep_sample(const struct kp_report_filter *f, const struct kp_sessio
 	return true;
 }
 
+static bool filtering(const struct kp_report_filter *f)
+{
+	return f->nr_pids || f->nr_tids || f->nr_cpus || f->no_idle || f->t_start ||
+	       f->t_end != UINT64_MAX || f->nr_cgroups || f->nr_comms;
+}
+
 /* An off-CPU event: every switch-out sampled, with the switch records that time it. */
 static bool is_off_cpu(const struct perf_event_attr *a)
 {
@@ -99,6 +105,7 @@ static void start_profile(struct kp_report *r)
 	kp_offcpu_init(&r->off, off_cpu_closed, r);
 	kp_hash_init(&r->rq_nodes);
 	kp_resolver_init(&r->res, s, &r->prof, r->o->unwinder);
+	r->filtering = filtering(&r->o->filter);
 	r->res.cgroup_root = r->o->cgroup_root;
 	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
 	r->ready = true;
@@ -180,7 +187,8 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		o->progress(o->progress_ctx, r);
 	if (o->wall && is_clock(&ev->attr)) /* its samples' periods are ns of the wall */
 		e = (size_t)r->off_event;
-	if ((r->event >= 0 && (size_t)r->event != e) || !keep_sample(&o->filter, s, smp, t)) {
+	if ((r->event >= 0 && (size_t)r->event != e) ||
+	    (r->filtering && !keep_sample(&o->filter, s, smp, t))) {
 		r->filtered++;
 		return 0;
 	}

@@ -83,6 +83,7 @@ struct kp_report {
 	struct kp_profile prof;
 	struct kp_resolver res;
 	bool ready;		/* prof and res are set up (they are after a successful build) */
+	bool filtering;		/* the options' filter can leave samples out */
 	int open_err;		/* kp_session_open()'s result, for KP_REPORT_EOPEN */
 	int replay_err;		/* kp_session_run()'s reader error, 0 if the file was whole */
 	long event;		/* the chosen event's index, -1 for every event */
