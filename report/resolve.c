@@ -556,8 +556,6 @@ uint32_t kp_resolve_add(struct kp_resolver *r, const struct kp_sample *smp, uint
 static void memo_put(struct kp_chain_memo *m, uint64_t chain_id, const uint64_t *head,
 		     size_t ent)
 {
-	if (!m)
-		return;
 	m->chain_id = chain_id;
 	memcpy(m->head, head, sizeof(m->head));
 	m->ent = (uint32_t)ent;
@@ -611,17 +609,17 @@ uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in,
 	if (smp != smp_in)
 		joined.chain_id = 0;
 	m = memo_slot(r, smp, &want);
-	if (memo_hit(r, m, smp, &want))
+	if (memo_hit(r, m, smp, &want)) {
 		e = &r->stack_ents[m->ent];
-	else
-		e = stack_find(r, &want, &hkey);
+	} else if ((e = stack_find(r, &want, &hkey))) {
+		memo_put(m, smp->chain_id, head, e - r->stack_ents);
+	}
 	if (e) { /* what resolving it counted is counted again by kp_resolver_settle() */
 		if (!++e->hits) { /* settled now and then rather than overflow */
 			e->hits--;
 			kp_resolver_settle(r);
 			e->hits = 1;
 		}
-		memo_put(m, smp->chain_id, head, e - r->stack_ents);
 		return e->node;
 	}
 	before = r->st; /* what resolving it counts, kept with it */
