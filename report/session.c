@@ -157,12 +157,13 @@ struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t
 	struct kp_thread *t;
 	struct kp_proc *p;
 
-	if (s->last_thread < s->nr_threads && s->threads[s->last_thread].tid == tid &&
-	    s->threads[s->last_thread].pid == pid)
-		return &s->threads[s->last_thread];
+	uint32_t *recent = &s->recent_threads[tid % ARRAY_SIZE(s->recent_threads)];
+
+	if (*recent && s->threads[*recent - 1].tid == tid && s->threads[*recent - 1].pid == pid)
+		return &s->threads[*recent - 1];
 	i = kp_hash_get(&s->thread_ids, tid);
 	if (i && s->threads[*i].pid == pid) {
-		s->last_thread = *i;
+		*recent = (uint32_t)*i + 1;
 		return &s->threads[*i];
 	}
 	p = proc_get(s, pid);

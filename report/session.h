@@ -125,8 +125,9 @@ struct kp_session {
 	struct kp_hash proc_ids;	/* pid -> index */
 	struct kp_thread *threads;
 	size_t nr_threads, cap_threads;
-	size_t last_thread;		/* the one kp_session_thread() gave last: a CPU's samples
-					 * come in runs of one thread */
+	/* the threads kp_session_thread() gave lately, by tid: index + 1, 0 none. Samples come
+	 * in runs of a CPU's few threads */
+	uint32_t recent_threads[64];
 	struct kp_hash thread_ids;	/* tid -> index */
 	struct kp_order order;
 	uint64_t last_time;
