@@ -789,12 +789,17 @@ static int parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 	for (size_t i = 0; i < plan->nr; i++) {
 		const struct sample_field *f = &sample_fields[plan->rows[i]];
 
-		if (f->parse == parse_word) { /* most fields: one word, read here */
-			uint64_t v = take1(&c);
-			memcpy((uint8_t *)s + f->off, &v, sizeof(v));
-		} else {
+		/* the fields of nearly every sample called directly, so that they are inlined */
+		if (f->parse == parse_word)
+			parse_word(attr, f, &c, s);
+		else if (f->parse == parse_tid)
+			parse_tid(attr, f, &c, s);
+		else if (f->parse == parse_cpu)
+			parse_cpu(attr, f, &c, s);
+		else if (f->parse == parse_callchain)
+			parse_callchain(attr, f, &c, s);
+		else
 			f->parse(attr, f, &c, s);
-		}
 	}
 	if (c.bad) {
 		memset(s, 0, sizeof(*s));
