@@ -125,6 +125,26 @@ static void test_sample(void)
 	a.sample_type |= 1ull << 40;
 	ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE_TYPE, "an unknown sample field fails");
 
+	/* a sample of more words than its fields before the chain is read by their fixed places,
+	 * a shorter one field by field: both read the same */
+	synth_attr(&a);
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	for (uint64_t nr = 1; nr <= 8; nr += 7) {
+		uint64_t w[] = { 0x401234, 7ull << 32 | 6, 999, nr, PERF_CONTEXT_USER, 0x401234,
+				 0x401300, 0x401400, 0x401500, 0x401600, 0x401700, 0x401800 };
+
+		memcpy(buf + 1, w, sizeof(w));
+		*h = (struct kp_rec_header){ PERF_RECORD_SAMPLE, 0, (uint16_t)(8 + 8 * (4 + nr)) };
+		ok(kp_rec_parse_sample(&a, h, &s) == 0 && s.ip == 0x401234 && s.pid == 6 &&
+			   s.tid == 7 && s.time == 999 && s.nr_callchain == nr &&
+			   s.callchain == buf + 5 && s.callchain[nr - 1] == w[3 + nr],
+		   "a %s-word sample's fields and chain of %llu", nr == 1 ? "5" : "12",
+		   (unsigned long long)nr);
+		h->size -= 8;
+		ok(kp_rec_parse_sample(&a, h, &s) == -KP_ESAMPLE && !s.ip,
+		   "cut one word short, it fails and is cleared");
+	}
+
 	/* RAW and STACK_USER bounds */
 	synth_attr(&a);
 	a.sample_type = PERF_SAMPLE_RAW;
