@@ -201,12 +201,13 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		se.node = kp_resolve_stack(&r->res, smp, rec->misc, t, o->reverse);
 		se.kind = KP_SEQ_BLOCKED;
 		opened(r, kp_offcpu_sample(&r->off, smp->tid, smp->time, se.node), &se);
+	} else if (!o->seq) {
+		kp_resolve_add(&r->res, smp, rec->misc, t, o->reverse, e, period);
 	} else {
 		se.node = kp_resolve_add(&r->res, smp, rec->misc, t, o->reverse, e, period);
 		se.value = o->by_samples ? 1 : period; /* in the views' weight */
 		se.fields = sample_fields(r, smp);
-		if (o->seq)
-			kp_seq_push_sample(&r->seq, &se);
+		kp_seq_push_sample(&r->seq, &se);
 	}
 	if (smp->sample_type & PERF_SAMPLE_TIME) {
 		if (!r->prof.t_first || smp->time < r->prof.t_first)
