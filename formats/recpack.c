@@ -120,24 +120,20 @@ static void time_seen(struct kp_pack_ctx *x, uint64_t t, bool has_period, uint64
 	x->time = t;
 }
 
-/* The predictions of the fields before the chain, by field: what each is stored against. */
+/* The predictions of the fields before the chain, by field: what each is stored against
+ * (IP, TIME and CPU have rules of their own). */
+static const size_t field_refs[F_NR] = {
+	[F_IDENTIFIER] = offsetof(struct kp_pack_ctx, id),
+	[F_ID] = offsetof(struct kp_pack_ctx, id),
+	[F_TID] = offsetof(struct kp_pack_ctx, tid),
+	[F_ADDR] = offsetof(struct kp_pack_ctx, addr),
+	[F_STREAM_ID] = offsetof(struct kp_pack_ctx, stream_id),
+	[F_PERIOD] = offsetof(struct kp_pack_ctx, period),
+};
+
 static uint64_t *field_ref(struct kp_pack_ctx *x, size_t f)
 {
-	switch (f) {
-	case F_IDENTIFIER:
-	case F_ID:
-		return &x->id;
-	case F_TID:
-		return &x->tid;
-	case F_ADDR:
-		return &x->addr;
-	case F_STREAM_ID:
-		return &x->stream_id;
-	case F_PERIOD:
-		return &x->period;
-	default:
-		return NULL; /* IP, TIME and CPU have rules of their own */
-	}
+	return (uint64_t *)((char *)x + field_refs[f]);
 }
 
 /* --- packing ------------------------------------------------------------------------------ */
@@ -559,13 +555,6 @@ static bool unpack_verbatim(struct block *b)
 	return true;
 }
 
-/* Note record @i's chain in u->chains (records are 8 bytes or more: @i stays below cap / 8). */
-static void note_chain(struct kp_unpacker *u, size_t i, uint32_t chain)
-{
-	KP_GROW(u->chains, u->chains_cap, i + 1);
-	u->chains[i] = chain;
-}
-
 /*
  * One block at *@in, its records numbered from @first; 1 decoded, 0 cut short (the input
  * ends inside it), -1 damaged.
@@ -591,6 +580,8 @@ static int unpack_block(struct kp_unpacker *u, struct in *in, uint8_t *out, size
 		in->p += len[i];
 	}
 	b.room = raw;
+	/* records are 8 bytes or more: u->chains stays below the output's size / 8 */
+	KP_GROW(u->chains, u->chains_cap, first + n);
 	for (uint64_t r = 0; r < n; r++) {
 		uint8_t op;
 
@@ -599,7 +590,7 @@ static int unpack_block(struct kp_unpacker *u, struct in *in, uint8_t *out, size
 		b.chain = 0;
 		if (!(op == OP_VERBATIM ? unpack_verbatim(&b) : unpack_sample(s, &b, op - 1u)))
 			return -1;
-		note_chain(u, first + r, b.chain);
+		u->chains[first + r] = b.chain;
 	}
 	for (size_t i = 0; i < KP_PACK_STREAMS; i++)
 		if (b.s[i].p != b.s[i].end)
