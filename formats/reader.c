@@ -329,17 +329,43 @@ int kp_reader_prefetch(struct kp_reader *r)
 	return 0;
 }
 
-/* Take the next chunk: load it here, or wait for the read-ahead thread and swap buffers. */
-static int next_chunk(struct kp_reader *r)
+void kp_reader_keep_previous(struct kp_reader *r,
+			     void (*dropping)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+{
+	r->dropping = dropping;
+	r->dropping_ctx = ctx;
+}
+
+/*
+ * The buffers the next chunk is loaded into: those of the current one; when records are
+ * kept, those of the one before it, which the current one replaces, its records dropped.
+ */
+static struct kp_chunk *spare_chunk(struct kp_reader *r)
 {
 	struct kp_chunk tmp;
 
+	if (!r->dropping)
+		return &r->cur;
+	if (r->prev.len)
+		r->dropping(r->dropping_ctx, r->prev.ubuf, r->prev.len);
+	tmp = r->prev;
+	r->prev = r->cur;
+	r->cur = tmp;
+	r->cur.len = 0;
+	return &r->cur;
+}
+
+/* Take the next chunk: load it here, or wait for the read-ahead thread and swap buffers. */
+static int next_chunk(struct kp_reader *r)
+{
+	struct kp_chunk tmp, *spare = spare_chunk(r);
+
 	if (!r->threaded)
-		return load_chunk(r->fd, r->file_size, r->dc, r->off, &r->cur);
+		return load_chunk(r->fd, r->file_size, r->dc, r->off, spare);
 	pthread_mutex_lock(&r->mu);
 	while (!r->ahead_state)
 		pthread_cond_wait(&r->cv, &r->mu);
-	tmp = r->cur;
+	tmp = *spare;
 	r->cur = r->ahead;
 	r->ahead = tmp;
 	r->ahead_state = 0;
@@ -441,6 +467,7 @@ void kp_reader_release(struct kp_reader *r)
 	kp_perfdata_release(r);
 	ZSTD_freeDCtx(r->dc);
 	chunk_release(&r->cur);
+	chunk_release(&r->prev);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }

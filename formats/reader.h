@@ -55,6 +55,9 @@ struct kp_reader {
 	uint64_t off;		/* offset of the next chunk */
 	void *dc;		/* ZSTD_DCtx */
 	struct kp_chunk cur;	/* the chunk records are handed out from */
+	struct kp_chunk prev;	/* the one before, kept (kp_reader_keep_previous()) */
+	void (*dropping)(void *ctx, const uint8_t *buf, size_t len);
+	void *dropping_ctx;	/* NULL dropping: records live until the next call */
 	size_t pos;		/* next record within cur */
 	uint32_t idx;		/* and its index there */
 	uint64_t chain_id;	/* kp_reader_chain_id() */
@@ -93,7 +96,7 @@ int kp_reader_open_fd(struct kp_reader *r, int fd);
 
 /*
  * kp_reader_next - the next record of a known type. Returns 1 and sets *@rec (borrowed: valid
- * until the next call), 0 at a clean end of file, or a negative error once nothing more can be
+ * until the next call, or longer: kp_reader_keep_previous()), 0 at a clean end of file, or a negative error once nothing more can be
  * read: -KP_ETRUNCATED (the file ends inside a chunk, after @r->salvaged records recovered from
  * it), -KP_ECHUNK (a damaged chunk header) or -errno; or, at the end of a file that had damaged
  * chunks, the first one's -KP_ECHECKSUM, -KP_EDECOMPRESS or -KP_ERECORD (@r->skipped of them,
@@ -120,6 +123,25 @@ static inline uint64_t kp_reader_chain_id(const struct kp_reader *r)
  * -errno if the thread cannot start (the reader then stays synchronous).
  */
 int kp_reader_prefetch(struct kp_reader *r);
+
+/*
+ * kp_reader_keep_previous - from now on a .kprof's records stay where they are for longer:
+ * until the reader is two chunks further on, not until the next call. Before the memory of a
+ * chunk's records is used again, @dropping(@ctx, buf, len) says where they lay, so that whoever
+ * held on to some copies them. Call before the first kp_reader_next(). A perf.data's records
+ * are not kept (each is valid until the next call), nor is anything without @dropping.
+ */
+void kp_reader_keep_previous(struct kp_reader *r,
+			     void (*dropping)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
+
+/*
+ * kp_reader_keeps - whether the record kp_reader_next() last returned stays where it is until
+ * @r's dropping callback says otherwise (kp_reader_keep_previous()).
+ */
+static inline bool kp_reader_keeps(const struct kp_reader *r)
+{
+	return r->dropping && !r->perf;
+}
 
 /* kp_reader_release - free everything; closes the fd if kp_reader_open() opened it. */
 void kp_reader_release(struct kp_reader *r);

@@ -21,11 +21,13 @@ void kp_order_release(struct kp_order *o)
 	kp_order_init(o);
 }
 
+#define AT_REF 1ull	/* kp_order_ent.at: the caller's record, not a copy */
+
 /* Copy @rec into segment @i; returns the entry's `at`. */
 static uint64_t seg_put(struct kp_order *o, uint32_t i, const struct kp_rec_header *rec)
 {
 	struct kp_order_seg *g = &o->seg[i];
-	uint64_t at = (uint64_t)g->len << 1 | i;
+	uint64_t at = (uint64_t)g->len << 2 | i << 1;
 
 	KP_GROW(g->buf, g->cap, g->len + rec->size);
 	memcpy(g->buf + g->len, rec, rec->size);
@@ -35,16 +37,40 @@ static uint64_t seg_put(struct kp_order *o, uint32_t i, const struct kp_rec_head
 
 static const struct kp_rec_header *rec_at(const struct kp_order *o, uint64_t at)
 {
-	return (const void *)(o->seg[at & 1].buf + (at >> 1));
+	if (at & AT_REF)
+		return (const void *)(uintptr_t)(at & ~AT_REF);
+	return (const void *)(o->seg[at >> 1 & 1].buf + (at >> 2));
+}
+
+static void push(struct kp_order *o, uint64_t at, uint64_t time, uint64_t tag)
+{
+	KP_GROW(o->ents, o->ents_cap, o->nr + 1);
+	o->ents[o->nr++] = (struct kp_order_ent){ time, o->seq++, at, tag };
+	if (time > o->max_time)
+		o->max_time = time;
 }
 
 void kp_order_push(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time,
 		   uint64_t tag)
 {
-	KP_GROW(o->ents, o->ents_cap, o->nr + 1);
-	o->ents[o->nr++] = (struct kp_order_ent){ time, o->seq++, seg_put(o, o->cur, rec), tag };
-	if (time > o->max_time)
-		o->max_time = time;
+	push(o, seg_put(o, o->cur, rec), time, tag);
+}
+
+void kp_order_push_ref(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time,
+		       uint64_t tag)
+{
+	push(o, (uint64_t)(uintptr_t)rec | AT_REF, time, tag);
+}
+
+void kp_order_rehome(struct kp_order *o, const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < o->nr; i++) {
+		struct kp_order_ent *e = &o->ents[i];
+		const uint8_t *rec = (const uint8_t *)rec_at(o, e->at);
+
+		if ((e->at & AT_REF) && rec >= buf && rec < buf + len)
+			e->at = seg_put(o, o->cur, (const void *)rec);
+	}
 }
 
 static bool before(const struct kp_order_ent *x, const struct kp_order_ent *y)
@@ -133,7 +159,7 @@ static void next_segment(struct kp_order *o)
 	for (size_t i = 0; i < o->nr; i++) {
 		struct kp_order_ent *e = &o->ents[i];
 
-		if ((e->at & 1) == old)
+		if (!(e->at & AT_REF) && (e->at >> 1 & 1) == old)
 			e->at = seg_put(o, o->cur, rec_at(o, e->at));
 	}
 	o->seg[old].len = 0;

@@ -19,14 +19,16 @@
 struct kp_order_ent {
 	uint64_t time;
 	uint64_t seq;
-	uint64_t at;	/* where the record's copy is: offset << 1 | segment (kp_order.seg) */
+	uint64_t at;	/* where the record is: its copy, offset << 2 | segment << 1 (kp_order.seg);
+			 * or the caller's, its address | 1 (kp_order_push_ref()) */
 	uint64_t tag;	/* the caller's word about the record, handed back with it */
 };
 
 /*
  * The records are copied into two segments, one per round: those of round N are all final at
  * the end of round N + 1 (their times are at most the largest seen by the end of round N), so
- * that segment is then free for round N + 2. Records kept back are never moved.
+ * that segment is then free for round N + 2. Records kept back are never moved. A record the
+ * caller keeps (kp_order_push_ref()) is not copied until the caller says it goes away.
  */
 struct kp_order_seg {
 	uint8_t *buf;
@@ -55,6 +57,16 @@ void kp_order_release(struct kp_order *o);
  */
 void kp_order_push(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time,
 		   uint64_t tag);
+
+/*
+ * kp_order_push_ref - queue @rec itself, not a copy: the caller keeps it where it is until it
+ * is delivered, or until kp_order_rehome() of the memory it is in.
+ */
+void kp_order_push_ref(struct kp_order *o, const struct kp_rec_header *rec, uint64_t time,
+		       uint64_t tag);
+
+/* kp_order_rehome - the records at [@buf, @buf + @len) go away: copy those still queued. */
+void kp_order_rehome(struct kp_order *o, const uint8_t *buf, size_t len);
 
 /* kp_order_round - a KP_REC_ROUND was read: deliver what is now final. */
 int kp_order_round(struct kp_order *o, kp_order_fn *fn, void *ctx);

@@ -85,6 +85,12 @@ static unsigned jobs(void)
 	return sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) > 1 ? 2 : 1;
 }
 
+/* The reader drops a chunk's records: the queued ones among them are copied. */
+static void rehome(void *order, const uint8_t *buf, size_t len)
+{
+	kp_order_rehome(order, buf, len);
+}
+
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts)
 {
 	int rc;
@@ -95,6 +101,8 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
 		load_symbols(s, path);
 	if (!rc && jobs() > 1)
 		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
+	if (!rc) /* the reader's records are queued where they are, not copied */
+		kp_reader_keep_previous(&s->r, rehome, &s->order);
 	return rc;
 }
 
@@ -666,12 +674,14 @@ void kp_session_start(struct kp_session *s, const struct kp_session_ops *ops, vo
 	s->ctx = ctx;
 }
 
-int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
+/* @kept: @rec is the reader's, kept where it is (kp_reader_keeps()) */
+static int feed(struct kp_session *s, const struct kp_rec_header *rec, bool kept)
 {
 	int rc = 0;
 
 	if (rec->type < KP_REC_USER_START) {
-		kp_order_push(&s->order, rec, time_of(s, rec), kp_reader_chain_id(&s->r));
+		(kept ? kp_order_push_ref : kp_order_push)(&s->order, rec, time_of(s, rec),
+							   kp_reader_chain_id(&s->r));
 		return 0;
 	}
 	keep_own(s, rec);
@@ -680,6 +690,11 @@ int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
 	if (!rc && s->ops->own)
 		rc = s->ops->own(s->ctx, s, rec);
 	return rc;
+}
+
+int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
+{
+	return feed(s, rec, false);
 }
 
 int kp_session_end(struct kp_session *s)
@@ -694,7 +709,7 @@ int kp_session_run(struct kp_session *s, const struct kp_session_ops *ops, void 
 
 	kp_session_start(s, ops, ctx);
 	while (!rc && (more = kp_reader_next(&s->r, &rec)) > 0)
-		rc = kp_session_feed(s, rec);
+		rc = feed(s, rec, kp_reader_keeps(&s->r));
 	if (rc)
 		return rc;
 	/* a bad chunk ends the input, but what came before it is still delivered */

@@ -49,6 +49,85 @@ static void roundtrip(unsigned nsamples, unsigned per_chunk, int level)
 	close(fd);
 }
 
+/* Records the reader keeps where they are: each handed out, with a copy to check it against. */
+struct held {
+	const struct kp_rec_header *rec[4096];
+	uint8_t *copy[4096];
+	size_t n, dropped, drops, early;
+	uint64_t chunk[4096];	/* the reader's chunk count when it was handed out */
+	const struct kp_reader *r;
+};
+
+static void held_drop(struct held *h, size_t i)
+{
+	free(h->copy[i]);
+	h->rec[i] = h->rec[--h->n];
+	h->copy[i] = h->copy[h->n];
+	h->chunk[i] = h->chunk[h->n];
+}
+
+/* The reader drops [buf, buf + len): nothing of it may be from the last two chunks read. */
+static void dropping(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct held *h = ctx;
+
+	h->drops++;
+	for (size_t i = 0; i < h->n;) {
+		const uint8_t *p = (const uint8_t *)h->rec[i];
+
+		if (p >= buf && p < buf + len) {
+			/* handed out in chunk c, it is dropped for chunk c + 2 at the earliest,
+			 * when the reader has counted c + 1 */
+			h->early += h->chunk[i] + 1 > h->r->chunks;
+			h->dropped++;
+			held_drop(h, i);
+		} else {
+			i++;
+		}
+	}
+}
+
+/*
+ * kp_reader_keep_previous(): every record stays as it was handed out until the callback
+ * drops the memory it is in, which happens only once the reader is two chunks further on.
+ */
+static void keep_previous(unsigned nsamples, unsigned per_chunk)
+{
+	static struct held h;
+	struct synth s;
+	struct kp_reader r;
+	const struct kp_rec_header *rec;
+	size_t n = 0, changed = 0, kept = 0;
+	int rc, fd = memfd_create("keep", 0);
+
+	memset(&h, 0, sizeof(h));
+	h.r = &r;
+	synth_file(&s, fd, nsamples, per_chunk, 1);
+	ok(kp_reader_open_fd(&r, fd) == 0 && (!threaded || kp_reader_prefetch(&r) == 0),
+	   "kept records: open%s", threaded ? " (reading ahead)" : "");
+	kp_reader_keep_previous(&r, dropping, &h);
+	while ((rc = kp_reader_next(&r, &rec)) > 0 && h.n < ARRAY_SIZE(h.rec)) {
+		kept += kp_reader_keeps(&r);
+		h.rec[h.n] = rec;
+		h.copy[h.n] = kp_xmalloc(rec->size);
+		memcpy(h.copy[h.n], rec, rec->size);
+		h.chunk[h.n++] = r.chunks;
+		for (size_t i = 0; i < h.n; i++)
+			changed += memcmp(h.rec[i], h.copy[i], h.rec[i]->size) != 0;
+		n++;
+	}
+	ok(rc == 0 && n == s.nrec && kept == n, "kept records: all %zu read and kept (%s)", n,
+	   kp_strerror(rc));
+	ok(h.drops >= s.nr_chunks - 2 && h.dropped > 0,
+	   "kept records: %zu chunks' memory dropped, %zu records in it", h.drops, h.dropped);
+	is_u64(changed + h.early, 0, "kept records: none changed or dropped within two chunks");
+	while (h.n)
+		held_drop(&h, 0);
+	kp_reader_release(&r);
+	synth_release(&s);
+	close(fd);
+}
+
 /* Records of types kprof does not know are skipped and counted, not fatal. */
 static void unknown_types(void)
 {
@@ -124,7 +203,9 @@ int main(void)
 	threaded = 1;
 	roundtrip(20000, 500, 1);
 	roundtrip(100, 1, 1);
+	keep_previous(3000, 200);
 	threaded = 0;
+	keep_previous(3000, 200);
 	unknown_types();
 	kallsyms_split();
 	return tap_done();
