@@ -18,6 +18,7 @@ void kp_order_release(struct kp_order *o)
 	free(o->seg[1].buf);
 	free(o->ents);
 	free(o->tmp);
+	free(o->out);
 	kp_order_init(o);
 }
 
@@ -87,18 +88,14 @@ static size_t run_end(const struct kp_order_ent *e, size_t i, size_t n)
 }
 
 /*
- * Sort the queue. It is a few ascending runs (what was kept back, then each ring's drain in
- * turn), so runs are merged pairwise: log2 of the rings passes, not of the records.
+ * Sort the @n entries at @a, a few ascending runs (each ring's drain in turn), merging runs
+ * pairwise with @b as scratch: log2 of the rings passes, not of the records. Returns where
+ * they end up, @a or @b.
  */
-static void sort_ents(struct kp_order *o)
+static struct kp_order_ent *sort_runs(struct kp_order_ent *a, struct kp_order_ent *b, size_t n)
 {
-	size_t n = o->nr;
-	struct kp_order_ent *a = o->ents, *b;
-
 	if (n < 2 || run_end(a, 0, n) == n)
-		return;
-	KP_GROW(o->tmp, o->tmp_cap, n);
-	b = o->tmp;
+		return a;
 	for (;;) {
 		size_t i = 0, k = 0, runs = 0;
 
@@ -119,32 +116,54 @@ static void sort_ents(struct kp_order *o)
 		a = b;
 		b = t;
 		if (runs == 1)
-			break;
-	}
-	if (a != o->ents) { /* the sorted array is the scratch one: swap them */
-		size_t cap = o->ents_cap;
-
-		o->tmp = o->ents;
-		o->ents = a;
-		o->ents_cap = o->tmp_cap;
-		o->tmp_cap = cap;
+			return a;
 	}
 }
 
-/* Deliver the queued records with time <= @limit and keep the rest, in order. */
+static void swap_ents(struct kp_order_ent **a, size_t *a_cap, struct kp_order_ent **b,
+		      size_t *b_cap)
+{
+	struct kp_order_ent *t = *a;
+	size_t cap = *a_cap;
+
+	*a = *b;
+	*a_cap = *b_cap;
+	*b = t;
+	*b_cap = cap;
+}
+
+/*
+ * Deliver the queued records with time <= @limit and keep the rest, in order. Only those
+ * pushed since the last time are sorted; they are merged with those kept then as they are
+ * delivered, and what is left of both is merged for the next time.
+ */
 static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ctx)
 {
-	size_t n = 0;
+	size_t kept = o->kept, m = o->nr - kept, i = 0, j = 0, out = 0;
+	const struct kp_order_ent *r = o->ents, *s;
 	int rc = 0;
 
-	sort_ents(o);
-	while (n < o->nr && o->ents[n].time <= limit && !rc) {
-		const struct kp_order_ent *e = &o->ents[n++];
+	KP_GROW(o->tmp, o->tmp_cap, m);
+	KP_GROW(o->out, o->out_cap, o->nr);
+	s = sort_runs(o->ents + kept, o->tmp, m);
+	while (!rc && (i < kept || j < m)) { /* the older of the two heads, while it is due */
+		bool old = i < kept && (j == m || before(&r[i], &s[j]));
+		const struct kp_order_ent *e = old ? &r[i] : &s[j];
+
+		if (e->time > limit)
+			break;
+		i += old;
+		j += !old;
 		rc = fn(ctx, rec_at(o, e->at), e->time, e->tag);
 	}
-	if (n && n < o->nr)
-		memmove(o->ents, o->ents + n, (o->nr - n) * sizeof(*o->ents));
-	o->nr -= n;
+	while (i < kept && j < m)
+		o->out[out++] = before(&s[j], &r[i]) ? s[j++] : r[i++];
+	while (i < kept)
+		o->out[out++] = r[i++];
+	while (j < m)
+		o->out[out++] = s[j++];
+	swap_ents(&o->ents, &o->ents_cap, &o->out, &o->out_cap);
+	o->nr = o->kept = out;
 	return rc;
 }
 

@@ -38,8 +38,10 @@ struct kp_order_seg {
 struct kp_order {
 	struct kp_order_seg seg[2];
 	uint32_t cur;		/* the segment of this round's records */
-	struct kp_order_ent *ents, *tmp;	/* queued, in push order until sorted; scratch */
-	size_t nr, ents_cap, tmp_cap;
+	/* queued: the @kept left from earlier rounds, sorted, then those pushed since, in push
+	 * order; scratch for sorting those, and for what the next round keeps */
+	struct kp_order_ent *ents, *tmp, *out;
+	size_t nr, kept, ents_cap, tmp_cap, out_cap;
 	uint64_t seq;
 	uint64_t max_time;	/* largest time queued so far */
 	uint64_t limit;		/* largest time at the end of the previous round */
