@@ -231,25 +231,25 @@ const struct kp_rec_info *kp_rec_info_of(uint32_t type)
 }
 
 /* The framing every record must have: a whole header, a size that is a multiple of 8 within
- * @avail, and at least its type's minimum. */
-static int check_frame(const struct kp_rec_header *rec, size_t avail)
+ * @avail, and at least its type's minimum; *@info: its type's row (NULL: unknown). */
+static int check_frame(const struct kp_rec_header *rec, size_t avail,
+		       const struct kp_rec_info **info)
 {
-	const struct kp_rec_info *info;
-
+	*info = NULL;
 	if (avail < sizeof(*rec) || rec->size < sizeof(*rec) || rec->size % 8 ||
 	    rec->size > avail)
 		return -KP_ERECORD;
-	info = kp_rec_info_of(rec->type);
-	return info && rec->size < info->min_size ? -KP_ERECORD : 0;
+	*info = kp_rec_info_of(rec->type);
+	return *info && rec->size < (*info)->min_size ? -KP_ERECORD : 0;
 }
 
 int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
 {
 	const struct kp_rec_info *info;
 	union any_view scratch;
-	int rc = check_frame(rec, avail);
+	int rc = check_frame(rec, avail, &info);
 
-	if (rc || !(info = kp_rec_info_of(rec->type)))
+	if (rc || !info)
 		return rc; /* an unknown type passes: callers skip it */
 	if (info->parse)
 		return info->parse(rec, &scratch);
@@ -260,7 +260,8 @@ int kp_rec_validate(const struct kp_rec_header *rec, size_t avail)
 static int parse_as(const struct kp_rec_header *rec, size_t avail, uint32_t a, uint32_t b,
 		    void *view, size_t size)
 {
-	int rc = check_frame(rec, avail);
+	const struct kp_rec_info *info;
+	int rc = check_frame(rec, avail, &info);
 
 	if (!rc && rec->type != a && rec->type != b)
 		rc = -KP_ERECORD;

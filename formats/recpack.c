@@ -430,8 +430,8 @@ static bool unpack_chain(struct kp_pack_state *s, struct kp_pack_ctx *x, struct 
 			 uint64_t *e, size_t max, size_t *n, const uint64_t **src)
 {
 	uint64_t c, len, same, z;
-	const uint64_t *prev = x->chain ? s->words + s->start[x->chain - 1] : NULL;
-	size_t plen = x->chain ? s->len[x->chain - 1] : 0;
+	const uint64_t *prev;
+	size_t plen;
 
 	if (!get_var(in, &c))
 		return false;
@@ -446,6 +446,9 @@ static bool unpack_chain(struct kp_pack_state *s, struct kp_pack_ctx *x, struct 
 		x->chain = i;
 		return true;
 	}
+	/* a new chain, told from the CPU's last one */
+	prev = x->chain ? s->words + s->start[x->chain - 1] : NULL;
+	plen = x->chain ? s->len[x->chain - 1] : 0;
 	if (!get_var(in, &len) || !get_var(in, &same) || len > max || same > len || same > plen)
 		return false;
 	for (size_t k = 0; k < len - same; k++) {
