@@ -276,30 +276,34 @@ static bool skippable(const struct kp_chunk *c, int err)
 	return c->end && (err == -KP_ECHECKSUM || err == -KP_EDECOMPRESS || err == -KP_ERECORD);
 }
 
-/* The read-ahead thread: chunk after chunk, each handed over through the `ahead` slot. */
+/* The read-ahead thread: chunk after chunk, each handed over through the `ahead` ring. */
 static void *prefetch_main(void *arg)
 {
 	struct kp_reader *r = arg;
 	uint64_t off = r->off;
 
 	while (off < r->file_size) {
+		struct kp_chunk *c;
 		bool stop;
 
 		pthread_mutex_lock(&r->mu);
-		while (r->ahead_state && !r->stop)
+		while (r->nr_ahead == KP_READ_AHEAD && !r->stop)
 			pthread_cond_wait(&r->cv, &r->mu);
 		stop = r->stop;
+		/* the slot after the loaded ones, which stays where it is while the reader takes
+		 * them: only this thread fills it */
+		c = &r->ahead[(r->ahead_head + r->nr_ahead) % KP_READ_AHEAD];
 		pthread_mutex_unlock(&r->mu);
 		if (stop)
 			break;
-		int err = load_chunk(r->fd, r->file_size, r->ahead_dc, off, &r->ahead);
+		int err = load_chunk(r->fd, r->file_size, r->ahead_dc, off, c);
 
-		bool more = !err || skippable(&r->ahead, err);
+		bool more = !err || skippable(c, err);
 
-		r->ahead.err = err;
-		off = r->ahead.end; /* read before handing over: the slot is the reader's after */
+		c->err = err;
+		off = c->end; /* read before handing over: the slot is the reader's after */
 		pthread_mutex_lock(&r->mu);
-		r->ahead_state = 1;
+		r->nr_ahead++;
 		pthread_cond_broadcast(&r->cv);
 		pthread_mutex_unlock(&r->mu);
 		if (!more)
@@ -355,7 +359,8 @@ static struct kp_chunk *spare_chunk(struct kp_reader *r)
 	return &r->cur;
 }
 
-/* Take the next chunk: load it here, or wait for the read-ahead thread and swap buffers. */
+/* Take the next chunk: load it here, or wait for the read-ahead thread's oldest and swap
+ * buffers with it. */
 static int next_chunk(struct kp_reader *r)
 {
 	struct kp_chunk tmp, *spare = spare_chunk(r);
@@ -363,12 +368,13 @@ static int next_chunk(struct kp_reader *r)
 	if (!r->threaded)
 		return load_chunk(r->fd, r->file_size, r->dc, r->off, spare);
 	pthread_mutex_lock(&r->mu);
-	while (!r->ahead_state)
+	while (!r->nr_ahead)
 		pthread_cond_wait(&r->cv, &r->mu);
 	tmp = *spare;
-	r->cur = r->ahead;
-	r->ahead = tmp;
-	r->ahead_state = 0;
+	r->cur = r->ahead[r->ahead_head];
+	r->ahead[r->ahead_head] = tmp;
+	r->ahead_head = (r->ahead_head + 1) % KP_READ_AHEAD;
+	r->nr_ahead--;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
 	return r->cur.err;
@@ -460,7 +466,8 @@ void kp_reader_release(struct kp_reader *r)
 		pthread_mutex_destroy(&r->mu);
 		pthread_cond_destroy(&r->cv);
 		ZSTD_freeDCtx(r->ahead_dc);
-		chunk_release(&r->ahead);
+		for (size_t i = 0; i < KP_READ_AHEAD; i++)
+			chunk_release(&r->ahead[i]);
 	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);

@@ -31,6 +31,8 @@
 #include "kprof-format.h"
 #include "recpack.h"
 
+#define KP_READ_AHEAD 2	/* chunks loaded ahead by kp_reader_prefetch()'s thread */
+
 /* One decompressed chunk and the buffers it was loaded through. */
 struct kp_chunk {
 	uint8_t *cbuf, *ubuf;
@@ -74,10 +76,12 @@ struct kp_reader {
 	uint64_t skipped_records;
 	int skip_err;		/* the first skipped chunk's error, and where it is */
 	uint64_t skip_off;
-	/* read-ahead (kp_reader_prefetch): a thread loads the next chunk into `ahead` */
+	/* read-ahead (kp_reader_prefetch): a thread loads the next chunks into `ahead`, a ring of
+	 * @nr_ahead loaded ones from @ahead_head: a few, so that neither side waits for the other
+	 * when one chunk takes longer to load, or to replay, than the next */
 	bool threaded, stop;
-	int ahead_state;	/* 0 empty, 1 ready */
-	struct kp_chunk ahead;
+	struct kp_chunk ahead[KP_READ_AHEAD];
+	unsigned ahead_head, nr_ahead;
 	void *ahead_dc;
 	pthread_t worker;
 	pthread_mutex_t mu;
@@ -117,7 +121,7 @@ static inline uint64_t kp_reader_chain_id(const struct kp_reader *r)
 }
 
 /*
- * kp_reader_prefetch - load (read, check, decompress, validate) the next chunk in a thread of
+ * kp_reader_prefetch - load (read, check, decompress, validate) the next chunks in a thread of
  * its own while the caller consumes the current one. Records and errors come out exactly as
  * without it. Call after a successful open, before the first kp_reader_next(). Returns 0, or
  * -errno if the thread cannot start (the reader then stays synchronous).
