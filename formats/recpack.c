@@ -441,8 +441,8 @@ static bool unpack_chain(struct kp_pack_state *s, struct kp_pack_ctx *x, struct 
 			return false;
 		*n = s->len[i - 1];
 		*src = s->words + s->start[i - 1];
-		if (*n)
-			memcpy(e, *src, *n * sizeof(*e));
+		for (size_t k = 0; k < *n; k++) /* a few words: a call to memcpy costs more */
+			e[k] = (*src)[k];
 		x->chain = i;
 		return true;
 	}
