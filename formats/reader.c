@@ -74,16 +74,24 @@ int kp_reader_open(struct kp_reader *r, const char *path)
 	return err;
 }
 
-/* Check every record of the decompressed chunk before handing out any. */
-static int check_records(const uint8_t *buf, size_t len, uint32_t nrec)
+/* Check every record of the decompressed chunk before handing out any; *@all_known: whether
+ * all are of types kprof knows. A sample, most of them, needs only its framing checked. */
+static int check_records(const uint8_t *buf, size_t len, uint32_t nrec, bool *all_known)
 {
 	size_t pos = 0;
 	uint32_t n = 0;
 
+	*all_known = true;
 	while (pos < len) {
 		const struct kp_rec_header *rec = (const void *)(buf + pos);
-		if (kp_rec_validate(rec, len - pos))
+
+		if (!kp_rec_framed(rec, len - pos))
 			return -KP_ERECORD;
+		if (rec->type != PERF_RECORD_SAMPLE) {
+			if (kp_rec_validate(rec, len - pos))
+				return -KP_ERECORD;
+			*all_known &= kp_rec_info_of(rec->type) != NULL;
+		}
 		pos += rec->size;
 		n++;
 	}
@@ -226,6 +234,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	c->nrec = 0;
 	c->torn = false;
 	c->packed = false;
+	c->all_known = false;
 	if (off + sizeof(h) > file_size)
 		return -KP_ETRUNCATED;
 	err = kp_read_at(fd, &h, sizeof(h), off);
@@ -263,7 +272,7 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	err = inflate_chunk(dc, &h, c);
 	if (err)
 		return err;
-	err = check_records(c->ubuf, h.usize, h.nrec);
+	err = check_records(c->ubuf, h.usize, h.nrec, &c->all_known);
 	if (err)
 		return err;
 	c->len = h.usize;
@@ -413,7 +422,7 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			r->nrec++;
 			if (r->cur.torn)
 				r->salvaged++;
-			if (!kp_rec_info_of(h->type)) {
+			if (!r->cur.all_known && !kp_rec_info_of(h->type)) {
 				r->nr_unknown++;
 				continue;
 			}

@@ -45,6 +45,7 @@ struct kp_chunk {
 				 * (0 when its header is unusable: nothing after it can be read) */
 	uint32_t nrec;		/* records its header claims */
 	bool packed;		/* KP_CODEC_PACKED: up.chains says which records share a chain */
+	bool all_known;		/* every record is of a type kprof knows (none to skip) */
 	bool torn;		/* the file ends inside it: @len holds its readable prefix */
 	int err;		/* what loading it gave: 0, -errno or -KP_E* */
 };

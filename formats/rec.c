@@ -181,7 +181,7 @@ static const struct kp_rec_info rec_info[KP_REC_TYPE_MAX] = {
 	[PERF_RECORD_UNTHROTTLE] = { "unthrottle", 32, NULL, NULL },
 	[PERF_RECORD_FORK] = { "fork", sizeof(struct kp_rec_task), NULL, parse_task },
 	[PERF_RECORD_READ] = { "read", 24, NULL, NULL },
-	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL, NULL },
+	[PERF_RECORD_SAMPLE] = { "sample", 8, NULL, NULL }, /* no more than kp_rec_framed() */
 	[PERF_RECORD_MMAP2] = { "mmap2", WITH_STR(kp_rec_mmap2), NULL, parse_mmap2 },
 	[PERF_RECORD_AUX] = { "aux", 32, NULL, NULL },
 	[PERF_RECORD_ITRACE_START] = { "itrace_start", 16, NULL, NULL },
@@ -236,8 +236,7 @@ static int check_frame(const struct kp_rec_header *rec, size_t avail,
 		       const struct kp_rec_info **info)
 {
 	*info = NULL;
-	if (avail < sizeof(*rec) || rec->size < sizeof(*rec) || rec->size % 8 ||
-	    rec->size > avail)
+	if (!kp_rec_framed(rec, avail))
 		return -KP_ERECORD;
 	*info = kp_rec_info_of(rec->type);
 	return *info && rec->size < (*info)->min_size ? -KP_ERECORD : 0;

@@ -39,6 +39,17 @@ struct kp_rec_info {
 const struct kp_rec_info *kp_rec_info_of(uint32_t type);
 
 /*
+ * kp_rec_framed - whether @rec, found at @avail bytes before the end of its buffer, is framed
+ * as every record must be: a whole header, a size >= 8, a multiple of 8, within @avail. All
+ * that kp_rec_validate() checks of a sample.
+ */
+static inline bool kp_rec_framed(const struct kp_rec_header *rec, size_t avail)
+{
+	return avail >= sizeof(*rec) && rec->size >= sizeof(*rec) && !(rec->size % 8) &&
+	       rec->size <= avail;
+}
+
+/*
  * kp_rec_validate - check a record found at @avail bytes before the end of its buffer:
  * size >= 8, 8-byte multiple, within @avail, and for a known type its minimum size and
  * variable part. Returns 0, or -KP_ERECORD. An unknown type passes (callers skip it).
