@@ -2,7 +2,8 @@
 /*
  * rec.h - what a record may look like: the per-type table, validation, and the parsers of the
  * kernel's records: typed views of the side-band records (MMAP, MMAP2, COMM, FORK, EXIT, LOST,
- * SWITCH), samples and the sample_id_all trailer; and the encoders that write them back.
+ * SWITCH), samples and the sample_id_all trailer; and the encoders that write them back
+ * (recsample.c: samples, the trailer and the encoders; recsym.c: kprof archive's records).
  *
  * Every function here is pure. A parser reads only the bytes it is given, checks every length
  * against the record's size first, and returns pointers borrowed from the record. An encoder
