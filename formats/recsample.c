@@ -456,43 +456,17 @@ static void put_fields(const struct sample_field *fields, size_t n,
 	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |             \
 	 PERF_SAMPLE_CODE_PAGE_SIZE)
 
-/* The rows of sample_fields a sample_type has, found once per type: a recording has few. */
-struct sample_plan {
-	uint64_t type;
-	bool made;
-	uint8_t nr;
-	uint8_t rows[ARRAY_SIZE(sample_fields)];
-};
-
-static const struct sample_plan *plan_of(uint64_t st)
-{
-	static _Thread_local struct sample_plan plans[4];
-	static _Thread_local unsigned next;
-	struct sample_plan *p;
-
-	for (size_t i = 0; i < ARRAY_SIZE(plans); i++)
-		if (plans[i].made && plans[i].type == st)
-			return &plans[i];
-	p = &plans[next++ % ARRAY_SIZE(plans)];
-	p->type = st;
-	p->nr = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++)
-		if (st & sample_fields[i].bits)
-			p->rows[p->nr++] = (uint8_t)i;
-	p->made = true;
-	return p;
-}
-
 /* The one-word fields sample_fields starts with, up to the call chain. */
 #define SAMPLE_PREFIX                                                                         \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |       \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
 	 PERF_SAMPLE_PERIOD)
+#define SAMPLE_PREFIX_WORDS 9 /* all of them */
 
 /*
  * A sample of those fields and at most a call chain after them, as most are, of more words
- * than all of them (@nw > 9): the same reading as sample_fields' rows give, without a row's
- * dispatch and bounds check per field.
+ * than all of them (@nw > SAMPLE_PREFIX_WORDS): the same reading as sample_fields' rows give,
+ * without a row's dispatch and bounds check per field.
  */
 static bool parse_prefix(uint64_t st, const uint64_t *w, size_t nw, struct kp_sample *s)
 {
@@ -535,7 +509,6 @@ static int parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 	uint64_t st = attr->sample_type;
 	struct cursor c = { (const uint64_t *)(rec + 1),
 			    (const uint64_t *)((const char *)rec + rec->size), false };
-	const struct sample_plan *plan;
 
 	if (!zeroed)
 		memset(s, 0, sizeof(*s));
@@ -544,16 +517,18 @@ static int parse_sample(const struct perf_event_attr *attr, const struct kp_rec_
 		return -KP_ESAMPLE_TYPE;
 	}
 	s->sample_type = st;
-	if (!(st & ~(SAMPLE_PREFIX | PERF_SAMPLE_CALLCHAIN)) && rec->size > sizeof(*rec) + 9 * 8) {
+	if (!(st & ~(SAMPLE_PREFIX | PERF_SAMPLE_CALLCHAIN)) &&
+	    rec->size > sizeof(*rec) + SAMPLE_PREFIX_WORDS * 8) {
 		if (parse_prefix(st, c.p, (rec->size - sizeof(*rec)) / 8, s))
 			return 0;
 		memset(s, 0, sizeof(*s));
 		return -KP_ESAMPLE;
 	}
-	plan = plan_of(st);
-	for (size_t i = 0; i < plan->nr; i++) {
-		const struct sample_field *f = &sample_fields[plan->rows[i]];
+	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++) {
+		const struct sample_field *f = &sample_fields[i];
 
+		if (!(st & f->bits))
+			continue;
 		if (f->parse == parse_word) /* most fields: one word, read here */
 			parse_word(attr, f, &c, s);
 		else
