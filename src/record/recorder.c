@@ -92,8 +92,7 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->mmap2 = 1;
 		a->comm = 1;
 		a->comm_exec = 1;
-		a->task = 1;
-		a->build_id = 1;
+		a->task = 1; /* no build_id: see buildid.h */
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(o->pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	}
@@ -183,13 +182,13 @@ static void synthesize(struct kp_recorder *rec)
 	if (o->argv)
 		nr_family = kp_synth_family(rec->child.pid, &family);
 	if (o->system_wide)
-		kp_synth_procs(&rec->w, &o->evs[0].attr, id, NULL, 0, &st);
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, NULL, 0, &rec->bids, &st);
 	else if (o->argv)
-		kp_synth_procs(&rec->w, &o->evs[0].attr, id, family, nr_family, &st);
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, family, nr_family, &rec->bids, &st);
 	else if (o->nr_pids)
-		kp_synth_procs(&rec->w, &o->evs[0].attr, id, o->pids, o->nr_pids, &st);
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, o->pids, o->nr_pids, &rec->bids, &st);
 	if (!o->system_wide && o->nr_tids) /* -t: their processes' maps and comms */
-		kp_synth_procs(&rec->w, &o->evs[0].attr, id, o->tids, o->nr_tids, &st);
+		kp_synth_procs(&rec->w, &o->evs[0].attr, id, o->tids, o->nr_tids, &rec->bids, &st);
 	free(family);
 	/* the synthesized maps and comms, which no ring holds, unless a chunk was closed among
 	 * them */
@@ -447,6 +446,8 @@ static void drain_all(struct kp_recorder *rec)
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
 		size_t n = kp_ring_drain(&rec->rings[ci], &rec->w);
 		/* the copy is the last n bytes of the writer's buffer */
+		if (n)
+			kp_buildids_fill(&rec->bids, rec->w.buf + rec->w.len - n, n);
 		if (n)
 			kp_kallsyms_scan(&rec->ks, &rec->evl, rec->w.buf + rec->w.len - n, n);
 		if (n && rec->o->sw.event && !rec->sw.event_hit)
@@ -901,6 +902,7 @@ static void cleanup(struct kp_recorder *rec)
 	kp_rotation_release(&rec->sw.closed);
 	kp_kallsyms_release(&rec->ks);
 	kp_cgroups_release(&rec->cg);
+	kp_buildids_release(&rec->bids);
 	kp_evlist_release(&rec->evl);
 }
 
@@ -917,6 +919,7 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 		kp_child_usr2_install();
 	kp_kallsyms_read(&rec->ks);
 	kp_cgroups_init(&rec->cg);
+	kp_buildids_init(&rec->bids);
 	rc = o->live ? 0 : open_stream(rec, &out_is_stdout);
 	if (!rc && o->argv)
 		rc = kp_child_start(&rec->child, o->argv, out_is_stdout);

@@ -18,6 +18,7 @@
 #include "evspec.h"
 #include "formats/evlist.h"
 #include "formats/writer.h"
+#include "buildid.h"
 #include "cgroups.h"
 #include "kallsyms.h"
 #include "nsfiles.h"
@@ -102,6 +103,7 @@ struct kp_recorder {
 	uint64_t stopped_ns;	/* CLOCK_MONOTONIC when sampling stopped (META end-monotonic-ns) */
 	struct kp_kallsyms ks;	/* read before the command starts */
 	struct kp_cgroups cg;	/* the processes met so far, and their cgroups */
+	struct kp_buildids bids; /* the build-ids of the files mapped, read once each */
 	struct kp_evlist evl;	/* the events as written: which event a record is of */
 	struct kp_switches sw;
 	bool ticked_out;	/* o->tick asked to stop */

@@ -10,8 +10,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,24 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "formats/rec.h"
 #include "formats/util.h"
-
-/* Keyed by the mapped file's device and inode: the same path in two mount namespaces (two
- * containers, or one and the host) may be two files. */
-struct bid_cache_ent {
-	uint32_t maj, min;
-	uint64_t ino;
-	uint8_t id[20];
-	uint8_t len;	/* 0: the file has none, or cannot be read */
-};
 
 struct synth {
 	struct kp_writer *w;
 	const struct perf_event_attr *attr;
 	uint64_t id;
-	struct bid_cache_ent *cache;
-	size_t nr_cache, cap_cache;
+	struct kp_buildids *bids;
 	struct kp_synth_stats *st;
 };
 
@@ -65,60 +54,6 @@ static void comm(struct synth *s, uint32_t pid, uint32_t tid, const char *name)
 	s->st->threads++;
 }
 
-/* The GNU build-id note of an ELF file, through libelf; 0 when it has none. */
-static uint8_t read_build_id(const char *path, uint8_t *id)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	Elf *e;
-	size_t n = 0, len = 0;
-
-	if (fd < 0)
-		return 0;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_getphdrnum(e, &n) == 0) {
-		for (size_t i = 0; i < n && !len; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
-			GElf_Nhdr nh;
-			size_t off = 0, name_off, desc_off;
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-				    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz <= 20) {
-					memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
-					len = nh.n_descsz;
-					break;
-				}
-			}
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return (uint8_t)len;
-}
-
-/* The build-id of the file @pid mapped at @path, read as the process sees it (through
- * /proc/PID/root: a process in a container sees its own file system). */
-static const struct bid_cache_ent *build_id(struct synth *s, uint32_t pid, const char *path,
-					    uint32_t maj, uint32_t min, uint64_t ino)
-{
-	char seen[4096 + 64];
-	struct bid_cache_ent *e;
-
-	for (size_t i = 0; i < s->nr_cache; i++)
-		if (s->cache[i].ino == ino && s->cache[i].maj == maj && s->cache[i].min == min)
-			return &s->cache[i];
-	KP_GROW(s->cache, s->cap_cache, s->nr_cache + 1);
-	e = &s->cache[s->nr_cache++];
-	*e = (struct bid_cache_ent){ .maj = maj, .min = min, .ino = ino };
-	snprintf(seen, sizeof(seen), "/proc/%u/root%s", pid, path);
-	e->len = read_build_id(seen, e->id);
-	return e;
-}
-
 /* One line of /proc/PID/maps: "start-end perms offset maj:min inode   path". */
 static void map_line(struct synth *s, uint32_t pid, const char *line)
 {
@@ -127,7 +62,7 @@ static void map_line(struct synth *s, uint32_t pid, const char *line)
 	char perms[8], path[4096] = "";
 	uint64_t buf[(sizeof(struct kp_rec_mmap2) + sizeof(path) + 64) / 8];
 	struct kp_mmap m;
-	const struct bid_cache_ent *b = NULL;
+	uint8_t bid_len = 0;
 	const struct kp_sample id = id_of(s, pid, pid);
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms, &off,
@@ -140,11 +75,11 @@ static void map_line(struct synth *s, uint32_t pid, const char *line)
 	m.prot = 4 | (perms[0] == 'r') | (perms[1] == 'w') << 1;
 	m.flags = perms[3] == 'p' ? 2 /* MAP_PRIVATE */ : 1 /* MAP_SHARED */;
 	if (path[0] == '/')
-		b = build_id(s, pid, path, maj, min, ino);
-	if (b && b->len) {
+		bid_len = kp_buildids_get(s->bids, &(struct kp_buildid_file){ pid, path, start,
+					  end - start, maj, min, ino }, m.build_id);
+	if (bid_len) {
 		m.has_build_id = true;
-		m.build_id_size = b->len;
-		memcpy(m.build_id, b->id, b->len);
+		m.build_id_size = bid_len;
 	} else {
 		m.maj = maj;
 		m.min = min;
@@ -218,11 +153,11 @@ static void process(struct synth *s, uint32_t pid)
 }
 
 void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uint64_t id,
-		    const int *pids, size_t nr_pids, struct kp_synth_stats *st)
+		    const int *pids, size_t nr_pids, struct kp_buildids *bids,
+		    struct kp_synth_stats *st)
 {
-	struct synth s = { w, attr, id, NULL, 0, 0, st };
+	struct synth s = { w, attr, id, bids, st };
 
-	elf_version(EV_CURRENT);
 	memset(st, 0, sizeof(*st));
 	if (!pids) { /* every process, and the idle task, as perf names it */
 		struct dirent *de;
@@ -237,7 +172,6 @@ void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uin
 		for (size_t i = 0; i < nr_pids; i++)
 			process(&s, (uint32_t)pids[i]);
 	}
-	free(s.cache);
 }
 
 /* The parent of @pid, from /proc/PID/stat (after the command, which may hold ") "), or -1. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "buildid.h"
 #include "formats/writer.h"
 
 struct kp_synth_stats {
@@ -18,12 +19,13 @@ struct kp_synth_stats {
 
 /*
  * kp_synth_procs - append a COMM per thread and an MMAP2 per executable map (with the file's
- * build-id when it has one) of @pids, or of every process and the idle task ("swapper", pid 0)
+ * build-id when it has one, read through @bids) of @pids, or of every process and the idle task ("swapper", pid 0)
  * when @pids is NULL, to @w. The records carry the sample_id_all trailer of @attr with @id and
  * time 0. Processes that vanish meanwhile are skipped.
  */
 void kp_synth_procs(struct kp_writer *w, const struct perf_event_attr *attr, uint64_t id,
-		    const int *pids, size_t nr_pids, struct kp_synth_stats *st);
+		    const int *pids, size_t nr_pids, struct kp_buildids *bids,
+		    struct kp_synth_stats *st);
 
 /*
  * kp_synth_family - @pid and every live process descended from it (by the parent each one's

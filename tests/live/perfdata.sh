@@ -6,7 +6,7 @@
 
 PERF=${PERF:-perf}
 command -v "$PERF" >/dev/null 2>&1 || skip_all "perf is not installed"
-# -B -N: perf 6.1 can crash collecting build-ids, which these checks do not need
+# -B -N: no build-id pass and no copies under ~/.debug, which these checks do not need
 perf_record() { out=$1; shift; "$PERF" record -q -B -N -o "$out" "$@" -- "$SPLIT" 1; }
 if ! perf_record "$WORK/probe.data" -g >"$WORK/probe.out" 2>&1; then
 	skip_all "perf record cannot record here: $(grep -v '^$' "$WORK/probe.out" | head -1)"
