@@ -353,17 +353,17 @@ fi
 
 # --- SIGKILL: the file reads back up to its last complete chunk -------------------------------
 for rate in 4000 99; do
-	record_killed "$WORK/killed.kprof" -F $rate -g -- "$SPLIT" 30
-	n=$("$KPROF" script -i "$WORK/killed.kprof" --raw 2>/dev/null | grep -c " cpu-clock: ")
+	record_killed "$WORK/killed-$rate.kprof" -F $rate -g -- "$SPLIT" 30
+	"$KPROF" script -i "$WORK/killed-$rate.kprof" --raw >"$WORK/killed-$rate.txt" \
+		2>"$WORK/killed-$rate.err"
+	rc=$?
+	n=$(grep -c " cpu-clock: " "$WORK/killed-$rate.txt")
 	check "-F $rate, SIGKILL $rk_delay s in: $n samples cover all but about a second of the command's $rk_cpu_ms ms" \
 		covers_all_but "$n" $rate "$rk_cpu_ms"
+	check "...and script exits 0 (cut between chunks) or names the truncation" \
+		sh -c "[ $rc -eq 0 ] || grep -q 'truncated at offset [0-9]* after [0-9]* records' '$WORK/killed-$rate.err'"
+	"$KPROF" script -i "$WORK/killed-$rate.kprof" --stats >"$WORK/killed-$rate.stats" 2>/dev/null
+	check "...and says it has no final statistics" grep -q "did not finish" "$WORK/killed-$rate.stats"
 done
-record_killed "$WORK/killed.kprof" -F 4000 -g -- "$SPLIT" 30
-"$KPROF" script -i "$WORK/killed.kprof" --raw >"$WORK/killed.txt" 2>"$WORK/killed.err"
-rc=$?
-check "...and script exits 0 (cut between chunks) or names the truncation" \
-	sh -c "[ $rc -eq 0 ] || grep -q 'truncated at offset [0-9]* after [0-9]* records' '$WORK/killed.err'"
-"$KPROF" script -i "$WORK/killed.kprof" --stats >"$WORK/killed.stats" 2>/dev/null
-check "...and says it has no final statistics" grep -q "did not finish" "$WORK/killed.stats"
 
 done_testing
