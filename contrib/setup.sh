@@ -23,10 +23,11 @@ packages="build-essential autoconf automake pkg-config
 	binutils procps diffutils"
 # what the tests need beyond the build: the fuzzer's clang, xmllint, perf as the reference,
 # strace and mandoc to hold kprof trace and the manual to, debuginfod to fetch binaries from,
-# tmux to type keys into the terminal views and read their screen,
+# tmux to type keys into the terminal views and read their screen, GNU time for each test's
+# CPU time and memory (make check-times),
 # and a browser for the flame graph's script (its test skips, saying so, if it cannot be had)
 check_packages="clang libclang-rt-14-dev libxml2-utils linux-perf libc6-dbg sqlite3 golang-go strace
-	mandoc man-db debhelper lintian debuginfod tmux"
+	mandoc man-db debhelper lintian debuginfod tmux time"
 optional_packages="chromium hotspot"
 
 # install_missing PACKAGES...: apt-get the ones not installed (root), or say how and stop

@@ -1,24 +1,28 @@
 #!/bin/sh
 # timed-driver.sh DRIVER [ARGS...]: runs the test driver Automake gave (tap-driver.sh), then
-# writes the test's wall time and the CPU time of everything it ran (user + system, in
-# seconds) beside its log, as NAME.time ("WALL CPU"), for tests/times.sh.
+# writes beside its log, as NAME.time, the test's wall time, the CPU time of everything it ran
+# (user + system, s) and the largest resident set of any one process it ran (MB), for
+# tests/times.sh. GNU time (the Debian package time) measures them; without it, the wall
+# time alone.
 log=
 prev=
 for a in "$@"; do
 	[ "$prev" = --log-file ] && log=$a
 	prev=$a
 done
-start=$(date +%s.%N)
-"$@"
-rc=$?
-if [ -n "$log" ]; then
-	end=$(date +%s.%N)
-	# times: the shell's own user and system time, then its children's (into a file: in a
-	# pipeline it would be a subshell's, which has no children)
-	times >"${log%.log}.time"
-	awk -v s="$start" -v e="$end" '
-		function sec(t) { split(t, p, "m"); sub("s", "", p[2]); return p[1] * 60 + p[2] }
-		NR == 2 { printf "%.1f %.1f\n", e - s, sec($1) + sec($2) }' "${log%.log}.time" \
-		>"${log%.log}.time.new" && mv "${log%.log}.time.new" "${log%.log}.time"
+if [ -z "$log" ]; then
+	exec "$@"
+fi
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -q -f '%e %U %S %M' -o "${log%.log}.time.raw" "$@"
+	rc=$?
+	awk '{ printf "%.1f %.1f %.0f\n", $1, $2 + $3, $4 / 1024 }' "${log%.log}.time.raw" \
+		>"${log%.log}.time"
+	rm -f "${log%.log}.time.raw"
+else
+	start=$(date +%s.%N)
+	"$@"
+	rc=$?
+	awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", e - s }' >"${log%.log}.time"
 fi
 exit $rc
