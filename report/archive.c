@@ -6,10 +6,15 @@
  */
 #include "archive.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/rec.h"
@@ -229,19 +234,53 @@ static struct range *table_ranges(Elf *elf, uint64_t size, size_t *nr)
 	return r;
 }
 
-/* The unwind tables of @b's binary, read from @fd, as FILE_PART records. */
-static void write_tables(struct build *b, int fd)
+/*
+ * The bytes the ELF headers of @elf say the file holds: the program and section header
+ * tables, the segments and the sections with contents. More than the file's size: it was cut.
+ * 0 when @elf is no ELF file.
+ */
+static uint64_t elf_extent(Elf *elf)
 {
-	size_t plen = strlen(b->path) + 1, nr, size;
-	size_t most = (KP_REC_MAX_SIZE - sizeof(struct kp_rec_file_part) - PAD8(plen)) & ~(size_t)7;
-	Elf *elf;
-	const char *raw;
-	struct range *r;
+	uint64_t end = 0;
+	size_t phnum = 0, shnum = 0;
+	GElf_Ehdr eh;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	raw = elf ? elf_rawfile(elf, &size) : NULL;
-	r = raw ? table_ranges(elf, size, &nr) : NULL;
+#define REACH(off, len) do { if ((off) + (len) > end) end = (off) + (len); } while (0)
+	if (!gelf_getehdr(elf, &eh))
+		return 0;
+	REACH(0, (uint64_t)eh.e_ehsize);
+	/* the tables as the ELF header counts them: libelf ignores one that the file cuts (the
+	 * extended counts, in the first section header, read as one) */
+	if (elf_getphdrnum(elf, &phnum) || eh.e_phnum != PN_XNUM)
+		phnum = eh.e_phnum;
+	REACH(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize);
+	if (elf_getshdrnum(elf, &shnum) || eh.e_shnum || !shnum)
+		shnum = eh.e_shnum ? eh.e_shnum : eh.e_shoff != 0;
+	REACH(eh.e_shoff, (uint64_t)shnum * eh.e_shentsize);
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph))
+			REACH(ph.p_offset, ph.p_filesz);
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS)
+			REACH(sh.sh_offset, sh.sh_size);
+	}
+#undef REACH
+	return end;
+}
+
+/* The unwind tables of @b's binary, the @size bytes at @raw read through @elf, as FILE_PART
+ * records. Returns whether there were any. */
+static bool write_tables(struct build *b, Elf *elf, const char *raw, size_t size)
+{
+	size_t plen = strlen(b->path) + 1, nr;
+	size_t most = (KP_REC_MAX_SIZE - sizeof(struct kp_rec_file_part) - PAD8(plen)) & ~(size_t)7;
+	struct range *r = table_ranges(elf, size, &nr);
+
 	for (size_t i = 0; r && i < nr && plen < KP_REC_MAX_SIZE / 2; i++) {
 		for (uint64_t off = r[i].off; off < r[i].end;) {
 			size_t len = r[i].end - off < most ? (size_t)(r[i].end - off) : most;
@@ -262,10 +301,141 @@ static void write_tables(struct build *b, int fd)
 			off += len;
 		}
 	}
-	b->st->tables += r && nr;
 	free(r);
+	if (!r || !nr || plen >= KP_REC_MAX_SIZE / 2)
+		return false;
+	b->st->tables++;
+	return true;
+}
+
+/* @sd, which the samples need, to the binaries left out, for the reason printf'd. */
+static void left_out(struct kp_archive_stats *st, const struct kp_session *s,
+		     const struct kp_session_dso *sd, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void left_out(struct kp_archive_stats *st, const struct kp_session *s,
+		     const struct kp_session_dso *sd, const char *fmt, ...)
+{
+	struct kp_archive_left *l;
+	va_list ap;
+
+	KP_GROW(st->left, st->cap_left, st->nr_left + 1);
+	l = &st->left[st->nr_left++];
+	l->path = kp_strtab_get(&s->strs, sd->path);
+	l->frames = sd->frames;
+	va_start(ap, fmt);
+	vsnprintf(l->why, sizeof(l->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Whether the ELF file @elf, of @size bytes, is cut short: why into @why (@n bytes). */
+static bool elf_cut(Elf *elf, size_t size, char *why, size_t n)
+{
+	uint64_t extent = elf_extent(elf);
+
+	if (extent <= size)
+		return false;
+	snprintf(why, n, "truncated: %zu bytes of the %llu its headers describe", size,
+		 (unsigned long long)extent);
+	return true;
+}
+
+/* Why the file of @d, which kp_dso_status() found unusable (@st), is: in words, into @why. */
+static void why_unusable(struct kp_dso *d, enum kp_dso_status st, char *why, size_t n)
+{
+	char here[41], rec[41];
+	const uint8_t *bits;
+	struct stat sb;
+	size_t len, size;
+	Elf *elf = NULL;
+	int fd = -1;
+
+	if (st == KP_DSO_BUILDID_MISMATCH || st == KP_DSO_NOT_ELF) {
+		/* opened as the DSO opens it: without waiting for a FIFO's writer */
+		fd = open(kp_dso_path(d), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			snprintf(why, n, "cannot open it: %s", strerror(errno));
+			return;
+		}
+		if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			snprintf(why, n, "not a regular file but %s",
+				 S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO"
+				 : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
+			close(fd);
+			return;
+		}
+		elf_version(EV_CURRENT);
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf && elf_rawfile(elf, &size) && elf_cut(elf, size, why, n))
+			st = KP_DSO_UNLOADED; /* said */
+		if (elf)
+			elf_end(elf);
+		close(fd);
+	}
+	switch (st) {
+	case KP_DSO_UNLOADED:
+		return;
+	case KP_DSO_MISSING:
+		snprintf(why, n, "no such file here");
+		return;
+	case KP_DSO_BUILDID_MISMATCH:
+		len = kp_dso_build_id(d, &bits);
+		kp_hex(rec, bits, len < 20 ? len : 20);
+		len = kp_dso_file_build_id(d, &bits);
+		kp_hex(here, bits, len < 20 ? len : 20);
+		snprintf(why, n, "the file is another build, rebuilt since the recording (build-id "
+			 "%s, the recording's %s)", *here ? here : "none", rec);
+		return;
+	case KP_DSO_NOT_ELF:
+		snprintf(why, n, "not an ELF file");
+		return;
+	case KP_DSO_VDSO_OTHER_KERNEL:
+		snprintf(why, n, "recorded under another kernel than this one");
+		return;
+	default:
+		snprintf(why, n, "%s", kp_dso_status_str(st));
+	}
+}
+
+/*
+ * The file of @sd's DSO (usable), for what it holds: its unwind tables stored when
+ * @tables. Returns false, after naming it among the binaries left out (when the samples need
+ * it), when its symbols must not be stored either: the file is cut short.
+ */
+static bool store_file(struct build *b, const struct kp_session *s,
+		       const struct kp_session_dso *sd, bool tables)
+{
+	enum kp_dso_status file;
+	enum kp_dso_source src = kp_dso_source(b->dso, &file);
+	/* what this machine's file named, not embedded symbols (nor their sparse copy) */
+	bool own = src != KP_DSO_SRC_EMBEDDED && src != KP_DSO_SRC_EMBEDDED_NS;
+	const char *raw = NULL;
+	char why[sizeof(b->st->left->why)];
+	size_t size = 0;
+	Elf *elf = NULL;
+	bool whole = true;
+	int fd;
+
+	if (!tables && !(own && sd->frames))
+		return true;
+	fd = kp_dso_open(b->dso);
+	if (fd >= 0) {
+		elf_version(EV_CURRENT);
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		raw = elf ? elf_rawfile(elf, &size) : NULL;
+	}
+	if (own && raw && elf_cut(elf, size, why, sizeof(why))) {
+		whole = false;
+		if (sd->frames)
+			left_out(b->st, s, sd, "%s", why);
+	} else if (tables && !(raw && write_tables(b, elf, raw, size)) && sd->frames) {
+		left_out(b->st, s, sd, "its unwind tables could not be read, for the stack copies "
+			 "a report unwinds");
+	}
 	if (elf)
 		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return whole;
 }
 
 int kp_archive_write(struct kp_session *s, struct kp_writer *w, bool tables,
@@ -277,32 +447,33 @@ int kp_archive_write(struct kp_session *s, struct kp_writer *w, bool tables,
 	kp_hash_init(&b.str_offs);
 	kp_hash_init(&b.func_offs);
 	for (size_t i = 0; i < s->nr_dsos; i++) {
+		const struct kp_session_dso *sd = &s->dso_list[i];
 		uint64_t records = st->records;
 		enum kp_dso_source src;
-		enum kp_dso_status file;
+		enum kp_dso_status file, status;
 
-		b.dso = s->dso_list[i].dso;
-		if (tables && (kp_dso_status(b.dso) == KP_DSO_OK ||
-			       kp_dso_status(b.dso) == KP_DSO_NO_SYMBOLS)) {
-			int fd = kp_dso_open(b.dso);
-
-			b.path = kp_strtab_get(&s->strs, s->dso_list[i].path);
-			b.bid_len = kp_dso_build_id(b.dso, &b.bid);
-			if (b.bid_len > 20)
-				b.bid_len = 0;
-			if (fd >= 0) {
-				write_tables(&b, fd);
-				close(fd);
-			}
-		}
-		if (kp_dso_status(b.dso) != KP_DSO_OK)
-			continue;
-		src = kp_dso_source(b.dso, &file);
-		b.ns = src == KP_DSO_SRC_NAMESPACE || src == KP_DSO_SRC_EMBEDDED_NS;
-		b.path = kp_strtab_get(&s->strs, s->dso_list[i].path);
+		b.dso = sd->dso;
+		b.path = kp_strtab_get(&s->strs, sd->path);
 		b.bid_len = kp_dso_build_id(b.dso, &b.bid);
 		if (b.bid_len > 20)
 			b.bid_len = 0;
+		status = kp_dso_status(b.dso);
+		if (status != KP_DSO_OK && status != KP_DSO_NO_SYMBOLS) {
+			if (sd->frames) {
+				const char *at = kp_dso_path(b.dso);
+				bool moved = strcmp(at, b.path); /* --symfs: where it was looked for */
+				char why[512];
+
+				why_unusable(b.dso, status, why, sizeof(why));
+				left_out(st, s, sd, "%s%s%.1000s%s", why, moved ? " (at '" : "",
+					 moved ? at : "", moved ? "')" : "");
+			}
+			continue;
+		}
+		if (!store_file(&b, s, sd, tables) || status != KP_DSO_OK)
+			continue;
+		src = kp_dso_source(b.dso, &file);
+		b.ns = src == KP_DSO_SRC_NAMESPACE || src == KP_DSO_SRC_EMBEDDED_NS;
 		kp_dso_each_hit(b.dso, add_hit, &b);
 		emit(&b);
 		st->binaries += st->records > records;
@@ -314,4 +485,11 @@ int kp_archive_write(struct kp_session *s, struct kp_writer *w, bool tables,
 	free(b.frames);
 	free(b.strs);
 	return w->err;
+}
+
+void kp_archive_stats_release(struct kp_archive_stats *st)
+{
+	free(st->left);
+	st->left = NULL;
+	st->nr_left = st->cap_left = 0;
 }

@@ -136,6 +136,26 @@ static int archive_copy(struct kp_report *r, const char *input, const char *outp
 	return rc;
 }
 
+/* The binaries the samples need that were left out, each with why: 1 when there is any. */
+static int say_left(const struct kp_archive_stats *st, const char *path)
+{
+	uint64_t frames = 0;
+
+	for (size_t i = 0; i < st->nr_left; i++) {
+		kp_error("'%s': not stored (%llu frames of the samples): %s", st->left[i].path,
+			 (unsigned long long)st->left[i].frames, st->left[i].why);
+		frames += st->left[i].frames;
+	}
+	if (!st->nr_left)
+		return 0;
+	kp_error("'%s' is incomplete: %zu binar%s the samples need left out (%llu of their "
+		 "frames): elsewhere these frames keep only their offsets", path, st->nr_left,
+		 st->nr_left > 1 ? "ies" : "y", (unsigned long long)frames);
+	kp_hint("with the recorded files at their paths (or --symfs DIR), kprof archive stores "
+		"them too");
+	return 1;
+}
+
 int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who,
 		    const struct kp_dso_alt *alts, size_t nr_alts)
 {
@@ -144,8 +164,14 @@ int kp_archive_file(const char *input, const char *output, const char *symfs, co
 				    .filter = { .t_end = UINT64_MAX } };
 	struct kp_archive_stats st = { 0 };
 	struct kp_report r;
-	int rc = kp_input_build(&o, &r);
+	struct stat sb;
+	int rc;
 
+	/* it is read twice (-o) or appended to: a FIFO or a device is no recording to store in */
+	if (stat(input, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return kp_error("'%s' is not a regular file: kprof archive stores the symbols in a "
+				"recording's file", input);
+	rc = kp_input_build(&o, &r);
 	if (!rc && r.s.r.perf)
 		rc = kp_error("'%s' is a perf.data: kprof convert --to kprof makes a recording that "
 			      "can hold its symbols", input);
@@ -165,6 +191,9 @@ int kp_archive_file(const char *input, const char *output, const char *symfs, co
 	if (!rc && st.too_big)
 		kp_warn("%llu addresses have names longer than a record holds: they are not stored",
 			(unsigned long long)st.too_big);
+	if (!rc)
+		rc = say_left(&st, output ? output : input);
+	kp_archive_stats_release(&st);
 	kp_report_release(&r);
 	return rc;
 }

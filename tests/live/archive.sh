@@ -9,7 +9,9 @@
 # binaries' unwind tables are stored with them. Then the edges: a recording cut short is refused in place and
 # copied whole with -o; a damaged symbols chunk, or a header pointing nowhere, is a warning
 # and costs only the names; a second archive on a machine without the binaries keeps them;
-# perf.data and a stream are refused with the reason.
+# a binary the samples hit that is rebuilt, truncated, a FIFO (never waited on), a directory,
+# missing or unreadable (as nobody) is named with why, the rest stored, and the status is 1;
+# perf.data, a stream and a FIFO as the recording are refused with the reason.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 
@@ -127,6 +129,54 @@ if command -v "$CC" >/dev/null 2>&1; then
 else
 	skips 3 "no C compiler ($CC) to rebuild a binary with"
 fi
+
+# --- a binary the samples need that cannot be stored: named with why, exit 1, the rest stored.
+# The workload sits in a folder every user reaches (for the unreadable file, read as nobody).
+unpriv_copy "$SPLIT" && mv "$UNPRIV/split" "$UNPRIV/lo"
+"$KPROF" record -g -o "$UNPRIV/out/l.kprof" -- "$UNPRIV/lo" 0.2 >/dev/null 2>&1
+chmod 644 "$UNPRIV/out/l.kprof"
+"$KPROF" archive -i "$UNPRIV/out/l.kprof" -o "$WORK/l0.kprof" 2>"$WORK/l0.err"
+rc=$?
+check "every binary there: archive exits 0 ($rc), leaving nothing out" \
+	sh -c '[ "$1" -eq 0 ] && ! grep -q "not stored\|incomplete" "$2"' - "$rc" "$WORK/l0.err"
+# left CASE WHY: archive -o of l.kprof, the workload's file damaged as CASE says: status 1, the
+# workload named with WHY, the rest stored in the copy
+left() {
+	rm -f "$WORK/l.out"
+	timeout 60 "$KPROF" archive -i "$UNPRIV/out/l.kprof" -o "$WORK/l.out" 2>"$WORK/l.err"
+	rc=$?
+	check "$1: exit 1 ($rc), '$(grep -m1 "not stored" "$WORK/l.err" | sed "s|.*: not stored|not stored|")'" \
+		sh -c '[ "$1" -eq 1 ] && grep -q "^kprof: '\''$2'\'': not stored ([1-9][0-9]* frames of the samples): $3" "$4" &&
+			grep -q "is incomplete: 1 binary the samples need left out" "$4"' - "$rc" "$UNPRIV/lo" "$2" "$WORK/l.err"
+	check "$1: ... the other binaries stored in the copy" \
+		sh -c '[ -s "$1" ] && grep -q "stored the symbols of [1-9][0-9]* binaries" "$2"' - "$WORK/l.out" "$WORK/l.err"
+}
+cp "$top_builddir/tests/workloads/split-nofp" "$UNPRIV/lo"
+left "rebuilt since (another build-id)" "the file is another build, rebuilt since the recording (build-id [0-9a-f]*, the recording's [0-9a-f]*)"
+head -c 9000 "$SPLIT" >"$UNPRIV/lo"
+left "truncated" "truncated: 9000 bytes of the [0-9]* its headers describe"
+rm "$UNPRIV/lo" && mkfifo "$UNPRIV/lo"
+left "a FIFO (never waited on)" "not a regular file but a FIFO"
+rm "$UNPRIV/lo" && mkdir "$UNPRIV/lo"
+left "a directory" "not a regular file but a directory"
+rmdir "$UNPRIV/lo"
+left "missing" "no such file here"
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then
+	cp "$SPLIT" "$UNPRIV/lo" && chmod 000 "$UNPRIV/lo"
+	as_user nobody "$UNPRIV/kprof" archive -i "$UNPRIV/out/l.kprof" -o "$UNPRIV/out/n.kprof" \
+		2>"$WORK/n.err"
+	rc=$?
+	check "unreadable (mode 000, as nobody): exit 1 ($rc), '$(grep -m1 "not stored" "$WORK/n.err")'" \
+		sh -c '[ "$1" -eq 1 ] && grep -q "^kprof: '\''$2'\'': not stored ([1-9][0-9]* frames of the samples): cannot open it: Permission denied" "$3"' \
+		- "$rc" "$UNPRIV/lo" "$WORK/n.err"
+else
+	skip "an unreadable binary: needs root and runuser to read it as nobody"
+fi
+mkfifo "$WORK/in.fifo"
+timeout 60 "$KPROF" archive -i "$WORK/in.fifo" 2>"$WORK/fifo.err"
+rc=$?
+check "a FIFO as the recording: refused at once ($rc)" \
+	sh -c '[ "$1" -eq 1 ] && grep -q "in.fifo'\'' is not a regular file" "$2"' - "$rc" "$WORK/fifo.err"
 
 # --- a recording cut short: refused in place, copied whole with -o
 cp "$SPLIT" "$WORK/bin/app"
