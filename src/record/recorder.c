@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "formats/reader.h"
 #include "formats/util.h"
 #include "child.h"
 #include "online.h"
@@ -598,7 +599,9 @@ static struct kp_ring ring_counts(const struct kp_recorder *rec, size_t ci)
 	return r;
 }
 
-static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_rec_stats *s)
+/* The rings' counts since the file being written started, summed into *@s; with @w, each
+ * ring's as a RING_STATS record. */
+static void count_rings(struct kp_recorder *rec, struct kp_writer *w, struct kp_rec_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->h = (struct kp_rec_header){ KP_REC_STATS, 0, sizeof(*s) };
@@ -615,8 +618,14 @@ static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_
 		s->lost += r->lost_records > r->lost_read ? r->lost_records : r->lost_read;
 		s->throttles += r->throttles;
 		s->ring_bytes += r->bytes;
-		kp_writer_add(w, &rs);
+		if (w)
+			kp_writer_add(w, &rs);
 	}
+}
+
+static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_rec_stats *s)
+{
+	count_rings(rec, w, s);
 	s->raw_bytes = w->raw_bytes;
 	s->file_bytes = w->off;
 	s->wakeups = rec->wakeups;
@@ -699,21 +708,69 @@ static void summary(const struct kp_recorder *rec, const struct written *wr)
 		off_cpu_summary(rec);
 }
 
-static int report_kept(const struct kp_recorder *rec, const struct kp_writer *w)
+/* The samples of the file being written, read back through its descriptor; -1 when it
+ * cannot be (a pipe, a stream that began inside a file). */
+static int64_t samples_in_file(const struct kp_recorder *rec)
 {
-	kp_notice("'%s' keeps the %llu complete chunks written before the failure", rec->o->output,
-		  (unsigned long long)w->chunks);
+	const struct kp_rec_header *h;
+	struct kp_reader r;
+	struct stat st;
+	char path[64];
+	int64_t n = 0;
+	int more;
+
+	if (fstat(rec->out_fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", rec->out_fd);
+	if (kp_reader_open(&r, path)) {
+		kp_reader_release(&r);
+		return -1;
+	}
+	while ((more = kp_reader_next(&r, &h)) > 0)
+		n += h->type == PERF_RECORD_SAMPLE;
+	kp_reader_release(&r);
+	return n;
+}
+
+/*
+ * The file being written, cut short by @w's failed write (said): it keeps its complete chunks,
+ * whose samples are read back. What it holds into *@f; said here unless the files of
+ * --switch-output say it. Returns 1.
+ */
+static int cut_short(struct kp_recorder *rec, const struct kp_writer *w, struct kp_rotated *f)
+{
+	int64_t kept = samples_in_file(rec);
+	struct kp_rec_stats s;
+
+	count_rings(rec, NULL, &s);
+	*f = (struct kp_rotated){
+		.samples = kept < 0 ? 0 : (uint64_t)kept, .lost = s.lost, .bytes = w->off,
+		.raw_bytes = w->raw_bytes, .err = w->err, .chunks = w->chunks,
+		.unwritten = kept < 0 || s.samples < (uint64_t)kept ? 0 : s.samples - (uint64_t)kept,
+		.unread = kept < 0,
+	};
+	if (rec->o->sw.on)
+		return 1;
+	if (f->unread)
+		kp_notice("'%s' keeps the %llu complete chunks written before the failure",
+			  rec->o->output, (unsigned long long)w->chunks);
+	else
+		kp_notice("'%s' keeps the %llu complete chunks written before the failure: %llu "
+			  "samples, %llu lost; the %llu samples recorded after them are in no file",
+			  rec->o->output, (unsigned long long)w->chunks, (unsigned long long)f->samples,
+			  (unsigned long long)f->lost, (unsigned long long)f->unwritten);
 	return 1;
 }
 
 /*
  * Close the file being written: the unwinding thread's last chunks, the statistics of what
- * it holds (*@s), its writer (*@wp: its byte counts) and its fd. Returns 0, or 1 once it said
- * what failed (the file keeps its complete chunks).
+ * it holds, its writer and its fd; what it holds into *@f. Returns 0, or 1 once it said what
+ * failed: the file is cut short at its last complete chunk (cut_short()).
  */
-static int close_file(struct kp_recorder *rec, struct kp_rec_stats *s, struct kp_writer **wp)
+static int close_file(struct kp_recorder *rec, struct kp_rotated *f)
 {
 	struct kp_writer *w = &rec->w;
+	struct kp_rec_stats s;
 	int werr;
 
 	read_lost(rec);
@@ -727,20 +784,20 @@ static int close_file(struct kp_recorder *rec, struct kp_rec_stats *s, struct kp
 			kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(w->err));
 		kp_writer_add(w, &rec->unwind);
 	}
-	*wp = w;
 	if (w->err) {
 		/* record_loop() already said what failed */
 		kp_writer_close(w);
-		return report_kept(rec, w);
+		return cut_short(rec, w, f);
 	}
 	if (rec->stopped_ns) /* where intervals still open end (off-CPU) */
 		add_meta_u64(w, "end-monotonic-ns", rec->stopped_ns);
-	write_stats(rec, w, s);
+	write_stats(rec, w, &s);
 	werr = kp_writer_close(w);
 	if (werr) {
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(werr));
-		return report_kept(rec, w);
+		return cut_short(rec, w, f);
 	}
+	*f = (struct kp_rotated){ s.samples, s.lost, w->off, w->raw_bytes, .chunks = w->chunks };
 	if (close(rec->out_fd) < 0)
 		return kp_error("cannot write '%s': %s", rec->o->output, strerror(errno));
 	rec->out_fd = -1;
@@ -751,13 +808,12 @@ static int close_file(struct kp_recorder *rec, struct kp_rec_stats *s, struct kp
 
 /* --- --switch-output ---------------------------------------------------------------------- */
 
-/* The file just closed, which holds @s and was written with @w, to the files kept. */
-static void keep_file(struct kp_recorder *rec, const struct kp_writer *w,
-		      const struct kp_rec_stats *s)
+/* The file just closed, complete or cut short, which holds @f, to the files kept. */
+static void keep_file(struct kp_recorder *rec, const struct kp_rotated *f)
 {
-	const struct kp_rotated f = { s->samples, s->lost, w->off, w->raw_bytes };
-
-	kp_rotation_keep(&rec->sw.closed, rec->o->output, &f, &rec->o->sw, rec->o->quiet);
+	kp_rotation_keep(&rec->sw.closed, rec->o->output, f, &rec->o->sw, rec->o->quiet);
+	rec->out_created = false; /* a file of the recording now: never removed */
+	rec->old_kept = false;
 }
 
 /* Add the unwinding of one file to the recording's (every field a sum, but the largest backlog). */
@@ -789,13 +845,14 @@ static void mark_base(struct kp_recorder *rec)
  */
 static int switch_file(struct kp_recorder *rec)
 {
-	struct kp_writer *w;
-	struct kp_rec_stats s;
+	struct kp_rotated f;
 
 	rec->stopped_ns = now_ns();
-	if (close_file(rec, &s, &w))
+	if (close_file(rec, &f)) {
+		keep_file(rec, &f); /* cut short: it keeps what it holds, and says so */
 		return 1;
-	keep_file(rec, w, &s);
+	}
+	keep_file(rec, &f);
 	if (rec->online) {
 		add_unwind(&rec->sw.unwind, &rec->unwind);
 		kp_writer_close(&rec->w); /* the thread's input, empty */
@@ -836,9 +893,10 @@ static bool switch_due(struct kp_recorder *rec)
 
 static int finish(struct kp_recorder *rec)
 {
-	struct kp_writer *w = NULL;
+	struct kp_rotated f;
 	struct kp_rec_stats s;
 	struct written wr;
+	char cut[PATH_MAX + 128] = "";
 	int rc;
 
 	if (rec->o->live) { /* no file: the last records, and the counts, to the consumer */
@@ -846,11 +904,12 @@ static int finish(struct kp_recorder *rec)
 		write_stats(rec, &rec->w, &s);
 		return kp_writer_close(&rec->w) ? 1 : 0;
 	}
-	rc = rec->sw.failed ? 1 : close_file(rec, &s, &w); /* a switch failed: said why */
+	/* a switch that failed said why, and kept the file it closed */
+	rc = rec->sw.failed ? 1 : close_file(rec, &f);
 
 	if (rec->o->sw.on) {
-		if (!rc)
-			keep_file(rec, w, &s);
+		if (!rec->sw.failed) /* complete, or cut short */
+			keep_file(rec, &f);
 		kp_rotation_reap(&rec->sw.closed, rec->o->sw.exec, true);
 		if (rec->online)
 			add_unwind(&rec->sw.unwind, &rec->unwind);
@@ -859,18 +918,23 @@ static int finish(struct kp_recorder *rec)
 
 		if (!c->files)
 			return rc;
+		if (c->cut && c->files == 1)
+			snprintf(cut, sizeof(cut), " (cut short: %s)", kp_strerror(c->sum.err));
+		else if (c->cut)
+			snprintf(cut, sizeof(cut), "; '%s' cut short: %s", c->cut,
+				 kp_strerror(c->sum.err));
 		if (c->files == 1)
-			snprintf(wr.what, sizeof(wr.what), "1 file, '%s'", c->first);
+			snprintf(wr.what, sizeof(wr.what), "1 file, '%s'%s", c->first, cut);
 		else
 			snprintf(wr.what, sizeof(wr.what), "%llu files, '%s' to '%s' (their samples "
-				 "add up to the total)", (unsigned long long)c->files, c->first,
-				 c->last);
+				 "add up to the total%s)", (unsigned long long)c->files, c->first,
+				 c->last, cut);
 		wr.f = c->sum;
 	} else {
 		if (rc)
 			return rc;
 		snprintf(wr.what, sizeof(wr.what), "'%s'", rec->o->output);
-		wr.f = (struct kp_rotated){ s.samples, s.lost, w->off, w->raw_bytes };
+		wr.f = f;
 	}
 	wr.throttles = 0;
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)

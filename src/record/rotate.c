@@ -67,11 +67,28 @@ void kp_rotation_keep(struct kp_rotation *r, const char *path, const struct kp_r
 	r->sum.lost += f->lost;
 	r->sum.bytes += f->bytes;
 	r->sum.raw_bytes += f->raw_bytes;
+	r->sum.chunks += f->chunks;
+	r->sum.unwritten += f->unwritten;
+	r->sum.unread |= f->unread;
 	if (!r->first)
 		r->first = kp_xstrdup(name);
 	free(r->last);
 	r->last = kp_xstrdup(name);
-	if (!quiet)
+	if (f->err && !r->cut) {
+		r->sum.err = f->err;
+		r->cut = kp_xstrdup(name);
+	}
+	if (f->err && f->unread)
+		kp_error("'%s': cut short (%s): it keeps its %llu complete chunks, %llu lost, "
+			 "%.3f MiB", name, kp_strerror(f->err), (unsigned long long)f->chunks,
+			 (unsigned long long)f->lost, f->bytes / 1048576.0);
+	else if (f->err)
+		kp_error("'%s': %llu samples, %llu lost, %.3f MiB: cut short (%s) after its %llu "
+			 "complete chunks; the %llu samples recorded after them are in no file",
+			 name, (unsigned long long)f->samples, (unsigned long long)f->lost,
+			 f->bytes / 1048576.0, kp_strerror(f->err), (unsigned long long)f->chunks,
+			 (unsigned long long)f->unwritten);
+	else if (!quiet)
 		kp_notice("'%s': %llu samples, %llu lost, %.3f MiB", name,
 			  (unsigned long long)f->samples, (unsigned long long)f->lost,
 			  f->bytes / 1048576.0);
@@ -115,6 +132,7 @@ void kp_rotation_release(struct kp_rotation *r)
 	free(r->kept);
 	free(r->first);
 	free(r->last);
+	free(r->cut);
 	free(r->hooks);
 	memset(r, 0, sizeof(*r));
 }

@@ -2,7 +2,9 @@
 # Live: record --switch-output, a recording cut into files for always-on profiling. Each file
 # reports alone (its own header, events, kernel symbols, and the maps of what already ran), no
 # sample falls between two files, SIGUSR2 cuts one, --switch-max-files keeps the newest and
-# --switch-output-exec runs on each closed file.
+# --switch-output-exec runs on each closed file. A full disk (a tmpfs of the test's own): every
+# file written, the one cut short too, is named with its samples, which add up to the total,
+# the cut one said to be, status 1; and without --switch-output, what the cut file keeps.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 
@@ -137,6 +139,75 @@ if [ "$(id -u)" -eq 0 ]; then
 		sh -c "[ $calls -eq 3 ] && [ '${first:-0}' -ge 1 ]"
 else
 	skips 2 "tracepoints need root here (tracefs is root-only)"
+fi
+
+# --- a full disk: every file written, complete or cut short, is in the summary with its samples
+# A small tmpfs in a mount namespace of this test's own (it goes with it). Two SIGUSR2 close two
+# files; once the third has its header, a filler takes every free block, and its next chunk
+# does not fit. The workload spins until the test says so (the file "go"), so that the disk
+# fills while it runs however busy the machine is. Then the same without --switch-output.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	mkdir "$WORK/full" "$WORK/fc"
+	cat >"$WORK/full.sh" <<'EOF'
+D=$1 OUT=$2
+mount -t tmpfs -o size=1m none "$D" || exit 1
+# until CMD: wait (up to 60 s) for CMD to succeed
+until_() { i=0; while ! "$@" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; }
+stamped() { [ "$(ls "$D" | grep -c '^f\.kprof\.')" -ge "$1" ]; }
+said() { grep -q "stopped recording" "$1"; }
+spin="while [ ! -e '$OUT/go' ]; do :; done"
+"$KPROF" record -g -F 4000 --switch-output -o "$D/f.kprof" -- sh -c "$spin" 2>"$OUT/f.err" &
+pid=$!
+until_ test -s "$D/f.kprof"
+for k in 1 2; do kill -USR2 $pid; until_ stamped $k; done
+until_ test -s "$D/f.kprof" # the third file, its header written
+dd if=/dev/zero of="$D/filler" bs=4k 2>/dev/null
+until_ said "$OUT/f.err"
+touch "$OUT/go"
+wait $pid
+echo $? >"$OUT/f.rc"
+rm "$D/filler" "$OUT/go"
+for f in "$D"/*; do cp "$f" "$OUT/s.${f##*/}"; done
+rm "$D"/*
+# without --switch-output: the file's header, and a page for its chunks
+dd if=/dev/zero of="$D/filler" bs=4k count=$(($(stat -f -c %a "$D") - 2)) 2>/dev/null
+"$KPROF" record -g -F 4000 -o "$D/p.kprof" -- sh -c "$spin" 2>"$OUT/p.err" &
+pid=$!
+until_ said "$OUT/p.err"
+touch "$OUT/go"
+wait $pid
+echo $? >"$OUT/p.rc"
+cp "$D/p.kprof" "$OUT/p.kprof"
+EOF
+	KPROF=$KPROF unshare -m sh "$WORK/full.sh" "$WORK/full" "$WORK/fc" >/dev/null 2>&1
+	rc=$(cat "$WORK/fc/f.rc" 2>/dev/null)
+	ls "$WORK/fc" | sed -n 's/^s\.//p' >"$WORK/fc.list"
+	n=$(wc -l <"$WORK/fc.list")
+	check "--switch-output into a full disk: exit 1 (${rc:-none}), $n files written, 3 at least" \
+		[ "${rc:-0}" -eq 1 -a "$n" -ge 3 ]
+	named=0 same=0 sum=0
+	while read -r f; do
+		said=$(sed -n "s|^kprof: '[^']*/$f': \([0-9]*\) samples, .*|\1|p" "$WORK/fc/f.err")
+		s=$(samples_of "$WORK/fc/s.$f")
+		[ -n "$said" ] && named=$((named + 1))
+		[ "${said:--1}" = "${s:-0}" ] && same=$((same + 1))
+		sum=$((sum + ${s:-0}))
+	done <"$WORK/fc.list"
+	total=$(total_of_err "$WORK/fc/f.err")
+	check "... each named with its samples ($named of $n), as many as it reads ($same)" \
+		[ "$named" -eq "$n" -a "$same" -eq "$n" ]
+	check "... which add up to the summary's total ($sum of ${total:-none}), over $n files" \
+		sh -c "[ '$sum' -eq '${total:--1}' ] && grep -q 'into $n files' '$WORK/fc/f.err'"
+	last=$(tail -1 "$WORK/fc.list")
+	check "... the last, $last, named as cut short, with what it lost" \
+		sh -c "grep -q \"'[^']*/$last': .* cut short (No space left on device) after its [1-9][0-9]* complete chunks; the [0-9]* samples recorded after them are in no file\" '$WORK/fc/f.err' &&
+			grep -q \"'[^']*/$last' cut short: No space left on device)\" '$WORK/fc/f.err'"
+	rc=$(cat "$WORK/fc/p.rc" 2>/dev/null) s=$(samples_of "$WORK/fc/p.kprof")
+	check "plain record into a full disk: exit 1 (${rc:-none}), saying the file keeps its ${s:-no} samples" \
+		sh -c "[ '${rc:-0}' -eq 1 ] && grep -q \"p.kprof' keeps the [1-9][0-9]* complete chunks written before the failure: ${s:-x} samples, 0 lost; the [0-9]* samples recorded after them are in no file\" '$WORK/fc/p.err'"
+	sed 's/^/# /' "$WORK/fc/f.err" "$WORK/fc/p.err" | grep -v "^# kprof: '[^']*': [0-9]* samples, 0 lost, [0-9.]* MiB$"
+else
+	skips 5 "a full disk needs root and unshare -m (a tmpfs of the test's own)"
 fi
 
 # --- what cannot be cut -------------------------------------------------------------------
