@@ -127,18 +127,31 @@ static void take_build_id(struct kp_perfwrite *pw, const struct kp_rec_header *r
 				(rec->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL);
 }
 
-static void take_sample(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+/*
+ * A sample, if perf can read it: of a recorded event, its fields fitting its record as that
+ * event lays them out (kp_rec_parse_sample(), as strict as perf's parser: a stack copy and its
+ * dyn_size, registers, a call chain within the record). Returns false for the rest, counted
+ * in @damaged: perf stops at the first sample it cannot parse.
+ */
+static bool take_sample(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
 {
 	const struct kp_evsel *ev = kp_evlist_find(&pw->ev, rec);
+	struct kp_sample smp;
 	uint64_t t;
 
+	if (!ev || kp_rec_parse_sample(&ev->attr, rec, &smp)) {
+		pw->damaged++;
+		return false;
+	}
 	pw->samples++;
-	if (!ev || kp_rec_sample_time(&ev->attr, rec, &t))
-		return;
+	if (!(ev->attr.sample_type & PERF_SAMPLE_TIME))
+		return true;
+	t = smp.time;
 	if (!pw->m.first_time || t < pw->m.first_time)
 		pw->m.first_time = t;
 	if (t > pw->m.last_time)
 		pw->m.last_time = t;
+	return true;
 }
 
 static void take_own(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
@@ -175,8 +188,8 @@ void kp_perfwrite_add(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
 		put_kmap(pw);
 	if (rec->type == PERF_RECORD_MMAP2)
 		take_build_id(pw, rec);
-	else if (rec->type == PERF_RECORD_SAMPLE)
-		take_sample(pw, rec);
+	else if (rec->type == PERF_RECORD_SAMPLE && !take_sample(pw, rec))
+		return;
 	put_rec(pw, rec, rec->size);
 	pw->records++;
 }

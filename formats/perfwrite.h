@@ -44,13 +44,19 @@ struct kp_perfwrite {
 	uint64_t records;	/* kernel records written */
 	uint64_t samples;
 	uint64_t left_out;	/* kprof's own records with no place in perf.data */
+	uint64_t damaged;	/* samples perf cannot read, not written (kp_perfwrite_add()) */
 	int err;		/* sticky: 0 or -errno */
 };
 
 /* kp_perfwrite_init - write a perf.data on @fd (empty, seekable; not owned). */
 void kp_perfwrite_init(struct kp_perfwrite *pw, int fd);
 
-/* kp_perfwrite_add - one record, validated (a reader's), in time order. */
+/*
+ * kp_perfwrite_add - one record, validated (a reader's), in time order. A sample perf cannot
+ * read (of no recorded event, or whose fields do not fit its record as its event lays them
+ * out: a damaged stack copy's dyn_size beyond the copy, a register or call chain count that
+ * lies) is left out, and counted in @damaged: perf report and perf script stop at the first.
+ */
 void kp_perfwrite_add(struct kp_perfwrite *pw, const struct kp_rec_header *rec);
 
 /* kp_perfwrite_set_text - the kernel's `_text` when the recording does not store it (the

@@ -84,6 +84,7 @@ int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st)
 	st->records = pw.records;
 	st->samples = pw.samples;
 	st->left_out = pw.left_out;
+	st->damaged = pw.damaged;
 	st->text = pw.text;
 	kp_rewrite_release(&rw);
 	kp_writer_close(&w);

@@ -18,13 +18,14 @@
  * @records:  kernel records written
  * @samples:  samples among them
  * @left_out: kprof's own records perf.data has no place for (statistics, formats)
+ * @damaged:  samples left out because perf cannot read them (kp_perfwrite_add())
  * @unwind:   the unwinding of stack copies
  * @text:     the kernel's `_text` the kernel map was given (0: none known, kernel frames stay
  *            unnamed in perf)
  * @write_err: the output's error (0 or -errno)
  */
 struct kp_convert_stats {
-	uint64_t records, samples, left_out;
+	uint64_t records, samples, left_out, damaged;
 	struct kp_rec_unwind_stats unwind;
 	uint64_t text;
 	int write_err;

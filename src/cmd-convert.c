@@ -65,6 +65,10 @@ static int to_perf(const char *input, const char *output)
 	kp_notice("wrote %llu samples (%llu records, %llu stack copies unwound) into '%s'",
 		  (unsigned long long)st.samples, (unsigned long long)st.records,
 		  (unsigned long long)st.unwind.unwound, output);
+	if (st.damaged)
+		kp_warn("'%s': %llu samples with damaged fields left out (a stack copy, registers or "
+			"a call chain that do not fit their record, or of no recorded event): perf "
+			"cannot read them", input, (unsigned long long)st.damaged);
 	if (!st.text && st.samples)
 		kp_warn("'%s' does not say where the kernel's text starts (_text), and this machine "
 			"runs another kernel: perf will leave kernel frames unnamed", input);
