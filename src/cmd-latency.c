@@ -398,7 +398,7 @@ int cmd_latency(int argc, char **argv)
 	struct latency l;
 	const char *said = NULL;
 	char *path = NULL;
-	int rc, status = 0;
+	int rc, status = 0, fd = -1;
 
 	memset(&l, 0, sizeof(l));
 	rc = parse_options(&l, argc, argv);
@@ -413,8 +413,8 @@ int cmd_latency(int argc, char **argv)
 			rc = kp_evspec_parse(l.start, &l.ro.evs, &l.ro.nr_evs) ||
 			     kp_evspec_parse(l.end, &l.ro.evs, &l.ro.nr_evs);
 			if (!rc) {
-				status = kp_cmd_record_into(&l.ro, l.output, argc, argv, &path);
-				if (access(path, F_OK))
+				status = kp_cmd_record_into(&l.ro, l.output, argc, argv, &path, &fd);
+				if (!kp_cmd_recorded(path))
 					rc = status ? status : 1;
 			}
 		}
@@ -423,8 +423,8 @@ int cmd_latency(int argc, char **argv)
 			rc = show(&l, l.lo.input, said);
 			rc = rc ? rc : status;
 		}
-		if (!l.input && !l.output && path)
-			unlink(path);
+		if (fd >= 0)
+			close(fd);
 	}
 	free(path);
 	free(l.start);

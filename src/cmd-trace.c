@@ -8,12 +8,14 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -489,40 +491,65 @@ static int events(struct trace *tr)
 	return rc ? 1 : 0;
 }
 
-static int record(struct trace *tr, int argc, char **argv, char **path)
+static int record(struct trace *tr, int argc, char **argv, char **path, int *fd)
 {
 	if (events(tr))
 		return 1;
-	return kp_cmd_record_into(&tr->ro, tr->output, argc, argv, path);
+	return kp_cmd_record_into(&tr->ro, tr->output, argc, argv, path, fd);
+}
+
+/* A file in @dir that no name reaches, open for reading and writing: O_TMPFILE, or where the
+ * file system has none, one unlinked as soon as it is made. -1 with errno when it cannot be. */
+static int unnamed_file(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	char *p;
+
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	if (asprintf(&p, "%s/kprof.XXXXXX", dir) < 0)
+		abort();
+	fd = mkostemp(p, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(p);
+	free(p);
+	return fd;
 }
 
 int kp_cmd_record_into(struct kp_record_opts *ro, const char *keep, int argc, char **argv,
-		       char **path)
+		       char **path, int *fd)
 {
 	struct kp_recorder rec;
 
 	ro->argc_all = argc;
 	ro->argv_all = argv;
 	ro->version = PACKAGE_VERSION;
+	*fd = -1;
 	if (keep) {
 		*path = kp_xstrdup(keep);
-	} else { /* a recording of its own, removed after */
+	} else { /* a recording of its own, which no name reaches: gone with kprof, however */
 		const char *dir = getenv("TMPDIR");
-		int fd;
-		if (asprintf(path, "%s/kprof.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
-			abort();
-		fd = mkstemp(*path);
-		if (fd < 0) {
-			kp_error("cannot make a file for the recording in %s: %s",
-				 dir && *dir ? dir : "/tmp", strerror(errno));
+
+		dir = dir && *dir ? dir : "/tmp";
+		*fd = unnamed_file(dir);
+		if (*fd < 0) {
+			kp_error("cannot make a file for the recording in %s: %s", dir,
+				 strerror(errno));
 			return 1;
 		}
-		close(fd);
-		unlink(*path);
+		if (asprintf(path, "/proc/self/fd/%d", *fd) < 0)
+			abort();
 	}
 	ro->output = *path;
 	ro->quiet = !keep;
 	return kp_output_check_path(*path) ? 1 : kp_recorder_run(&rec, ro);
+}
+
+bool kp_cmd_recorded(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
 static int show(struct trace *tr, const char *path)
@@ -552,7 +579,7 @@ int cmd_trace(int argc, char **argv)
 {
 	struct trace tr;
 	char *path = NULL;
-	int rc, status = 0;
+	int rc, status = 0, fd = -1;
 
 	memset(&tr, 0, sizeof(tr));
 	rc = parse_options(&tr, argc, argv);
@@ -560,16 +587,16 @@ int cmd_trace(int argc, char **argv)
 		rc = 0;
 	} else if (!rc) {
 		if (!tr.input) {
-			status = record(&tr, argc, argv, &path);
-			if (access(path, F_OK)) /* nothing recorded: the recorder said why */
+			status = record(&tr, argc, argv, &path, &fd);
+			if (!kp_cmd_recorded(path)) /* nothing recorded: the recorder said why */
 				rc = status ? status : 1;
 		}
 		if (!rc) {
 			rc = show(&tr, tr.input ? tr.input : path);
 			rc = rc ? rc : status;
 		}
-		if (!tr.input && !tr.output && path)
-			unlink(path);
+		if (fd >= 0)
+			close(fd);
 	}
 	if (tr.argnames)
 		for (long i = 0; i < kp_syscall_max(); i++)

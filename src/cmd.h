@@ -65,10 +65,16 @@ int kp_cmd_target_check(const char *cmd, const struct kp_record_opts *o, const c
 			const char *output);
 
 /* kp_cmd_record_into - record @ro (its events set) into @keep, or without one into a file of
- * its own whose path is *@path (the caller's: free(), and unlink() it after); returns the
- * recorder's exit code, or 1 when no file could be made. */
+ * its own in $TMPDIR that no name reaches (O_TMPFILE), so that nothing of it is left however
+ * kprof ends: held by *@fd (the caller's: close() it after; -1 with @keep), and read through
+ * *@path, "/proc/self/fd/N" (the caller's: free()). Returns the recorder's exit code, or 1
+ * when no file could be made. */
 int kp_cmd_record_into(struct kp_record_opts *ro, const char *keep, int argc, char **argv,
-		       char **path);
+		       char **path, int *fd);
+
+/* kp_cmd_recorded - whether kp_cmd_record_into() left a recording at @path (the recorder
+ * said why when it did not). */
+bool kp_cmd_recorded(const char *path);
 
 /* kp_cmd_user_pids - append the pids of the processes of @user (a name or a number) to *@pids
  * (*@nr of them) for @cmd's -u, and set *@of_user; 0, or the exit code after saying why. */

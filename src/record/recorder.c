@@ -256,6 +256,9 @@ static int open_stream(struct kp_recorder *rec, bool *out_is_stdout)
 	if (fd < 0)
 		return kp_error("cannot write '%s': %s", path, strerror(-fd));
 	rec->out_fd = fd;
+	/* a regular file (kprof's standard output redirected to one, /proc/self/fd/N of one) is
+	 * cut back to where the recording began when it fails to start */
+	rec->stream_start = fstat(fd, &a) == 0 && S_ISREG(a.st_mode) ? lseek(fd, 0, SEEK_CUR) : -1;
 	*out_is_stdout = rec->o->argv && fstat(fd, &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 &&
 			 !S_ISCHR(a.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	if (*out_is_stdout)
@@ -264,9 +267,12 @@ static int open_stream(struct kp_recorder *rec, bool *out_is_stdout)
 	return 0;
 }
 
-/* Undo open_output(): no file is left pretending to be a recording. */
+/* Undo open_output() or open_stream(): no file is left pretending to be a recording. */
 static void discard_output(struct kp_recorder *rec)
 {
+	if (rec->out_fd >= 0 && rec->stream_start >= 0 && !rec->out_created &&
+	    ftruncate(rec->out_fd, rec->stream_start) == 0)
+		lseek(rec->out_fd, rec->stream_start, SEEK_SET);
 	if (!rec->out_created)
 		return;
 	unlink(rec->o->output);
@@ -978,6 +984,7 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	memset(rec, 0, sizeof(*rec));
 	rec->o = o;
 	rec->out_fd = rec->child.go_fd = rec->child.exec_fd = -1;
+	rec->stream_start = -1;
 	kp_child_signals_install(); /* first: a Ctrl-C from now on is seen, and said (below) */
 	if (o->sw.on)
 		kp_child_usr2_install();

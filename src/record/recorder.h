@@ -96,6 +96,8 @@ struct kp_recorder {
 	struct kp_rec_unwind_stats unwind;
 	int out_fd;
 	bool out_created, old_kept;
+	off_t stream_start;	/* a stream that is a regular file: where the recording began in
+				 * it; else -1 */
 	char *old_path;
 	struct kp_child child;	/* the command, when there is one */
 	uint64_t wakeups;

@@ -3,8 +3,8 @@
 # spin_for() (200 us 30 times, 1 ms 10 times) and the nanosleep tracepoints (1, 5 and 20 ms):
 # counts exact, p50, p90, p99 and max within 5% or 50 us of the workload's, the slowest's call
 # chain, the flame graph's total; block I/O of dd keyed by dev,sector and run-queue latency
-# keyed by pid/next_pid (-a); --linear, --by, -o/-i; and the errors of a bad key and of a
-# recording without the pair's events.
+# keyed by pid/next_pid (-a); --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in
+# $TMPDIR; and the errors of a bad key and of a recording without the pair's events.
 KPROF_PRIVATE_MOUNTS=1 # tracepoints may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -77,6 +77,15 @@ check "block_rq_issue/complete of 50 direct writes: keyed by dev,sector, ${n:-no
 n=$(pairs "$WORK/r.out")
 check "sched_wakeup/sched_switch: keyed by pid/next_pid, ${n:-no} pairs, the workload's 7 sleeps woken at least" \
 	sh -c "grep -q 'keyed by pid/next_pid (a second START of a key replaces' '$WORK/r.out' && [ '${n:-0}' -ge 7 ]"
+
+# --- SIGKILLed while the command runs: nothing of its recording is left in $TMPDIR ------------
+mkdir "$WORK/tmp"
+TMPDIR="$WORK/tmp" "$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep \
+	-- sh -c "echo started; until [ -e '$WORK/go' ]; do sleep 0.05; done" >"$WORK/k9.out" 2>&1 &
+kill_once_said $! "$WORK/k9.out" started
+touch "$WORK/go"
+check "SIGKILLed ($kos_rc) while the command runs: nothing left in \$TMPDIR ($(ls -A "$WORK/tmp" | head -3 | paste -sd' ' -))" \
+	sh -c "[ $kos_rc -eq 137 ] && [ -z \"\$(ls -A '$WORK/tmp')\" ]"
 
 # --- errors -----------------------------------------------------------------------------------
 "$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete --key nosuch -i "$WORK/n.kprof" \

@@ -93,6 +93,15 @@ started() {
 	i=0
 	while [ $i -lt 600 ] && ! pgrep -P "$1" -x "$2" >/dev/null; do sleep 0.1; i=$((i + 1)); done
 }
+# kill_once_said PID FILE WORDS: SIGKILL PID once FILE holds WORDS (waiting up to 60 s), as a
+# user's kill -9 comes mid-run; sets kos_rc, its exit status (137 when the kill ended it)
+kill_once_said() {
+	i=0
+	while [ $i -lt 600 ] && ! grep -q "$3" "$2" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
+	kos_rc=$?
+}
 # attached PID: wait (up to 60 s) until kprof PID has opened its perf events
 attached() {
 	i=0

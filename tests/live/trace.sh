@@ -4,7 +4,8 @@
 # counts against the workload's own and, call by call, against strace -c -w and perf trace -s
 # on runs of the same program (counts and errors exact, nanosleep's total within 5%); the
 # lines of --duration and --failure; -e as the kernel's filter (the recording holds those
-# calls only); -o and -i; and the errors of a bad -e and of a recording that is no trace.
+# calls only); -o and -i; a SIGKILL mid-run leaves nothing in $TMPDIR; and the errors of a
+# bad -e and of a recording that is no trace.
 KPROF_PRIVATE_MOUNTS=1 # raw_syscalls may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -122,6 +123,16 @@ check "--filter 'common_pid == 1' goes into the kernel beside -e: the workload's
 	[ "$events" = 0 ]
 "$KPROF" trace -s --filter 'no_such_field == 1' -- true >/dev/null 2>"$WORK/fb.err"
 check "a filter the kernel refuses is an error ($?)" sh -c "[ $? -ne 0 ] && [ -s '$WORK/fb.err' ]"
+
+# --- SIGKILLed while the traced command runs: its recording, in a file of its own that no
+# name reaches, goes with it; nothing is left in $TMPDIR (a folder of this test's own)
+mkdir "$WORK/tmp"
+TMPDIR="$WORK/tmp" "$KPROF" trace -- sh -c "echo started; until [ -e '$WORK/go' ]; do sleep 0.05; done" \
+	>"$WORK/k9.out" 2>&1 &
+kill_once_said $! "$WORK/k9.out" started
+touch "$WORK/go"
+check "SIGKILLed ($kos_rc) while the traced command runs: nothing left in \$TMPDIR ($(ls -A "$WORK/tmp" | head -3 | paste -sd' ' -))" \
+	sh -c "[ $kos_rc -eq 137 ] && [ -z \"\$(ls -A '$WORK/tmp')\" ]"
 
 # --- errors -------------------------------------------------------------------------------
 "$KPROF" trace -e nosuchcall -- true >"$WORK/bad.out" 2>"$WORK/bad.err"
