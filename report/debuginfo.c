@@ -72,7 +72,7 @@ static int debuglink_search(Dwfl_Module *mod, const char *file_name, const char 
 
 		if (snprintf(path, sizeof(path), "%s%s%s/%s", dirs[i].before, real, dirs[i].after,
 			     link) >= (int)sizeof(path) ||
-		    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		    (fd = kp_open_file(path, 0, 0, NULL)) < 0) /* a FIFO there: not waited on */
 			continue;
 		/* the binary itself, when its debuglink names its own file */
 		if (!fstat(fd, &st) && (st.st_dev != self.st_dev || st.st_ino != self.st_ino) &&
@@ -137,7 +137,7 @@ bool kp_debuginfo_has_dwarf(Elf *elf)
 
 uint64_t kp_debuginfo_inflated(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = kp_open_file(path, 0, 0, NULL);
 	Elf *elf;
 	size_t shstrndx;
 	uint64_t sum = 0;

@@ -40,6 +40,8 @@ enum kp_dso_status {
 	KP_DSO_NO_SYMBOLS,	/* an ELF file with neither .symtab, .dynsym nor DWARF: usable for
 				 * its unwind tables, its frames are named DSO+0xOFFSET */
 	KP_DSO_VDSO_OTHER_KERNEL, /* [vdso] recorded under another kernel than the running one */
+	KP_DSO_NOT_FILE,	/* a FIFO, a device, a directory or a socket at the path: refused
+				 * unopened (kp_open_file()) */
 };
 
 /* kp_dso_status_str - a short reason for the stats ("build-id mismatch"); static string. */
