@@ -28,6 +28,8 @@ struct kp_dso_opts {
 	bool inline_debug;	/* inline frames also where only a separate debug file's DWARF
 				 * has them (--inline): libdw inflates that DWARF whole, tens of
 				 * ms for libc; by default a debug file gives its .symtab's names */
+	bool any_owner;		/* perf maps and jitdumps of any owner are read (report -f,
+				 * as perf's); by default only the user's own or root's */
 };
 
 /* Why a DSO gives no symbols; KP_DSO_OK when it does (possibly not for every address). */
