@@ -100,6 +100,13 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	GElf_Addr vaddr;
 	int fd, len;
 
+	/*
+	 * The name an earlier call gave for this module, whose file libdw could not use (not ELF:
+	 * garbage from a server): libdw asks again with it still there and would lose it, and it
+	 * would open it itself if no other were given.
+	 */
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
 	if (fd < 0 && debuglink_file && file_name)

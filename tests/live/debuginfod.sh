@@ -5,7 +5,8 @@
 # --stats says debuginfod named it, and the file is in libdebuginfod's cache; --no-debuginfod
 # asks nothing; on a terminal the fetch shows its progress. A server that is down is named in
 # one warning, and one that accepts and never answers costs one connection, not one per binary.
-# kprof archive stores the symbols of what it fetched.
+# A server that answers with garbage costs nothing (no leak, under ASan). kprof archive stores
+# the symbols of what it fetched.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 command -v debuginfod >/dev/null 2>&1 || skip_all "no debuginfod (the Debian package 'debuginfod')"
@@ -33,7 +34,7 @@ url="http://127.0.0.1:$port"
 debuginfod -F -p "$port" -d "$WORK/db.sqlite" -t 0 -g 0 -c 1 "$WORK/srv" >"$WORK/srv.log" 2>&1 &
 srv=$!
 # the servers this test starts end with it, however it ends
-trap 'kill $srv ${mute:-} 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill $srv ${mute:-} ${junk:-} 2>/dev/null; rm -rf "$WORK"' EXIT
 trap 'exit 1' HUP INT TERM PIPE
 # ready once it serves the binary, asked with its own client into a fresh cache each time
 # (libdebuginfod caches a "not found" for ten minutes)
@@ -88,9 +89,44 @@ check "a server that is down: the report succeeds ($rc) with offsets" \
 check "... and says once that $url did not answer" \
 	sh -c '[ "$(grep -c "debuginfod at $2 did not answer" "$1")" -eq 1 ]' - "$WORK/down.err" "$url"
 
-# --- a server that accepts and never answers: one query, whatever the binaries missing (the
-# query's own retries are libdebuginfod's, DEBUGINFOD_RETRY_LIMIT: none here)
+# --- servers of python3's on loopback: one that answers every query with random bytes, and
+# one that accepts and never answers
 if command -v python3 >/dev/null 2>&1; then
+	listening() { # listening PORT: wait (up to 10 s) until something listens on it
+		i=0
+		while ! grep -q ":$(printf '%04X' "$1") " /proc/net/tcp && [ $i -lt 100 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+	}
+	# garbage for a binary and for its debug file: not ELF, refused, and nothing leaks of it
+	port3=$(free_port)
+	python3 -c '
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = os.urandom(4096)
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+' "$port3" &
+	junk=$!
+	listening "$port3"
+	DEBUGINFOD_URLS=http://127.0.0.1:$port3 DEBUGINFOD_CACHE_PATH=$WORK/cache6 \
+		folded --stats >"$WORK/junk" 2>"$WORK/junk.err"
+	rc=$?
+	check "a server that answers with garbage: the report succeeds ($rc; a leak fails it under ASan)" \
+		sh -c '[ "$1" -eq 0 ] && grep -q ";app+0x" "$2"' - "$rc" "$WORK/junk"
+	check "... and --stats says what it gave is not ELF" \
+		grep -q "^#   $WORK/bin/app: .*, from debuginfod: not ELF (the file: missing)" "$WORK/junk.err"
+	kill $junk
+	wait $junk 2>/dev/null
+
+	# a server that accepts and never answers: one query, whatever the binaries missing (the
+	# query's own retries are libdebuginfod's, DEBUGINFOD_RETRY_LIMIT: none here)
 	port2=$(free_port)
 	python3 -c '
 import socket, sys, time
@@ -106,9 +142,8 @@ while time.time() < end:
     except socket.timeout:
         pass
 ' "$port2" "$WORK/conns" &
-mute=$!
-	i=0
-	while ! grep -q ":$(printf '%04X' "$port2") " /proc/net/tcp && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	mute=$!
+	listening "$port2"
 	echo 0 >"$WORK/conns"
 	DEBUGINFOD_URLS=http://127.0.0.1:$port2 DEBUGINFOD_TIMEOUT=2 DEBUGINFOD_RETRY_LIMIT=0 \
 		DEBUGINFOD_CACHE_PATH=$WORK/cache5 \
@@ -120,6 +155,6 @@ mute=$!
 	kill $mute
 	wait $mute 2>/dev/null
 else
-	skips 2 "no python3 for a server that never answers"
+	skips 4 "no python3 for a server of garbage, and one that never answers"
 fi
 done_testing
