@@ -115,7 +115,7 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	if (fd < 0 && kp_debuginfod_enabled() &&
 	    (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
 		fd = kp_debuginfod_find(KP_DEBUGINFOD_DEBUGINFO, bits, (size_t)len,
-					debuginfo_file_name);
+					file_name ? file_name : modname, debuginfo_file_name);
 	return fd;
 }
 

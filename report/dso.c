@@ -569,7 +569,7 @@ static void fetch_use(struct kp_dso *d)
 	    (was != KP_DSO_MISSING && was != KP_DSO_BUILDID_MISMATCH && was != KP_DSO_NOT_ELF &&
 	     was != KP_DSO_NOT_FILE))
 		return;
-	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, &path);
+	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, d->path, &path);
 	if (fd < 0)
 		return;
 	close(fd);
