@@ -59,20 +59,81 @@ char *kp_xstrdup(const char *s)
 	return check_oom(strdup(s), strlen(s) + 1);
 }
 
-int kp_read_fd(int fd, char **buf, size_t *len)
+int kp_read_max(int fd, size_t max, char **buf, size_t *len)
 {
 	size_t cap = 0;
-	ssize_t n;
+	ssize_t n = 0;
 
 	*buf = NULL;
 	*len = 0;
-	do {
+	while (*len < max) {
 		KP_GROW(*buf, cap, *len + 65536);
-		n = read(fd, *buf + *len, cap - *len);
+		n = read(fd, *buf + *len, cap - *len < max - *len ? cap - *len : max - *len);
 		if (n > 0)
 			*len += n;
-	} while (n > 0 || (n < 0 && errno == EINTR));
+		else if (n == 0 || errno != EINTR)
+			break;
+	}
 	return n < 0 ? -errno : 0;
+}
+
+int kp_read_fd(int fd, char **buf, size_t *len)
+{
+	return kp_read_max(fd, SIZE_MAX, buf, len);
+}
+
+/* Why a file of @mode is not read as one: 0 for a regular file. */
+static int not_regular(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return 0;
+	if (S_ISFIFO(mode))
+		return -KP_EFIFO;
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return -KP_EDEVICE;
+	return S_ISDIR(mode) ? -EISDIR : -KP_ENOTREG;
+}
+
+static bool owned(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/* What is wrong with the file @st, at @path, for kp_open_file(): 0 when nothing. */
+static int file_check(const char *path, const struct stat *st, uint64_t max, unsigned flags)
+{
+	struct stat name;
+	int err = not_regular(st->st_mode);
+
+	if (err)
+		return err;
+	if ((flags & KP_OPEN_OWNED) &&
+	    (!owned(st->st_uid) || lstat(path, &name) || !owned(name.st_uid)))
+		return -KP_EOWNER;
+	return max && (uint64_t)st->st_size > max ? -EFBIG : 0;
+}
+
+int kp_open_file(const char *path, uint64_t max, unsigned flags, uint64_t *size)
+{
+	struct stat st;
+	int fd, err;
+
+	/* before the open too: opening a device can do something (a tape rewinds) */
+	if (stat(path, &st))
+		return -errno;
+	if ((err = file_check(path, &st, max, flags)))
+		return err;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, &st) ? -errno : file_check(path, &st, max, flags);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (size)
+		*size = (uint64_t)st.st_size;
+	return fd;
 }
 
 /*

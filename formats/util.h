@@ -34,7 +34,11 @@
 	_E(PERFHEADER, "corrupt perf.data header")                                      \
 	_E(PERFRECORD, "corrupt perf.data record")                                      \
 	_E(PERFZSTD, "perf.data compressed records do not decompress")                  \
-	_E(PERFFILE1, "perf.data in perf's first format (PERFFILE), which kprof does not read")
+	_E(PERFFILE1, "perf.data in perf's first format (PERFFILE), which kprof does not read") \
+	_E(FIFO, "a FIFO, not a regular file")                                          \
+	_E(DEVICE, "a device, not a regular file")                                      \
+	_E(NOTREG, "not a regular file")                                                \
+	_E(OWNER, "not owned by the user running kprof or by root")
 
 enum {
 	KP_ERROR_BASE = 4096,
@@ -91,6 +95,31 @@ static inline void kp_bytes_put(struct kp_bytes *b, const void *src, size_t n)
  * was read) of *@len bytes. Returns 0 or -errno; on error *@buf holds what was read.
  */
 int kp_read_fd(int fd, char **buf, size_t *len);
+
+/*
+ * kp_read_max - kp_read_fd(), reading no more than @max bytes: a bound on what a file kprof
+ * does not control may cost (what lies beyond is left unread).
+ */
+int kp_read_max(int fd, size_t max, char **buf, size_t *len);
+
+/* kp_open_file()'s @flags */
+enum {
+	KP_OPEN_OWNED = 1,	/* owned by the user running kprof or by root, as perf requires of
+				 * perf maps: the file, and its name when that is a symbolic link */
+};
+
+/*
+ * kp_open_file - open @path for reading where it is a file kprof reads but does not control: a
+ * perf map or jitdump, a binary or debug file, a copy of kallsyms. Only a regular file is
+ * opened (a FIFO would block the open and never end, a device such as /dev/zero never ends, and
+ * opening some has effects): anything else is refused, -KP_EFIFO, -KP_EDEVICE, -EISDIR or
+ * -KP_ENOTREG, and so is a file larger than @max bytes (-EFBIG; 0: any size), or with
+ * KP_OPEN_OWNED one owned by another user (-KP_EOWNER). Opened O_NONBLOCK | O_CLOEXEC and held
+ * to the same rules once open, so that what took the name's place between the check and the
+ * open is refused too. Returns the descriptor (the caller's) and the file's size in *@size (may
+ * be NULL), or a negative code.
+ */
+int kp_open_file(const char *path, uint64_t max, unsigned flags, uint64_t *size);
 
 /* kp_read_at - read exactly @len bytes of @fd at @off: 0, -errno, or -KP_ETRUNCATED when the
  * file ends first. */

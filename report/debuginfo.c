@@ -72,7 +72,7 @@ static int debuglink_search(Dwfl_Module *mod, const char *file_name, const char 
 
 		if (snprintf(path, sizeof(path), "%s%s%s/%s", dirs[i].before, real, dirs[i].after,
 			     link) >= (int)sizeof(path) ||
-		    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		    (fd = kp_open_file(path, 0, 0, NULL)) < 0) /* a FIFO there: not waited on */
 			continue;
 		/* the binary itself, when its debuglink names its own file */
 		if (!fstat(fd, &st) && (st.st_dev != self.st_dev || st.st_ino != self.st_ino) &&
@@ -100,6 +100,13 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	GElf_Addr vaddr;
 	int fd, len;
 
+	/*
+	 * The name an earlier call gave for this module, whose file libdw could not use (not ELF:
+	 * garbage from a server): libdw asks again with it still there and would lose it, and it
+	 * would open it itself if no other were given.
+	 */
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
 	if (fd < 0 && debuglink_file && file_name)
@@ -108,7 +115,7 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	if (fd < 0 && kp_debuginfod_enabled() &&
 	    (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
 		fd = kp_debuginfod_find(KP_DEBUGINFOD_DEBUGINFO, bits, (size_t)len,
-					debuginfo_file_name);
+					file_name ? file_name : modname, debuginfo_file_name);
 	return fd;
 }
 
@@ -137,7 +144,7 @@ bool kp_debuginfo_has_dwarf(Elf *elf)
 
 uint64_t kp_debuginfo_inflated(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = kp_open_file(path, 0, 0, NULL);
 	Elf *elf;
 	size_t shstrndx;
 	uint64_t sum = 0;

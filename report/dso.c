@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -46,6 +45,7 @@ static const char *const status_str[] = {
 	[KP_DSO_NOT_ELF] = "not ELF",
 	[KP_DSO_NO_SYMBOLS] = "no symbols",
 	[KP_DSO_VDSO_OTHER_KERNEL] = "vDSO of another kernel",
+	[KP_DSO_NOT_FILE] = "not a regular file",
 };
 
 /* The fd given to dwfl_report_elf() is used; find_elf only serves modules reported by name. */
@@ -287,23 +287,19 @@ static int vdso_open(struct kp_dso *d)
 /* Open the DSO's file read-only; sets the status and returns -1 when there is none usable. */
 static int file_open(struct kp_dso *d)
 {
-	struct stat st;
 	int fd;
 
 	if (!d->fetched && !strcmp(d->path, "[vdso]"))
 		return vdso_open(d);
-	/* O_NONBLOCK: a FIFO at a recorded path must not hang the report. */
-	fd = open(d->fetched ? d->fetched : d->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		d->status = errno == ENOENT || errno == ENOTDIR ? KP_DSO_MISSING : KP_DSO_NOT_ELF;
-		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	/* only a regular file: a FIFO at a recorded path must not hang the report */
+	fd = kp_open_file(d->fetched ? d->fetched : d->path, 0, 0, NULL);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		d->status = KP_DSO_MISSING;
+	else if (fd == -KP_EFIFO || fd == -KP_EDEVICE || fd == -KP_ENOTREG || fd == -EISDIR)
+		d->status = KP_DSO_NOT_FILE;
+	else if (fd < 0)
 		d->status = KP_DSO_NOT_ELF;
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /*
@@ -570,9 +566,10 @@ static void fetch_use(struct kp_dso *d)
 	int fd;
 
 	if (!len || !strcmp(d->path, "[vdso]") ||
-	    (was != KP_DSO_MISSING && was != KP_DSO_BUILDID_MISMATCH && was != KP_DSO_NOT_ELF))
+	    (was != KP_DSO_MISSING && was != KP_DSO_BUILDID_MISMATCH && was != KP_DSO_NOT_ELF &&
+	     was != KP_DSO_NOT_FILE))
 		return;
-	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, &path);
+	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, d->path, &path);
 	if (fd < 0)
 		return;
 	close(fd);

@@ -28,6 +28,8 @@ struct kp_dso_opts {
 	bool inline_debug;	/* inline frames also where only a separate debug file's DWARF
 				 * has them (--inline): libdw inflates that DWARF whole, tens of
 				 * ms for libc; by default a debug file gives its .symtab's names */
+	bool any_owner;		/* perf maps and jitdumps of any owner are read (report -f,
+				 * as perf's); by default only the user's own or root's */
 };
 
 /* Why a DSO gives no symbols; KP_DSO_OK when it does (possibly not for every address). */
@@ -40,6 +42,8 @@ enum kp_dso_status {
 	KP_DSO_NO_SYMBOLS,	/* an ELF file with neither .symtab, .dynsym nor DWARF: usable for
 				 * its unwind tables, its frames are named DSO+0xOFFSET */
 	KP_DSO_VDSO_OTHER_KERNEL, /* [vdso] recorded under another kernel than the running one */
+	KP_DSO_NOT_FILE,	/* a FIFO, a device, a directory or a socket at the path: refused
+				 * unopened (kp_open_file()) */
 };
 
 /* kp_dso_status_str - a short reason for the stats ("build-id mismatch"); static string. */

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,9 @@
 
 #include "formats/util.h"
 #include "symrank.h"
+
+/* A bound on what a kallsyms file may cost: the kernel's own is 10 to 30 MB. */
+#define KSYMS_MAX_FILE (256ull << 20)
 
 struct kp_ksyms_loader {
 	pthread_t thread;
@@ -67,6 +71,7 @@ void kp_ksyms_release(struct kp_ksyms *k)
 	free(k->from);
 	free(k->fallback);
 	free(k->dropped);
+	free(k->refused);
 	kp_ksyms_init(k);
 }
 
@@ -145,7 +150,8 @@ static char *read_all(int fd, atomic_bool *stop, size_t *len)
 		n = read(fd, text + *len, cap - *len - 1);
 		if (n > 0)
 			*len += n;
-	} while ((n > 0 || (n < 0 && errno == EINTR)) && !(stop && atomic_load(stop)));
+	} while ((n > 0 || (n < 0 && errno == EINTR)) && !(stop && atomic_load(stop)) &&
+		 *len < KSYMS_MAX_FILE);
 	if ((stop && atomic_load(stop)) || !*len) {
 		free(text);
 		return NULL;
@@ -167,15 +173,31 @@ static void *load_main(void *arg)
 	return NULL;
 }
 
+/* Open @path, a kallsyms file; one that is there but cannot be read is named in k->refused. */
+static int ksyms_open(struct kp_ksyms *k, const char *path)
+{
+	int fd = kp_open_file(path, KSYMS_MAX_FILE, 0, NULL);
+
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && !k->refused) {
+		const char *why = fd == -EFBIG
+					  ? "larger than the 256 MiB kprof reads of a kallsyms file"
+					  : kp_strerror(fd);
+
+		k->refused = kp_xmalloc(strlen(path) + strlen(why) + 64);
+		sprintf(k->refused, "'%s': %s: no kernel symbols read from it", path, why);
+	}
+	return fd;
+}
+
 /* @path's table, read on this thread (the fallback, once the first did not fit) */
 static int read_now(struct kp_ksyms *k, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ksyms_open(k, path);
 	size_t len;
 	char *text;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	text = read_all(fd, NULL, &len);
 	close(fd);
 	if (text)
@@ -190,9 +212,9 @@ int kp_ksyms_load(struct kp_ksyms *k, const char *path, const char *fallback)
 	int fd, err;
 
 	settle(k, false);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ksyms_open(k, path);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		return fallback && !kp_ksyms_load(k, fallback, NULL) ? 0 : err;
 	}
 	free(k->from);

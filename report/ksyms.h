@@ -44,6 +44,9 @@ struct kp_ksyms {
 	char *from;			/* the file the table came from; NULL: none, or lines */
 	char *fallback;			/* kp_ksyms_load()'s @fallback, until it is read */
 	char *dropped;			/* the first file whose table did not fit the recording */
+	char *refused;			/* the first file there that could not be read,
+					 * "'PATH': why", a sentence to say (a FIFO or a
+					 * device is refused unopened, kp_open_file()) */
 };
 
 void kp_ksyms_init(struct kp_ksyms *k);
@@ -57,7 +60,9 @@ void kp_ksyms_release(struct kp_ksyms *k);
  * it there. Every other call on @k first waits for it, so a report that meets no kernel
  * address never waits, and one that does waits only for what is left. When that table does
  * not fit the expectations, it is dropped and @fallback's (NULL: none) read instead, held to
- * them too. Returns -errno when neither can be opened (the table stays as it was).
+ * them too. Only a regular file of at most 256 MiB is read (/proc/kallsyms is one, of size 0:
+ * its reading stops there); a file that is there but refused is named in k->refused. Returns a
+ * negative code (kp_open_file()'s) when neither can be opened (the table stays as it was).
  */
 int kp_ksyms_load(struct kp_ksyms *k, const char *path, const char *fallback);
 

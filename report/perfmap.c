@@ -6,13 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/util.h"
 
 /* The jitdump format, as perf's tools/perf/util/jitdump.h defines it (version 1). */
 #define JIT_MAGIC 0x4A695444u		/* "JiTD" in the writer's byte order */
 #define JIT_MAGIC_SWAPPED 0x4454694Au
-#define JIT_MAX_FILE (1ull << 30)	/* a file is read whole: a bound on what it may cost */
+/* Each file is read whole: a bound on what it may cost. */
+#define JIT_MAX_FILE (1ull << 30)
+#define PERFMAP_MAX_FILE (1ull << 30)
 
 enum { JIT_CODE_LOAD, JIT_CODE_MOVE, JIT_CODE_DEBUG_INFO, JIT_CODE_CLOSE };
 
@@ -73,28 +76,87 @@ static int parse_line(char *line, struct kp_perfmap_ent *e)
 	return 0;
 }
 
-void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid)
+/* The first thing wrong with a perf map or jitdump, and each after it, as sentences naming the
+ * file and where. */
+__attribute__((format(printf, 3, 4)))
+static void problem(struct kp_perfmap *m, const char *path, const char *fmt, ...)
 {
-	char path[4096], *line = NULL;
-	size_t lcap = 0;
-	FILE *f;
+	char buf[512];
+	size_t had = m->problem ? strlen(m->problem) : 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	m->problem = kp_xrealloc(m->problem, had + strlen(path) + strlen(buf) + 8);
+	sprintf(m->problem + had, "%s'%s': %s", had ? "; " : "", path, buf);
+}
+
+/*
+ * Open the perf map or jitdump (@what) at @path as kp_open_file() does, the owner held to the
+ * user running kprof or root unless @any_owner, and read it whole (what it held when opened,
+ * at most @max bytes) into a malloc'ed buffer with a NUL after its *@len bytes. NULL, said in
+ * m->problem, when it cannot be used; NULL with *@len 0 and nothing said when there is no
+ * such file and @missing_ok.
+ */
+static char *read_jit_file(struct kp_perfmap *m, const char *path, const char *what,
+			   uint64_t max, bool any_owner, bool missing_ok, size_t *len)
+{
+	uint64_t size;
+	int fd = kp_open_file(path, max, any_owner ? 0 : KP_OPEN_OWNED, &size), err;
+	char *text;
+
+	*len = 0;
+	if (fd < 0) {
+		if ((fd == -ENOENT || fd == -ENOTDIR) && missing_ok)
+			return NULL;
+		if (fd == -EFBIG)
+			problem(m, path, "larger than the %llu MiB kprof reads of %s: ignored",
+				(unsigned long long)(max >> 20), what);
+		else if (fd <= -KP_ERROR_BASE)
+			problem(m, path, "%s: ignored%s", kp_strerror(fd),
+				fd == -KP_EOWNER ? ", as perf does (-f, --force reads it)" : "");
+		else
+			problem(m, path, "cannot be read (%s): ignored", kp_strerror(fd));
+		return NULL;
+	}
+	err = kp_read_max(fd, (size_t)size, &text, len);
+	close(fd);
+	if (err) {
+		problem(m, path, "cannot be read (%s): ignored", kp_strerror(err));
+		free(text);
+		return NULL;
+	}
+	text = kp_xrealloc(text, *len + 1);
+	text[*len] = '\0';
+	return text;
+}
+
+void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid, bool any_owner)
+{
+	char path[4096], *text, *line, *next;
+	size_t len;
 
 	m->loaded = 1;
 	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid);
-	f = fopen(path, "r");
-	if (!f)
+	text = read_jit_file(m, path, "a perf map", PERFMAP_MAX_FILE, any_owner, true, &len);
+	if (!text)
 		return;
 	m->found = 1;
-	while (getline(&line, &lcap, f) > 0) {
+	for (line = text; line < text + len; line = next) {
 		struct kp_perfmap_ent e;
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+
+		next = nl ? nl + 1 : text + len;
+		if (nl)
+			*nl = '\0';
 		if (parse_line(line, &e))
 			continue;
 		e.seq = ++m->seq;
 		KP_GROW(m->ents, m->cap, m->nr + 1);
 		m->ents[m->nr++] = e;
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	if (m->nr > 1)
 		qsort(m->ents, m->nr, sizeof(*m->ents), cmp_ent);
 }
@@ -162,22 +224,6 @@ bool kp_perfmap_is_jitdump(const char *path, uint32_t *pid)
 	return true;
 }
 
-/* The first thing wrong with a jitdump, as a sentence naming it and where. */
-__attribute__((format(printf, 3, 4)))
-static void problem(struct kp_perfmap *m, const char *path, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	if (m->problem)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	m->problem = kp_xmalloc(strlen(path) + strlen(buf) + 8);
-	sprintf(m->problem, "'%s': %s", path, buf);
-}
-
 /* The debug info record at @p (@len bytes): its lines, for the code load that follows. */
 static struct kp_perfmap_line *debug_lines(const uint8_t *p, size_t len, size_t *nr)
 {
@@ -219,8 +265,12 @@ static void add_load(struct kp_perfmap *m, const struct jit_load *l, const char 
 				      ++m->seq, l->code_index, lines, nr_lines };
 }
 
-/* A move: the code of @index (its latest load) now at a new address, a new entry there. */
-static void move_code(struct kp_perfmap *m, const struct jit_move *mv)
+/*
+ * A move: the code of @index (its latest load) now at a new address, a new entry there. The
+ * code moved is the code loaded: a move of more bytes than that is refused (-1, with the size
+ * of the code it names in *@had); 0 when moved or when no load is at the old address.
+ */
+static int move_code(struct kp_perfmap *m, const struct jit_move *mv, uint64_t *had)
 {
 	for (size_t i = m->nr; i-- > 0;) {
 		struct kp_perfmap_ent *e = &m->ents[i], moved;
@@ -228,6 +278,10 @@ static void move_code(struct kp_perfmap *m, const struct jit_move *mv)
 
 		if (e->index != mv->code_index || e->start != mv->old_code_addr)
 			continue;
+		if (mv->code_size > e->end - e->start) {
+			*had = e->end - e->start;
+			return -1;
+		}
 		moved = (struct kp_perfmap_ent){ mv->new_code_addr, mv->new_code_addr + mv->code_size,
 						 kp_xstrdup(e->name), ++m->seq, e->index, NULL, 0 };
 		if (e->nr_lines) {
@@ -240,40 +294,81 @@ static void move_code(struct kp_perfmap *m, const struct jit_move *mv)
 		}
 		KP_GROW(m->ents, m->cap, m->nr + 1);
 		m->ents[m->nr++] = moved;
-		return;
-	}
-}
-
-/* The whole file, at most JIT_MAX_FILE bytes, into a malloc'ed buffer; NULL if unreadable. */
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	do {
-		KP_GROW(buf, cap, *len + 65536);
-		n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-	} while (n && *len < JIT_MAX_FILE);
-	fclose(f);
-	return buf;
-}
-
-size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t pid)
-{
-	size_t len, off, loads = 0, nr_lines = 0;
-	uint8_t *buf = read_file(path, &len);
-	struct kp_perfmap_line *lines = NULL;
-	struct jit_header h;
-
-	if (!buf) {
-		problem(m, path, "cannot be read (%s): its JIT code stays unnamed", strerror(errno));
 		return 0;
 	}
+	return 0;
+}
+
+/* The code records refused in one jitdump: how many, and the first, where and why. */
+struct refusals {
+	size_t nr, off;
+	char why[160];
+};
+
+__attribute__((format(printf, 3, 4)))
+static void refuse(struct refusals *r, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->nr++) {
+		r->off = off;
+		va_start(ap, fmt);
+		vsnprintf(r->why, sizeof(r->why), fmt, ap);
+		va_end(ap);
+	}
+}
+
+/*
+ * A code load: its name, and its code, which the record carries after the name, as perf inject
+ * reads it. A code_size beyond the bytes the record holds would claim addresses no code was
+ * written to (up to all of them): such a load is refused, as is one with no name or that wraps.
+ * Returns 1 when taken, 0 when refused or empty.
+ */
+static int code_load(struct kp_perfmap *m, const uint8_t *rec, uint32_t size, size_t off,
+		     struct kp_perfmap_line **lines, size_t *nr_lines, struct refusals *r)
+{
+	struct jit_load l;
+	const char *name = (const char *)rec + sizeof(l);
+	const char *nul = memchr(name, 0, size - sizeof(l));
+	uint64_t holds;
+
+	memcpy(&l, rec, sizeof(l));
+	if (!nul) {
+		refuse(r, off, "it has no name");
+		return 0;
+	}
+	holds = size - sizeof(l) - (uint64_t)(nul + 1 - name);
+	if (l.code_size > holds) {
+		refuse(r, off, "its code_size, %llu bytes, is more than the %llu bytes of code "
+		       "its record holds", (unsigned long long)l.code_size,
+		       (unsigned long long)holds);
+		return 0;
+	}
+	if (l.code_addr + l.code_size < l.code_addr) {
+		refuse(r, off, "its code wraps past the end of the address space");
+		return 0;
+	}
+	if (!l.code_size)
+		return 0;
+	add_load(m, &l, name, *lines, *nr_lines);
+	*lines = NULL;
+	*nr_lines = 0;
+	return 1;
+}
+
+size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t pid,
+			       bool any_owner)
+{
+	size_t len, off, loads = 0, nr_lines = 0;
+	uint8_t *buf = (uint8_t *)read_jit_file(m, path, "a jitdump", JIT_MAX_FILE, any_owner,
+						false, &len);
+	struct kp_perfmap_line *lines = NULL;
+	struct refusals refused = { 0 };
+	struct jit_header h;
+	bool bad = true;
+
+	if (!buf)
+		return 0;
 	memcpy(&h, buf, len < sizeof(h) ? len : sizeof(h));
 	if (len < sizeof(h) || (h.magic != JIT_MAGIC && h.magic != JIT_MAGIC_SWAPPED))
 		problem(m, path, "not a jitdump (no JiTD magic at offset 0): ignored");
@@ -285,7 +380,9 @@ size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t 
 	else if (h.total_size < sizeof(h) || h.total_size > len)
 		problem(m, path, "its header claims %u bytes, not a size the file holds: ignored",
 			h.total_size);
-	if (m->problem) {
+	else
+		bad = false;
+	if (bad) {
 		free(buf);
 		return 0;
 	}
@@ -302,26 +399,20 @@ size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t 
 			break;
 		/* records are read in place: copy a fixed part out, as the file has no alignment */
 		if (pr.id == JIT_CODE_LOAD && pr.total_size > sizeof(struct jit_load)) {
-			struct jit_load l;
-			const char *name = (const char *)buf + off + sizeof(l);
-			const char *nul = memchr(name, 0, pr.total_size - sizeof(l));
-
-			memcpy(&l, buf + off, sizeof(l));
-			if (!nul || l.code_addr + l.code_size < l.code_addr) {
-				problem(m, path, "the code load at offset %zu has no name, or wraps: "
-					"ignored", off);
-			} else if (l.code_size) {
-				add_load(m, &l, name, lines, nr_lines);
-				lines = NULL;
-				nr_lines = 0;
-				loads++;
-			}
+			loads += (size_t)code_load(m, buf + off, pr.total_size, off, &lines,
+						   &nr_lines, &refused);
 		} else if (pr.id == JIT_CODE_MOVE && pr.total_size >= sizeof(struct jit_move)) {
 			struct jit_move mv;
+			uint64_t had = 0;
 
 			memcpy(&mv, buf + off, sizeof(mv));
-			if (mv.new_code_addr + mv.code_size >= mv.new_code_addr)
-				move_code(m, &mv);
+			if (mv.new_code_addr + mv.code_size < mv.new_code_addr)
+				refuse(&refused, off, "the code it moves wraps past the end of the "
+				       "address space");
+			else if (move_code(m, &mv, &had))
+				refuse(&refused, off, "it moves %llu bytes of code, loaded with "
+				       "%llu", (unsigned long long)mv.code_size,
+				       (unsigned long long)had);
 		} else if (pr.id == JIT_CODE_DEBUG_INFO && pr.total_size >= sizeof(struct jit_debug)) {
 			uint8_t *rec = kp_xmalloc(pr.total_size);
 
@@ -334,6 +425,12 @@ size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t 
 		}
 		off += pr.total_size;
 	}
+	if (refused.nr == 1)
+		problem(m, path, "the code record at offset %zu is refused: %s", refused.off,
+			refused.why);
+	else if (refused.nr)
+		problem(m, path, "%zu code records are refused, the first at offset %zu: %s",
+			refused.nr, refused.off, refused.why);
 	for (size_t i = 0; i < nr_lines; i++)
 		free(lines[i].file);
 	free(lines);

@@ -9,8 +9,13 @@
  *   and move records with names, and debug info records with source lines. perf reads it in
  *   `perf inject --jit`; here it is read at report time, with no inject step.
  *
- * Both are outside bytes: the jitdump reader checks every record's size against the file and
- * stops at the first one that does not fit, saying where.
+ * Both are outside bytes, in places others can write (/tmp): each is opened only when it is a
+ * regular file (kp_open_file(): a FIFO or a device there is refused, not waited on or read
+ * without end), of at most 1 GiB, and, as perf requires, owned by the user running kprof or by
+ * root unless the caller trusts any owner (perf's -f). The jitdump reader checks every record's
+ * size against the file and stops at the first one that does not fit, saying where, and refuses
+ * a code load whose code_size is more than the code its record carries (code claimed at
+ * addresses no code was written to).
  */
 #ifndef KP_PERFMAP_H
 #define KP_PERFMAP_H
@@ -41,19 +46,26 @@ struct kp_perfmap {
 	uint64_t seq;
 	int loaded;	/* 1 once read, found or not */
 	int found;	/* the file existed */
-	char *problem;	/* the first thing wrong with a jitdump, to say once (owned), or NULL */
+	char *problem;	/* what was wrong with the perf map or the jitdump, sentences naming
+			 * each file, to say once (owned), or NULL */
 };
 
-/* kp_perfmap_load - read "@dir/perf-@pid.map" (dir is normally /tmp); a missing file is empty. */
-void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid);
+/*
+ * kp_perfmap_load - read "@dir/perf-@pid.map" (dir is normally /tmp); a missing file is empty.
+ * One that is not a regular file, larger than 1 GiB, or (unless @any_owner) owned by another
+ * user than the one running kprof or root is ignored, and m->problem says so.
+ */
+void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid, bool any_owner);
 
 /*
  * kp_perfmap_load_jitdump - add the code of the jitdump at @path, which process @pid mapped:
  * loads and moves, with their debug info. A file written by another process (its header's pid
  * is not @pid), of another byte order or version, or damaged is refused or cut at the damage,
- * and m->problem says what and where. Returns the code loads taken.
+ * as is one that kp_perfmap_load() would ignore; a code load or move that claims more code than
+ * it carries is refused, counted; m->problem says what and where. Returns the code loads taken.
  */
-size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t pid);
+size_t kp_perfmap_load_jitdump(struct kp_perfmap *m, const char *path, uint32_t pid,
+			       bool any_owner);
 
 /* kp_perfmap_is_jitdump - whether @path names a jitdump ("jit-PID.dump"), and its pid. */
 bool kp_perfmap_is_jitdump(const char *path, uint32_t *pid);

@@ -654,9 +654,11 @@ void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_f
 	say_dsos(&r->s, say, ctx);
 	if (r->s.jit_problem) {
 		snprintf(msg, sizeof(msg), "%s%s", r->s.jit_problem,
-			 r->s.jit_problems > 1 ? " (and other jitdumps)" : "");
+			 r->s.jit_problems > 1 ? " (and other processes' JIT files)" : "");
 		say(ctx, KP_SAY_WARNING, msg);
 	}
+	if (r->s.ksyms.refused)
+		say(ctx, KP_SAY_WARNING, r->s.ksyms.refused);
 	if (kp_debuginfod_failure(msg, sizeof(msg))) {
 		say(ctx, KP_SAY_WARNING, msg);
 		say(ctx, KP_SAY_HINT, "binaries missing here stay unnamed; --no-debuginfod asks no "

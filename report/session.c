@@ -307,14 +307,15 @@ static void jit_load(struct kp_session *s, struct kp_proc *proc)
 	const char *path;
 	char *full;
 
-	kp_perfmap_load(&proc->jit, s->jit_dir, proc->pid);
-	if (!proc->jitdump)
-		return;
-	path = kp_strtab_get(&s->strs, proc->jitdump);
-	full = kp_xmalloc(strlen(s->symfs) + strlen(path) + 1);
-	sprintf(full, "%s%s", s->symfs, path);
-	s->jitdump_loads += kp_perfmap_load_jitdump(&proc->jit, full, proc->pid);
-	free(full);
+	kp_perfmap_load(&proc->jit, s->jit_dir, proc->pid, s->dso_opts.any_owner);
+	if (proc->jitdump) {
+		path = kp_strtab_get(&s->strs, proc->jitdump);
+		full = kp_xmalloc(strlen(s->symfs) + strlen(path) + 1);
+		sprintf(full, "%s%s", s->symfs, path);
+		s->jitdump_loads += kp_perfmap_load_jitdump(&proc->jit, full, proc->pid,
+							    s->dso_opts.any_owner);
+		free(full);
+	}
 	if (proc->jit.problem && !s->jit_problem)
 		s->jit_problem = kp_xstrdup(proc->jit.problem);
 	s->jit_problems += proc->jit.problem != NULL;

@@ -147,7 +147,8 @@ struct kp_session {
 	uint8_t *symbols;		/* the embedded SYMBOLS records (kprof archive), back
 					 * to back, until the DSO table takes them in */
 	size_t nr_symbols, cap_symbols;	/* bytes */
-	char *jit_problem;		/* the first jitdump that was refused or damaged, why */
+	char *jit_problem;		/* the first perf map or jitdump that was refused or
+					 * damaged, why */
 	uint64_t jit_problems;		/* ... and how many were */
 	uint64_t jitdump_loads;		/* code loads read from jitdumps */
 	int symbols_err;		/* reading them failed: the reader's error, and where */

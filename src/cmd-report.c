@@ -74,6 +74,8 @@ static const char report_usage[] =
 	"      --stats            also print samples, lost, events and unnamed frames\n"
 	"      --color WHEN       auto (default: when stdout is a terminal), always or never\n"
 	"      --symfs DIR        look for binaries (and /tmp/perf-PID.map files) under DIR\n"
+	"  -f, --force            read perf maps and jitdumps whoever owns them (by default\n"
+	"                         only the user's own or root's, as perf)\n"
 	"      --no-debuginfod    fetch no missing binary or debug file from the servers\n"
 	"                         $DEBUGINFOD_URLS names\n"
 	"      --unwinder LIB     unwind --call-graph dwarf stack copies with libdw (the\n"
@@ -358,6 +360,7 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "force", no_argument, NULL, 'f' },
 	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "svg", no_argument, NULL, OPT_SVG },
@@ -438,6 +441,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_STATS: r->stats = true; return 0;
 	case OPT_COLOR: r->color = optarg; return 0;
 	case OPT_SYMFS: r->ro.symfs = optarg; return 0;
+	case 'f': r->ro.dso.any_owner = true; return 0;
 	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(); return 0;
 	case 'j': return parse_jobs(optarg);
 	case OPT_SVG: return set_view(r, "svg");
@@ -589,7 +593,7 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->stderr_tty = -1;
 	kp_svg_opts_init(&r->vo.svg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:j:h", all_opts(), NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:j:fh", all_opts(), NULL)) != -1) {
 		if (c == 'h')
 			return kp_cmd_help(report_usage) + view_usage() + kp_cmd_help(kp_svg_usage) - 1;
 		if (c == OPT_ANNOTATE) { /* its count may follow as the next word: --annotate 5 */

@@ -4,8 +4,10 @@
  * jit-PID.dump; it is read from a memfd as a report reads the dump a process mapped, as the
  * process of the pid its header names (so that the records are reached), then looked up at
  * the start, the last byte and the end of every code region it gave, with their source lines.
- * A lookup must give a region holding the address. The seeds in corpus-jitdump/ are dumps
- * tests/workloads/jit wrote (loads, a move, debug info), whole and cut inside a record.
+ * A lookup must give a region holding the address, and no region may be larger than the dump:
+ * a load's code is in its record, and a move moves no more than was loaded. The seeds in
+ * corpus-jitdump/ are dumps tests/workloads/jit wrote (loads, a move, debug info), whole, cut
+ * inside a record, with a load claiming all memory, and with a move of more than was loaded.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,8 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(&pid, data + 20, sizeof(pid));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	memset(&m, 0, sizeof(m));
-	kp_perfmap_load_jitdump(&m, path, pid);
+	kp_perfmap_load_jitdump(&m, path, pid, false);
 	for (size_t i = 0; i < m.nr; i++) {
+		if (m.ents[i].end - m.ents[i].start > size)
+			abort();
 		lookup(&m, m.ents[i].start);
 		lookup(&m, m.ents[i].end - 1);
 		lookup(&m, m.ents[i].end);

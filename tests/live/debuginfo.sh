@@ -3,7 +3,7 @@
 # its .gnu_debuglink) names the functions its .symtab has without its compressed DWARF being
 # read; the DWARF is read for what only it has (--srcline, --inline), and --stats says which
 # files were opened and why. libdw's debuginfod client is loaded only when $DEBUGINFOD_URLS
-# names a server.
+# names a server. A FIFO where a debug file is looked for is passed over, not waited on.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 
@@ -77,5 +77,13 @@ objcopy --only-keep-debug "$top_builddir/tests/workloads/calls" "$WORK/bin/.debu
 "$KPROF" report -i "$WORK/x.kprof" --flat --stats --color never >"$WORK/y.flat" 2>&1
 check "a debug file of another build is refused: no name from it" \
 	sh -c "! grep -qE ' work_a\$' '$WORK/y.flat' && ! grep -q '.debug/split.debug' '$WORK/y.flat'"
+# a FIFO where the debug file is looked for first, beside the binary: passed over, never waited
+# on (a report that hangs is cut at 60 s and fails here), and the one in .debug/ taken
+objcopy --only-keep-debug "$SPLIT" "$WORK/bin/.debug/split.debug"
+mkfifo "$WORK/bin/split.debug"
+timeout 60 "$KPROF" report -i "$WORK/x.kprof" --flat --stats --color never >"$WORK/z.flat" 2>&1
+rc=$?
+check "a FIFO at the debug link's first place: the report ends ($rc), named from .debug/" \
+	sh -c "[ $rc -eq 0 ] && grep -qxF '#   $WORK/bin/split: $WORK/bin/.debug/split.debug, symbols only' '$WORK/z.flat'"
 
 done_testing

@@ -4,8 +4,10 @@
 # describes in jit-PID.dump: loads, a move, debug info). Its shares against the workload's own
 # clocks and against perf record -k mono | perf inject --jit | perf report on the same program;
 # its source lines with --srcline; a dump with another process's pid ignored with a notice;
-# a dump cut short read up to the cut, which is named with its offset; and Python's -X
-# perf_jit where Debian's python3 has it (3.13).
+# a dump cut short read up to the cut, which is named with its offset; a code load claiming
+# all memory refused; a FIFO or a device at the perf map's or the dump's path refused, not
+# waited on; a perf map of another user ignored unless -f; and Python's -X perf_jit where
+# Debian's python3 has it (3.13).
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 JIT="$top_builddir/tests/workloads/jit"
@@ -61,6 +63,75 @@ check "... and the warning names the record cut, at offset 191" \
 	grep -q "the record at offset 191 runs past the end of the file" "$WORK/c.rep"
 check "... and jit_cold, past the cut, is not named" sh -c '! grep -q " jit_cold$" "$1"' - "$WORK/c.flat"
 cp "$WORK/dump.whole" "$dump"
+
+# a code load that claims all memory (code_addr 0, code_size 2^63, where its record holds 9
+# bytes of code), in jit_cold's record at offset 191: refused and named; jit_hot keeps its
+# name, which that load, the later one, would take
+cp "$WORK/dump.whole" "$WORK/huge.dump"
+printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\200' |
+	dd of="$WORK/huge.dump" bs=1 seek=223 conv=notrunc 2>/dev/null
+cp "$WORK/huge.dump" "$dump"
+"$KPROF" report -i "$WORK/j.kprof" --flat --color never >"$WORK/h.flat" 2>"$WORK/h.rep"
+check "a load claiming all memory: jit_hot keeps its name" grep -q " jit_hot$" "$WORK/h.flat"
+check "... and the load is refused, its offset and size named" grep -qF \
+	"the code record at offset 191 is refused: its code_size, 9223372036854775808 bytes, is more than the 9 bytes of code its record holds" "$WORK/h.rep"
+cp "$WORK/dump.whole" "$dump"
+
+# --- files others can write where the report looks, under --symfs: a FIFO or a device at the
+# perf map's or the dump's path is refused, with a warning naming it and why, never waited on
+# or read without end (a report that hangs is cut at 60 s and fails here); and, as perf does,
+# a perf map owned by another user than the one running kprof or root, unless -f
+pid=$(val "$WORK/j.out" pid)
+root="$WORK/root"
+pmap="$root/tmp/perf-$pid.map"
+mkdir -p "$root/tmp" "$root$(dirname "$dump")"
+cp "$WORK/dump.whole" "$root$dump"
+rep() { timeout 60 "$KPROF" report -i "$WORK/j.kprof" --symfs "$root" --flat --color never "$@"; }
+# refused WHAT PATH WHY: the report ended, named jit_hot from the dump, and said PATH is WHY
+refused() {
+	rep >"$WORK/r.flat" 2>"$WORK/r.rep"
+	rc=$?
+	check "$1: the report ends ($rc), naming jit_hot from the dump" \
+		sh -c '[ "$1" -eq 0 ] && grep -q " jit_hot$" "$2"' - "$rc" "$WORK/r.flat"
+	check "... and says that it is $3" grep -qF "'$2': $3, not a regular file: ignored" "$WORK/r.rep"
+}
+mkfifo "$pmap"
+refused "a FIFO at the perf map's path" "$pmap" "a FIFO"
+rm -f "$pmap"
+ln -s /dev/urandom "$pmap"
+refused "a link to /dev/urandom there" "$pmap" "a device"
+rm -f "$pmap"
+# said_of WHAT PATH WHY: the report ended, and said PATH is WHY
+said_of() {
+	rep >/dev/null 2>"$WORK/r.rep"
+	rc=$?
+	check "$1: the report ends ($rc), saying it is $3" \
+		sh -c '[ "$1" -eq 0 ] && grep -qF "'"'"'$2'"'"': $3, not a regular file: ignored" "$4"' \
+		- "$rc" "$2" "$3" "$WORK/r.rep"
+}
+mkfifo "$root$dump.fifo"
+mv "$root$dump.fifo" "$root$dump"
+said_of "a FIFO at the jitdump's path" "$root$dump" "a FIFO"
+rm -f "$root$dump"
+ln -s /dev/zero "$root$dump"
+said_of "a link to /dev/zero there, none of it read" "$root$dump" "a device"
+rm -f "$root$dump"
+# the perf map alone names jit_hot's code (its address from the dump's first load)
+hot_at=$(od -An -tx8 -j150 -N8 "$WORK/dump.whole" | tr -d ' ')
+printf '%s 9 perfmap_hot\n' "$hot_at" >"$pmap"
+rep >"$WORK/o.flat" 2>/dev/null
+check "the perf map names jit_hot's code (perfmap_hot, at 0x$hot_at)" grep -q " perfmap_hot$" "$WORK/o.flat"
+if chown nobody "$pmap" 2>/dev/null; then
+	rep >"$WORK/o.flat" 2>"$WORK/o.rep"
+	check "a perf map owned by nobody: ignored, as perf does" \
+		sh -c '! grep -q " perfmap_hot$" "$1"' - "$WORK/o.flat"
+	check "... and said, with its override" grep -qF \
+		"'$pmap': not owned by the user running kprof or by root: ignored, as perf does (-f, --force reads it)" "$WORK/o.rep"
+	rep -f >"$WORK/o.flat" 2>/dev/null
+	check "-f reads it" grep -q " perfmap_hot$" "$WORK/o.flat"
+else
+	skips 3 "chown to nobody is not permitted here"
+fi
 
 # Python's own jitdump (-X perf_jit, Python 3.13)
 if command -v python3 >/dev/null 2>&1 &&

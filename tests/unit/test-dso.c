@@ -17,9 +17,11 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "formats/util.h"
 #include "report/dso.h"
 #include "report/ksyms.h"
 #include "tests/tap.h"
@@ -227,7 +229,7 @@ static const char *show(const struct kp_sym_frame *f, int n, int i)
 
 static struct kp_dsos *table(bool inl, bool srcline, bool demangle, const char *release)
 {
-	struct kp_dso_opts o = { inl, srcline, demangle, release, false };
+	struct kp_dso_opts o = { inl, srcline, demangle, release, false, false };
 
 	return kp_dsos_new(&o);
 }
@@ -415,7 +417,7 @@ static void test_status(struct fixture *fx)
 	struct kp_sym_frame f[MAXF];
 	uint8_t id[64], bad[20] = { 1, 2, 3 };
 	size_t len = read_build_id(fx->elf, id, sizeof(id));
-	char tmp[] = "/tmp/kprof-test-dso-XXXXXX";
+	char tmp[sizeof("/tmp/kprof-test-dso-XXXXXX.fifo")] = "/tmp/kprof-test-dso-XXXXXX";
 	int fd = mkstemp(tmp);
 	struct kp_dso *d;
 
@@ -442,7 +444,20 @@ static void test_status(struct fixture *fx)
 		unlink(tmp);
 	}
 	d = kp_dsos_find(t, "/tmp", NULL, 0);
-	is_u64(kp_dso_status(d), KP_DSO_NOT_ELF, "a directory is not ELF");
+	is_u64(kp_dso_status(d), KP_DSO_NOT_FILE, "a directory is not a regular file");
+	ok(streq(kp_dso_status_str(kp_dso_status(d)), "not a regular file"), "... and says so");
+	/* a FIFO or a device at a recorded path: refused unopened, nothing waited on or read */
+	strcat(tmp, ".fifo"); /* a path of its own: the table keeps what it found at the other */
+	if (!mkfifo(tmp, 0600)) {
+		alarm(60); /* a report that blocks here fails instead of hanging the suite */
+		d = kp_dsos_find(t, tmp, NULL, 0);
+		is_u64(kp_dso_status(d), KP_DSO_NOT_FILE, "a FIFO is not a regular file");
+		ok(kp_dso_open(d) < 0, "... and opens nothing");
+		alarm(0);
+		unlink(tmp);
+	}
+	d = kp_dsos_find(t, "/dev/zero", NULL, 0);
+	is_u64(kp_dso_status(d), KP_DSO_NOT_FILE, "a device is not a regular file");
 	kp_dsos_free(t);
 }
 
@@ -569,6 +584,26 @@ static void test_debuglink(struct fixture *fx)
 		   "separate debuginfo: %d frames, %s:%u ... %s", n, show(f, n, 0),
 		   n ? f[0].line : 0, show(f, n, n - 1));
 		kp_dsos_free(t);
+		/* a FIFO where the debug file is looked for first (beside the binary): skipped, not
+		 * waited on, and the one in .debug/ found */
+		char moved[96];
+		snprintf(moved, sizeof(moved), "%s/.debug", dl.dir);
+		mkdir(moved, 0700);
+		snprintf(moved, sizeof(moved), "%s/.debug/fx.debug", dl.dir);
+		if (!rename(dl.dbg, moved) && !mkfifo(dl.dbg, 0600)) {
+			alarm(60);
+			t = table(true, true, true, NULL);
+			n = kp_dso_symbolize(kp_dsos_find(t, dl.bin, NULL, 0),
+					     vaddr_to_off(fx->elf, in.addr), f, MAXF);
+			ok(n >= 2 && streq(f[0].func, "fx_mix"),
+			   "a FIFO named by the debuglink beside the binary is passed over: %s "
+			   "from .debug/", n ? show(f, n, 0) : "nothing");
+			kp_dsos_free(t);
+			alarm(0);
+		}
+		unlink(moved);
+		snprintf(moved, sizeof(moved), "%s/.debug", dl.dir);
+		rmdir(moved);
 		debuglink_remove(&dl);
 	}
 }
@@ -843,6 +878,18 @@ static void test_ksyms_ends(void)
 	kp_ksyms_release(&k);
 }
 
+/* @text into a new temporary file whose name goes to @path (mkstemp's template) */
+static bool temp_text(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	size_t n = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 /*
  * A table read on its own thread (the live /proc/kallsyms of a perf.data's report): a lookup
  * waits for it, a module's tab becomes a space, out-of-order lines are sorted, and a table
@@ -852,7 +899,8 @@ static void test_ksyms_load(void)
 {
 	static const char text[] = "ffffffffc0001000 t mod_fn\t[mymod]\nffffffff81000000 T _text\n"
 				   "ffffffff81000200 T second\n";
-	char path[] = "/tmp/kprof-ksyms-XXXXXX";
+	char path[] = "/tmp/kprof-ksyms-XXXXXX", dir[] = "/tmp/kprof-ksyms-XXXXXX";
+	char fifo[64], dev[64], live[64];
 	int fd = mkstemp(path);
 	struct kp_ksyms k;
 	const char *a, *b;
@@ -875,22 +923,43 @@ static void test_ksyms_load(void)
 	ok(kp_ksyms_load(&k, "/nonexistent/kallsyms", NULL) == -ENOENT && !k.nr,
 	   "an unreadable file: -ENOENT, an empty table");
 	kp_ksyms_release(&k);
+	/* a FIFO or a device (here through a symbolic link, as perf's build-id cache could hold
+	 * one) is refused unopened, named, and the fallback read */
+	if (!ok(mkdtemp(dir) != NULL, "a directory %s", dir))
+		return;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(dev, sizeof(dev), "%s/zero", dir);
+	snprintf(live, sizeof(live), "%s/live", dir);
+	alarm(60); /* a load that blocks fails instead of hanging the suite */
+	kp_ksyms_init(&k);
+	if (ok(!mkfifo(fifo, 0600), "a FIFO at %s", fifo)) {
+		is_u64(-kp_ksyms_load(&k, fifo, NULL), KP_EFIFO,
+		       "a FIFO: -KP_EFIFO, not waited on");
+		ok(k.refused && strstr(k.refused, fifo) && strstr(k.refused, "a FIFO"),
+		   "... and named: %s", k.refused ? k.refused : "nothing");
+	}
+	kp_ksyms_release(&k);
+	kp_ksyms_init(&k);
+	if (ok(!symlink("/dev/zero", dev) && (fd = open(live, O_CREAT | O_WRONLY, 0600)) >= 0 &&
+	       write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1 && !close(fd),
+	       "a link to /dev/zero at %s, a table at %s", dev, live)) {
+		int rc = kp_ksyms_load(&k, dev, live);
+
+		a = kp_ksyms_lookup(&k, 0xffffffff81000210ull);
+		ok(!rc && a && !strcmp(a, "second") && k.refused && strstr(k.refused, "a device"),
+		   "a device: refused, named (%s), and the fallback's names read",
+		   k.refused ? k.refused : "nothing");
+	}
+	kp_ksyms_release(&k);
+	alarm(0);
+	unlink(fifo);
+	unlink(dev);
+	unlink(live);
+	rmdir(dir);
 	kp_ksyms_init(&k); /* released while the kernel still writes it: stopped, nothing leaks */
 	ok(kp_ksyms_load(&k, "/proc/kallsyms", NULL) == 0, "/proc/kallsyms: loading starts");
 	kp_ksyms_release(&k);
 	ok(!k.nr && !k.loader, "released before any lookup: empty");
-}
-
-/* @text into a new temporary file whose name goes to @path (mkstemp's template) */
-static bool temp_text(char *path, const char *text)
-{
-	int fd = mkstemp(path);
-	size_t n = strlen(text);
-	bool ok = fd >= 0 && write(fd, text, n) == (ssize_t)n;
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
 }
 
 /*
