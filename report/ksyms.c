@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "formats/util.h"
-#include "symrank.h"
 
 /* A bound on what a kallsyms file may cost: the kernel's own is 10 to 30 MB. */
 #define KSYMS_MAX_FILE (256ull << 20)
@@ -105,7 +104,7 @@ static void add_line(struct kp_ksyms *k, char *p, char *end, bool ends)
 	KP_GROW(k->syms, k->cap, k->nr + 1);
 	k->syms[k->nr++] = (struct kp_ksym_ent){ .addr = addr, .name = after + 3,
 						 .type = after[1], .end = ends,
-						 .module = end[-1] == ']' };
+						 .module = end[-1] == ']', .seq = k->seq++ };
 }
 
 /* Parse @len bytes at @text, which @k now owns (with one byte after them for a NUL). */
@@ -347,15 +346,15 @@ const char *kp_ksyms_source(struct kp_ksyms *k, const char **dropped)
 static int cmp_ent(const void *a, const void *b)
 {
 	const struct kp_ksym_ent *x = a, *y = b;
-	struct kp_symrank rx, ry;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->end != y->end) /* names first: an address stored as both is named */
 		return x->end ? 1 : -1;
-	rx = kp_symrank_kallsyms(x->name, x->type);
-	ry = kp_symrank_kallsyms(y->name, y->type);
-	return kp_symrank_cmp(&rx, &ry); /* the best alias first */
+	/* the alias perf names first: the last listed, the only one whose end perf sets past
+	 * its start (symbols__fixup_end() before symbols__fixup_duplicate(), whose first rule
+	 * is a non-zero size) */
+	return x->seq == y->seq ? 0 : x->seq > y->seq ? -1 : 1;
 }
 
 static bool addr_order(const struct kp_ksym_ent *e, size_t n)

@@ -20,6 +20,8 @@ struct kp_ksym_ent {
 	char type;	/* nm's letter: T, t, W, ... */
 	bool end;	/* only ends the symbol before it: names nothing */
 	bool module;	/* the name ends in " [module]" */
+	uint32_t seq;	/* the order lines came in: among aliases at one address, perf
+			 * names the last (the only one its symbol ends give a size) */
 };
 
 struct kp_ksyms_loader;
@@ -35,6 +37,7 @@ struct kp_ksyms {
 	struct kp_ksym_ent *syms;
 	size_t nr, cap;
 	size_t nr_sorted;		/* syms[0, nr_sorted) are in order, duplicates dropped */
+	uint32_t seq;			/* the next line's kp_ksym_ent.seq */
 	char **texts;			/* the lines, NUL-terminated in place: names point in */
 	size_t nr_texts, cap_texts;
 	struct kp_ksyms_loader *loader;	/* kp_ksyms_load()'s thread, until it is joined */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "symrank.h"
 
-#include <ctype.h>
 #include <elf.h>
 #include <string.h>
 
@@ -38,14 +37,4 @@ int kp_symrank_cmp(const struct kp_symrank *a, const struct kp_symrank *b)
 	if (la != lb)
 		return la > lb ? -1 : 1;
 	return strcmp(a->name, b->name);
-}
-
-struct kp_symrank kp_symrank_kallsyms(const char *name, char type)
-{
-	/* nm's letters: upper case is global, w/W (and v/V, weak objects) weak, else local */
-	unsigned char bind = type == 'w' || type == 'W' || type == 'v' || type == 'V' ? STB_WEAK
-			     : isupper((unsigned char)type)			  ? STB_GLOBAL
-										  : STB_LOCAL;
-
-	return (struct kp_symrank){ name, 0, true, bind };
 }

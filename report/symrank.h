@@ -26,7 +26,5 @@ struct kp_symrank {
  */
 int kp_symrank_cmp(const struct kp_symrank *a, const struct kp_symrank *b);
 
-/* kp_symrank_kallsyms - the rank of a /proc/kallsyms line's @name of type letter @type. */
-struct kp_symrank kp_symrank_kallsyms(const char *name, char type);
 
 #endif /* KP_SYMRANK_H */

@@ -27,7 +27,9 @@ static int cmp_sym(const void *a, const void *b)
 {
 	const struct kp_ksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off; /* aliases as listed: see below */
 }
 
 /* Index every line "ADDR TYPE NAME[\t[MODULE]]\n" by address. */
@@ -118,7 +120,7 @@ static void mark_text(struct kp_kallsyms *k)
 
 static void hit(struct kp_kallsyms *k, uint64_t addr)
 {
-	size_t slot = (addr >> 2) & (ARRAY_SIZE(k->cache_addr) - 1), lo = 0, hi = k->nr;
+	size_t slot = (addr >> 2) & (ARRAY_SIZE(k->cache_addr) - 1), lo = 0, hi = k->nr, first;
 
 	if (addr < k->lo || addr >= PERF_CONTEXT_MAX || k->cache_addr[slot] == addr)
 		return;
@@ -129,10 +131,12 @@ static void hit(struct kp_kallsyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
-	/* every alias at that address: the report picks the name perf picks among them */
-	for (size_t i = lo; i > 0 && k->syms[i - 1].addr == k->syms[lo].addr; i--)
-		mark(k, i - 1);
-	mark(k, lo);
+	/* every alias at that address, in the order /proc/kallsyms lists them: the report picks
+	 * the name perf picks among them, which depends on it */
+	for (first = lo; first > 0 && k->syms[first - 1].addr == k->syms[lo].addr; first--)
+		;
+	for (size_t i = first; i <= lo; i++)
+		mark(k, i);
 	mark_end(k, lo + 1);
 	k->cache_addr[slot] = addr;
 	k->cache_idx[slot] = lo;

@@ -853,6 +853,33 @@ static void test_ksyms_unterminated(void)
 	munmap(map, 2 * page);
 }
 
+/* Aliases at one kernel address: perf names the one /proc/kallsyms lists last (the only one
+ * its symbol ends give a size), whatever their names (here: 6.18's retpoline thunk). */
+static void test_ksyms_aliases(void)
+{
+	static const char text[] = "ffffffff82253980 T __pi___x86_indirect_thunk_rax\n"
+				   "ffffffff82253980 T __x86_indirect_thunk_rax\n"
+				   "ffffffff822539a0 T __x86_indirect_thunk_rbx\n";
+	static const char swapped[] = "ffffffff82253980 T __x86_indirect_thunk_rax\n"
+				      "ffffffff82253980 T __pi___x86_indirect_thunk_rax\n"
+				      "ffffffff822539a0 T __x86_indirect_thunk_rbx\n";
+	struct kp_ksyms k;
+	const char *name;
+
+	kp_ksyms_init(&k);
+	kp_ksyms_add_text(&k, text, sizeof(text) - 1, false);
+	name = kp_ksyms_lookup(&k, 0xffffffff82253985ull);
+	ok(name && !strcmp(name, "__x86_indirect_thunk_rax"),
+	   "kallsyms aliases: the last listed, as perf names it (%s)", name ? name : "none");
+	kp_ksyms_release(&k);
+	kp_ksyms_init(&k);
+	kp_ksyms_add_text(&k, swapped, sizeof(swapped) - 1, false);
+	name = kp_ksyms_lookup(&k, 0xffffffff82253985ull);
+	ok(name && !strcmp(name, "__pi___x86_indirect_thunk_rax"),
+	   "...listed the other way round, the other (%s)", name ? name : "none");
+	kp_ksyms_release(&k);
+}
+
 /* Lines stored only to end the symbol before them name nothing: an address past the stored
  * names is not given the name of one far below it. */
 static void test_ksyms_ends(void)
@@ -1053,6 +1080,7 @@ int main(void)
 	test_demangle();
 	test_ksyms_unterminated();
 	test_ksyms_ends();
+	test_ksyms_aliases();
 	test_ksyms_load();
 	test_ksyms_expect();
 	test_vdso();
