@@ -328,6 +328,10 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 	rc = kp_session_run(&r->s, &ops, r);
 	if (r->ready)
 		kp_resolver_settle(&r->res);
+	if (!r->s.evl.nr) { /* no view, header or filter has an event to show */
+		r->replay_err = r->s.r.err;
+		return -KP_REPORT_EEMPTY;
+	}
 	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL)
 		return rc;
 	r->replay_err = rc;

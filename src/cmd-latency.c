@@ -262,9 +262,13 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		kp_input_explain(&l.s.r, path, l.open_err);
 		out = 1;
 	} else if (rc == -KP_LAT_ENOEVENTS) {
-		kp_error("'%s' has no %s%s%s events", path, l.ev[0] < 0 ? lt->start : "",
-			 l.ev[0] < 0 && l.ev[1] < 0 ? " and no " : "", l.ev[1] < 0 ? lt->end : "");
-		kp_hint("the recording's events: kprof script --header -i %s", path);
+		if (l.s.evl.nr) { /* else kp_input_replayed() says it has none */
+			kp_error("'%s' has no %s%s%s events", path, l.ev[0] < 0 ? lt->start : "",
+				 l.ev[0] < 0 && l.ev[1] < 0 ? " and no " : "",
+				 l.ev[1] < 0 ? lt->end : "");
+			kp_hint("the recording's events: kprof script --header -i %s", path);
+		}
+		kp_input_replayed(&l.s, path); /* and whether it was cut before them */
 		out = 1;
 	} else if (rc == -KP_LAT_EKEY) {
 		kp_error("--key %s: %s", keys_said, l.key_error);

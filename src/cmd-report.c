@@ -282,10 +282,8 @@ static int output(struct report *r, struct kp_report *rep)
 
 	if (!out)
 		return 1;
-	if (!rep->s.evl.nr)
-		kp_warn("'%s' has no events", r->ro.input);
-	rc = rep->s.evl.nr ? emit_views(r, rep, out) : 0;
-	if (!rc && r->annotate_top && rep->s.evl.nr)
+	rc = emit_views(r, rep, out); /* kp_input_build() refused a recording without events */
+	if (!rc && r->annotate_top)
 		annotated = emit_annotation(r, rep, out);
 	if (rc == -KP_ERROR_END) { /* the diff's base said why */
 		kp_output_abort(&o);

@@ -535,9 +535,13 @@ static int show(struct trace *tr, const char *path)
 	if (rc == -KP_TRACE_EOPEN) {
 		kp_input_explain(&t.s.r, path, t.open_err);
 	} else if (rc == -KP_TRACE_ENOEVENTS) {
-		kp_error("'%s' has no raw_syscalls:sys_enter and sys_exit events: it is no "
-			 "recording of kprof trace", path);
-		kp_hint("kprof trace -o FILE records one; kprof report and script read others");
+		if (t.s.evl.nr) { /* else kp_input_replayed() says it has none */
+			kp_error("'%s' has no raw_syscalls:sys_enter and sys_exit events: it is no "
+				 "recording of kprof trace", path);
+			kp_hint("kprof trace -o FILE records one; kprof report and script read "
+				"others");
+		}
+		kp_input_replayed(&t.s, path); /* and whether it was cut before them */
 	} else {
 		if (tr->summary)
 			summary(tr, &t);

@@ -94,6 +94,46 @@ head -c $((size - 10)) "$WORK/s.kprof" >"$WORK/cut.kprof"
 "$KPROF" report -i "$WORK/cut.kprof" >/dev/null 2>"$WORK/cut.err"
 check "a cut recording fails with status 1" [ $? -eq 1 ]
 check "...naming the offset" grep -q "truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
+# a recording that describes no event: its file header alone (a recorder killed before its first
+# chunk), one cut inside its first chunk, one whose first chunk fails its checksum. Every command
+# that reads a recording says so with status 1 and writes nothing (no crash, no empty export).
+head -c 64 "$WORK/s.kprof" >"$WORK/e0.kprof"
+head -c 200 "$WORK/s.kprof" >"$WORK/e1.kprof"
+cp "$WORK/s.kprof" "$WORK/e2.kprof"
+printf '\377' | dd of="$WORK/e2.kprof" bs=1 seek=100 conv=notrunc 2>/dev/null
+# no_events FILE WHY ARGS...: kprof ARGS fails with status 1 saying FILE has no events (and WHY,
+# a pattern of what was damaged), writes nothing on stdout and leaves no $WORK/none.*
+no_events() {
+	f=$1 why=$2; shift 2
+	rm -f "$WORK"/none.*
+	timeout 60 "$KPROF" "$@" </dev/null >"$WORK/ne.out" 2>"$WORK/ne.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -qxF "kprof: '$f' has no events" "$WORK/ne.err" &&
+		grep -q "$why" "$WORK/ne.err" && [ ! -s "$WORK/ne.out" ] &&
+		! ls "$WORK"/none.* >/dev/null 2>&1; then
+		pass "$* on ${f##*/}: status 1, 'has no events', nothing written"
+	else
+		fail "$* on ${f##*/}: status 1, 'has no events', nothing written" "status $rc" \
+			"$(head -5 "$WORK/ne.err")" "$(ls "$WORK"/none.* 2>/dev/null)"
+	fi
+}
+e=$WORK/e0.kprof
+for args in "annotate -i $e" "report -i $e" "report -i $e --flat --stats" "script -i $e" \
+	"script -i $e --raw" "flamegraph $e" "diff $e $WORK/s.kprof" \
+	"latency --pair cpu-clock/cpu-clock -i $e" "trace -i $e" "view $e --once --no-browser" \
+	"archive -i $e -o $WORK/none.kprof" "unwind -i $e -o $WORK/none.kprof" \
+	"convert --to perf -i $e -o $WORK/none.data" "convert --to kprof -i $e -o $WORK/none.kprof"; do
+	no_events "$e" . $args
+done
+for fmt in pprof speedscope chrome firefox folded svg timeline; do
+	no_events "$e" . report -i "$e" --format $fmt -o "$WORK/none.$fmt"
+done
+for args in annotate report script trace; do
+	no_events "$WORK/e1.kprof" "'$WORK/e1.kprof': truncated at offset 64 after 0 records" \
+		$args -i "$WORK/e1.kprof"
+	no_events "$WORK/e2.kprof" "'$WORK/e2.kprof': chunk checksum mismatch in the chunk at offset 64" \
+		$args -i "$WORK/e2.kprof"
+done
 "$KPROF" report -i "$WORK/s.kprof" --event nope >/dev/null 2>"$WORK/ev.err"
 check "an unknown --event is an error that lists the events" grep -q "hint: it has 'cpu-clock'" "$WORK/ev.err"
 # every option is checked before anything is written: status 2, nothing on stdout

@@ -4,7 +4,8 @@
  * the binaries of tests/golden/root): its failures, its timeline against its own filters,
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
  * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
- * synthetic recording: the JIT frames of a forked process named by its own perf map.
+ * synthetic recording: the JIT frames of a forked process named by its own perf map. A file
+ * header alone, which describes no event, builds no profile.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,6 +48,34 @@ static void test_failures(void)
 	ok(kp_report_build(&o, &r) == -KP_REPORT_ENOEVENT && r.s.evl.nr > 0,
 	   "an event the file lacks: KP_REPORT_ENOEVENT, with the events it has");
 	kp_report_release(&r);
+}
+
+/* A recording that describes no event (its file header alone: a recorder killed before its
+ * first chunk) builds no profile, whatever the options ask. */
+static void test_no_events(void)
+{
+	char path[] = "/tmp/kprof-test-report.XXXXXX", head[64];
+	struct kp_report_opts o;
+	struct kp_report r;
+	int in = open(input, O_RDONLY), fd = mkstemp(path);
+
+	if (in < 0 || fd < 0 || read(in, head, sizeof(head)) != (ssize_t)sizeof(head) ||
+	    write(fd, head, sizeof(head)) != (ssize_t)sizeof(head))
+		ok(0, "a file header alone can be written");
+	close(in);
+	close(fd);
+	opts_init(&o, path);
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY && !r.s.evl.nr && !r.replay_err,
+	   "a file header alone: KP_REPORT_EEMPTY, the file read whole");
+	kp_report_release(&r);
+	o.event_name = "cpu-clock";
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY, "...with --event too");
+	kp_report_release(&r);
+	opts_init(&o, path);
+	o.seq = o.addrs = true;
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY, "...and with a timeline and addresses");
+	kp_report_release(&r);
+	unlink(path);
 }
 
 /* The samples the timeline gives thread @tid, and CPU @cpu (-1: any). */
@@ -460,6 +489,7 @@ int main(void)
 	snprintf(base, sizeof(base), "%s/tests/golden/basic2.kprof", src);
 	snprintf(symfs, sizeof(symfs), "%s/tests/golden/root", src);
 	test_failures();
+	test_no_events();
 	test_timeline();
 	test_merge();
 	test_addresses();
