@@ -145,16 +145,15 @@ static void put_dur(uint64_t ns)
 		printf("%.3f us", ns / 1e3);
 }
 
-/* bcc's histogram: a row per bucket from the first to the last one with a count */
+/* bcc's histogram: a row from the first to the last one with a count, each labelled with the
+ * µs it holds as bpftrace labels them, [lo, hi) (kp_latency_row_range()) */
 static void histogram(const struct kp_latency *l, uint64_t linear_ns)
 {
-	uint64_t counts[4096] = { 0 }, max = 0;
-	size_t first = SIZE_MAX, last = 0, nb = ARRAY_SIZE(counts);
+	uint64_t counts[KP_LAT_ROWS] = { 0 }, max = 0;
+	size_t first = SIZE_MAX, last = 0;
 
 	for (size_t i = 0; i < l->nr; i++) {
-		uint64_t us = l->ns[i] / 1000;
-		size_t b = linear_ns ? l->ns[i] / linear_ns : us ? 64 - (size_t)__builtin_clzll(us) : 0;
-		b = b < nb ? b : nb - 1;
+		size_t b = kp_latency_row(l->ns[i], linear_ns);
 		counts[b]++;
 		first = b < first ? b : first;
 		last = b > last ? b : last;
@@ -163,13 +162,19 @@ static void histogram(const struct kp_latency *l, uint64_t linear_ns)
 		return;
 	for (size_t b = first; b <= last; b++)
 		max = counts[b] > max ? counts[b] : max;
-	printf("\n%-25s: count     distribution\n", "     usecs");
+	printf("\n%23s : count     distribution\n", "usecs");
 	for (size_t b = first; b <= last; b++) {
-		uint64_t lo = linear_ns ? b * linear_ns / 1000 : b ? 1ull << (b - 1) : 0;
-		uint64_t hi = linear_ns ? (b + 1) * linear_ns / 1000 - 1 : b ? (1ull << b) - 1 : 1;
+		uint64_t lo, hi;
+		char label[64];
 		int stars = max ? (int)(counts[b] * 40 / max) : 0;
-		printf("%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
-		       (unsigned long long)hi, (unsigned long long)counts[b], stars,
+
+		kp_latency_row_range(b, linear_ns, &lo, &hi);
+		if (hi == UINT64_MAX)
+			snprintf(label, sizeof(label), "[%llu, ...)", (unsigned long long)lo);
+		else
+			snprintf(label, sizeof(label), "[%llu, %llu)", (unsigned long long)lo,
+				 (unsigned long long)hi);
+		printf("%23s : %-8llu |%-40.*s|\n", label, (unsigned long long)counts[b], stars,
 		       "****************************************");
 	}
 }

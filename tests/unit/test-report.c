@@ -5,7 +5,7 @@
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
  * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
  * synthetic recording: the JIT frames of a forked process named by its own perf map. A file
- * header alone, which describes no event, builds no profile.
+ * header alone, which describes no event, builds no profile; the rows of the latency histogram.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/latency.h"
 #include "report/report.h"
 #include "report/view.h"
 #include "synth.h"
@@ -76,6 +77,43 @@ static void test_no_events(void)
 	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY, "...and with a timeline and addresses");
 	kp_report_release(&r);
 	unlink(path);
+}
+
+/* The latency histogram's rows follow each other: every duration in one, and the one whose
+ * range holds it. */
+static void test_latency_rows(void)
+{
+	static const uint64_t ns[] = { 0, 999, 1000, 1999, 2000, 3999, 4000, 7999, 8000,
+				       1048575999, 1048576000, UINT64_MAX };
+	static const uint64_t linear[] = { 0, 1000, 250000 };
+	uint64_t lo_last, hi_last;
+	bool good = true;
+
+	for (size_t l = 0; l < sizeof(linear) / sizeof(linear[0]); l++) {
+		uint64_t lo, hi, prev_hi = 0;
+
+		for (size_t row = 0; row < (linear[l] ? 70u : 65u); row++) { /* log2: 0 to 64 */
+			kp_latency_row_range(row, linear[l], &lo, &hi);
+			good &= lo == prev_hi && hi > lo;
+			prev_hi = hi;
+		}
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+			size_t row = kp_latency_row(ns[i], linear[l]);
+			double us = ns[i] / 1000 + (ns[i] % 1000) / 1e3;
+
+			kp_latency_row_range(row, linear[l], &lo, &hi);
+			if (!(us >= (double)lo && (hi == UINT64_MAX || us < (double)hi))) {
+				good = false;
+				printf("#   %llu ns (linear %llu) in row %zu, [%llu, %llu)\n",
+				       (unsigned long long)ns[i], (unsigned long long)linear[l], row,
+				       (unsigned long long)lo, (unsigned long long)hi);
+			}
+		}
+	}
+	kp_latency_row_range(KP_LAT_ROWS - 1, 1000, &lo_last, &hi_last);
+	ok(good && hi_last == UINT64_MAX,
+	   "latency rows [lo, hi) follow each other, each duration in the row that holds it, the "
+	   "last linear row open");
 }
 
 /* The samples the timeline gives thread @tid, and CPU @cpu (-1: any). */
@@ -490,6 +528,7 @@ int main(void)
 	snprintf(symfs, sizeof(symfs), "%s/tests/golden/root", src);
 	test_failures();
 	test_no_events();
+	test_latency_rows();
 	test_timeline();
 	test_merge();
 	test_addresses();
