@@ -533,7 +533,7 @@ static int show(struct trace *tr, const char *path)
 	tr->out = stdout;
 	rc = kp_trace_run(&t, path, tr->only, on_call, tr);
 	if (rc == -KP_TRACE_EOPEN) {
-		kp_input_explain(&t.s.r, path, t.open_err);
+		rc = kp_input_explain(&t.s.r, path, t.open_err);
 	} else if (rc == -KP_TRACE_ENOEVENTS) {
 		if (t.s.evl.nr) { /* else kp_input_replayed() says it has none */
 			kp_error("'%s' has no raw_syscalls:sys_enter and sys_exit events: it is no "
@@ -542,14 +542,15 @@ static int show(struct trace *tr, const char *path)
 				"others");
 		}
 		kp_input_replayed(&t.s, path); /* and whether it was cut before them */
-	} else {
+		rc = 1;
+	} else { /* the calls read, then what was cut or damaged, with status 1, as report */
 		if (tr->summary)
 			summary(tr, &t);
 		incomplete(&t);
-		kp_input_replayed(&t.s, path);
+		rc = kp_input_replayed(&t.s, path);
 	}
 	kp_trace_release(&t);
-	return rc == -KP_TRACE_EOPEN || rc == -KP_TRACE_ENOEVENTS ? 1 : 0;
+	return rc;
 }
 
 int cmd_trace(int argc, char **argv)
