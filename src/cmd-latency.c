@@ -185,7 +185,9 @@ static void stack(const struct kp_profile *p, uint32_t node)
 
 	for (uint32_t c = node; c && n < 32; c = p->nodes[c].parent)
 		if (!(p->locs[p->nodes[c].loc].flags & KP_LOC_COMM)) {
-			printf("        %s\n", kp_profile_name(p, c));
+			printf("        ");
+			kp_text_put(stdout, 0, kp_profile_name(p, c));
+			putchar('\n');
 			n++;
 		}
 	if (!n)
@@ -203,9 +205,10 @@ static void slowest(const struct kp_latency *l)
 		const char *comm = kp_strtab_get(&l->s.strs, p->comm);
 		printf("  ");
 		put_dur(p->ns);
-		printf(" from %llu.%06llu s, %s/%u\n", (unsigned long long)(p->start / 1000000000),
-		       (unsigned long long)(p->start % 1000000000 / 1000), *comm ? comm : "[unknown]",
-		       p->tid);
+		printf(" from %llu.%06llu s, ", (unsigned long long)(p->start / 1000000000),
+		       (unsigned long long)(p->start % 1000000000 / 1000));
+		kp_text_put(stdout, 0, *comm ? comm : "[unknown]");
+		printf("/%u\n", p->tid);
 		stack(&l->prof, p->node);
 	}
 }
@@ -227,10 +230,12 @@ static void groups(struct kp_latency *l)
 	printf("\n# by %s: count, average, max\n", l->o->by);
 	for (size_t i = 0; i < l->nr_groups; i++) {
 		const struct kp_latency_group *g = &l->groups[i];
-		if (!strcmp(l->o->by, "comm"))
-			printf("  %-20s", kp_strtab_get(&l->s.strs, g->comm));
-		else
+		if (!strcmp(l->o->by, "comm")) {
+			printf("  ");
+			kp_text_put(stdout, -20, kp_strtab_get(&l->s.strs, g->comm));
+		} else {
 			printf("  %-20llu", (unsigned long long)g->value);
+		}
 		printf(" %8llu  ", (unsigned long long)g->count);
 		put_dur(g->total / g->count);
 		printf("  ");

@@ -154,7 +154,9 @@ static void progress(void *ctx, const struct kp_report *rep)
 /* kp_report_warnings()' sentences as '# ' lines of a text report */
 static void say_in(void *ctx, enum kp_report_say kind, const char *msg)
 {
-	fprintf(ctx, "# %s: %s\n", kind == KP_SAY_HINT ? "hint" : "warning", msg);
+	fprintf(ctx, "# %s: ", kind == KP_SAY_HINT ? "hint" : "warning");
+	kp_text_put(ctx, 0, msg); /* it names binaries, as the recording does */
+	fputc('\n', ctx);
 }
 
 /* ... or on stderr */
@@ -181,8 +183,9 @@ static int emit_annotation(struct report *r, const struct kp_report *rep, FILE *
 	ao.event = rep->event >= 0 ? (size_t)rep->event : 0;
 	rc = kp_input_build(&ao_ro, &arep);
 	if (!rc) {
-		fprintf(out, "\n# the %zu hottest functions of %s, annotated\n", ao.top,
-			rep->s.evl.ev[ao.event].name);
+		fprintf(out, "\n# the %zu hottest functions of ", ao.top);
+		kp_text_put(out, 0, rep->s.evl.ev[ao.event].name);
+		fputs(", annotated\n", out);
 		rc = kp_cmd_annotate_print(&arep, &ao, false,
 					   &(struct kp_ann_print_opts){ .by_samples = ao.by_samples,
 									.color = r->vo.color,
@@ -214,8 +217,13 @@ static int emit_diff(struct report *r, const struct kp_report *now, FILE *out)
 				 false, 1, NULL);
 		kp_profile_merge(&dp, 1, &now->prof, e, false, 1, NULL);
 		kp_profile_finish(&dp);
-		fprintf(out, "# kprof report of '%s' against '%s': %s, %llu %s against %llu\n",
-			r->ro.input, r->diff_base, now->s.evl.ev[e].name,
+		fputs("# kprof report of '", out);
+		kp_text_put(out, 0, r->ro.input);
+		fputs("' against '", out);
+		kp_text_put(out, 0, r->diff_base);
+		fputs("': ", out);
+		kp_text_put(out, 0, now->s.evl.ev[e].name);
+		fprintf(out, ", %llu %s against %llu\n",
 			(unsigned long long)kp_view_weight(&vo, kp_profile_total(&dp, 0, 1)),
 			kp_report_event_unit(now, e, vo.by_samples),
 			(unsigned long long)kp_view_weight(&vo, kp_profile_total(&dp, 0, 0)));

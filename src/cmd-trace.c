@@ -26,6 +26,7 @@
 #include "tracefs.h"
 #include "report/syscall.h"
 #include "report/trace.h"
+#include "report/view.h"
 
 static const char trace_usage[] =
 	"usage: kprof trace [options] [--] COMMAND [ARGS...]\n"
@@ -235,7 +236,9 @@ static void on_call(void *ctx, const struct kp_trace_call *c)
 		fprintf(tr->out, "%6.3f ms", ms);
 	else
 		fputs("     ? ms", tr->out);
-	fprintf(tr->out, "): %s/%u ", *c->comm ? c->comm : "[unknown]", c->tid);
+	fputs("): ", tr->out);
+	kp_text_put(tr->out, 0, *c->comm ? c->comm : "[unknown]");
+	fprintf(tr->out, "/%u ", c->tid);
 	if (name)
 		fprintf(tr->out, "%s(", name);
 	else
@@ -284,8 +287,10 @@ static void thread_summary(struct trace *tr, const struct kp_trace *t, size_t th
 	if (!n)
 		return;
 	qsort(rows, n, sizeof(*rows), by_total);
-	fprintf(tr->out, "\n %s (%u), %llu events, %.1f%%\n\n", *comm ? comm : "[unknown]", x->tid,
-		(unsigned long long)x->events, events ? 100.0 * x->events / events : 0.0);
+	fputs("\n ", tr->out);
+	kp_text_put(tr->out, 0, *comm ? comm : "[unknown]");
+	fprintf(tr->out, " (%u), %llu events, %.1f%%\n\n", x->tid, (unsigned long long)x->events,
+		events ? 100.0 * x->events / events : 0.0);
 	fprintf(tr->out, "   syscall            calls  errors  total       min       avg       max"
 			 "       stddev\n"
 			 "                                     (msec)    (msec)    (msec)    (msec)"

@@ -133,6 +133,16 @@ rc=$?
 check "-i of a recording with a damaged chunk: status 1 ($rc), the chunk named" \
 	sh -c "[ $rc -eq 1 ] && grep -q \"'$WORK/bad.kprof': .* in the chunk at offset [0-9]*: skipped it\" '$WORK/bad.err'"
 
+# a command named with control characters (its file's name): shown escaped, as every text output
+ESC=$(printf '\033') BEL=$(printf '\007')
+ln -s "$(command -v sleep)" "$WORK/a
+b$ESC]0;x$BEL"
+"$KPROF" trace -S -e '*nanosleep' -- "$WORK/a
+b$ESC]0;x$BEL" 0.01 >"$WORK/ctl.out" 2>/dev/null
+check "a command named 'a<LF>b<ESC>]0;x<BEL>' is shown escaped, in its calls and its summary" \
+	sh -c 'grep -qF "): a\\nb\\033]0;x\\a/" "$1" && grep -qF " a\\nb\\033]0;x\\a (" "$1" &&
+		! LC_ALL=C tr -d "\n" <"$1" | LC_ALL=C grep -q "[[:cntrl:]]"' - "$WORK/ctl.out"
+
 "$KPROF" trace -s -e getuid --filter 'common_pid == 1' -o "$WORK/f.kprof" -- "$W" >"$WORK/f.sum" 2>&1
 events=$("$KPROF" script -i "$WORK/f.kprof" 2>/dev/null | grep -c "raw_syscalls:sys_e")
 check "--filter 'common_pid == 1' goes into the kernel beside -e: the workload's 1000 getuid are not recorded ($events events)" \

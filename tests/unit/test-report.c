@@ -5,7 +5,8 @@
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
  * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
  * synthetic recording: the JIT frames of a forked process named by its own perf map. A file
- * header alone, which describes no event, builds no profile; the rows of the latency histogram.
+ * header alone, which describes no event, builds no profile; the escaping of names in text;
+ * the rows of the latency histogram.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -77,6 +78,43 @@ static void test_no_events(void)
 	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY, "...and with a timeline and addresses");
 	kp_report_release(&r);
 	unlink(path);
+}
+
+/* The one escaping of names in text: C escapes, as git quotes a path. */
+static void test_text_escape(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "work_a", "work_a" },
+		{ "a\nb\033]0;x\007", "a\\nb\\033]0;x\\a" },
+		{ "\t\r\b\f\v\x7f\x01", "\\t\\r\\b\\f\\v\\177\\001" },
+		{ "back\\slash \\x2d", "back\\slash \\x2d" },		/* as it is */
+		{ "caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s" },	/* UTF-8 */
+		{ "c1 \xc2\x9b[2J", "c1 \\302\\233[2J" },			/* U+009B, CSI */
+		{ "bad \xff\xc3(", "bad \\377\\303(" },			/* not UTF-8 */
+	};
+	char buf[64], *text;
+	size_t len;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kp_text_escape(cases[i].in, buf, sizeof(buf));
+		ok(!strcmp(buf, cases[i].out) && kp_text_len(cases[i].in) == strlen(cases[i].out),
+		   "kp_text_escape() case %zu: '%s'", i, buf);
+	}
+	ok(!strcmp(kp_text_escape("a\033b", buf, 4), "a") && !strcmp(kp_text_escape("ab", buf, 1), ""),
+	   "kp_text_escape() cuts before an escape that does not fit, never inside one");
+	f = open_memstream(&text, &len);
+	kp_text_put(f, 8, "a\nb");
+	fputc('|', f);
+	kp_text_put(f, -6, "x\ty");
+	fputc('|', f);
+	kp_text_put(f, 3, "long");
+	fclose(f);
+	ok(!strcmp(text, "    a\\nb|x\\ty  |long"), "kp_text_put() pads the escaped name as %%*s: '%s'",
+	   text);
+	free(text);
 }
 
 /* The latency histogram's rows follow each other: every duration in one, and the one whose
@@ -528,6 +566,7 @@ int main(void)
 	snprintf(symfs, sizeof(symfs), "%s/tests/golden/root", src);
 	test_failures();
 	test_no_events();
+	test_text_escape();
 	test_latency_rows();
 	test_timeline();
 	test_merge();
