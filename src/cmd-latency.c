@@ -7,7 +7,6 @@
  * duration. It records the two events with call chains (or reads -i FILE).
  */
 #include "config.h"
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,18 +343,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_count(const char *s, const char *opt, uint64_t max, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *v > max)
-		return kp_usage_error("latency", "%s takes a whole number up to %llu, not '%s'", opt,
-				      (unsigned long long)max, s);
-	return 0;
-}
-
 static int parse_opt(struct latency *l, int c)
 {
 	uint64_t v;
@@ -365,14 +352,12 @@ static int parse_opt(struct latency *l, int c)
 	case OPT_KEY: l->key = optarg; return 0;
 	case OPT_BY: l->lo.by = optarg; return 0;
 	case OPT_LINEAR:
-		if (parse_count(optarg, "--linear", 1000000000, &v))
+		if (kp_cmd_number("latency", "--linear", optarg, 1, 1000000000, &v))
 			return 2;
-		if (!v)
-			return kp_usage_error("latency", "--linear takes a bucket of 1 us or more");
 		l->linear_ns = v * 1000;
 		return 0;
 	case OPT_TOP:
-		if (parse_count(optarg, "--top", 1000, &v))
+		if (kp_cmd_number("latency", "--top", optarg, 0, 1000, &v))
 			return 2;
 		l->lo.top = v;
 		return 0;

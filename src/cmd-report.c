@@ -99,18 +99,26 @@ struct report {
 	bool progress_shown;
 };
 
+/* --time START,END: seconds of the recording's clock, as the samples' time in ns holds them */
 static int parse_time(const char *s, struct kp_report_filter *f)
 {
 	const char *comma = strchr(s, ',');
-	char *end;
-	double a = 0, b = 0;
+	char *start;
+	double a = 0, b = 0, max = (double)(UINT64_MAX / 1000000000);
+	int rc = 0;
 
 	if (!comma)
 		return kp_usage_error("report", "--time takes START,END, not '%s'", s);
-	if (comma != s && ((a = strtod(s, &end)), end != comma))
-		return kp_usage_error("report", "bad start time in '%s'", s);
-	if (comma[1] && ((b = strtod(comma + 1, &end)), *end))
-		return kp_usage_error("report", "bad end time in '%s'", s);
+	start = strndup(s, (size_t)(comma - s));
+	if (*start)
+		rc = kp_cmd_real("report", "--time's START", start, 0, max, &a);
+	free(start);
+	if (!rc && comma[1])
+		rc = kp_cmd_real("report", "--time's END", comma + 1, 0, max, &b);
+	if (rc)
+		return rc;
+	if (comma != s && comma[1] && a > b)
+		return kp_usage_error("report", "--time %s: START is after END", s);
 	f->t_start = comma != s ? (uint64_t)(a * 1e9) : 0;
 	f->t_end = comma[1] ? (uint64_t)(b * 1e9) : UINT64_MAX;
 	return 0;
@@ -405,13 +413,7 @@ static int add_names(char ***names, size_t *nr, const char *list)
 
 static int parse_limit(struct report *r, const char *s)
 {
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || v < 0 || v > 100)
-		return kp_usage_error("report", "--percent-limit takes 0 to 100, not '%s'", s);
-	r->vo.percent_limit = v;
-	return 0;
+	return kp_cmd_real("report", "--percent-limit", s, 0, 100, &r->vo.percent_limit);
 }
 
 static int parse_opt(struct report *r, int c)

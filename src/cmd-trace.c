@@ -383,17 +383,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_double(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= 0) || v > 1e9)
-		return kp_usage_error("trace", "%s takes a number of milliseconds, not '%s'", opt, s);
-	*out = v;
-	return 0;
-}
-
 static int parse_opt(struct trace *tr, int c)
 {
 	struct kp_record_opts *o = &tr->ro;
@@ -402,7 +391,7 @@ static int parse_opt(struct trace *tr, int c)
 	case 'e': return parse_expr(tr, optarg);
 	case 's': tr->summary = true; tr->calls = false; return 0;
 	case 'S': tr->summary = tr->calls = true; return 0;
-	case OPT_DURATION: return parse_double(optarg, "--duration", &tr->min_ms);
+	case OPT_DURATION: return kp_cmd_real("trace", "--duration", optarg, 0, 1e9, &tr->min_ms);
 	case OPT_FAILURE: tr->failure = true; return 0;
 	case OPT_FILTER: tr->filter = optarg; return 0;
 	case 'o': tr->output = optarg; return 0;

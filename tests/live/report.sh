@@ -139,7 +139,15 @@ check "an unknown --event is an error that lists the events" grep -q "hint: it h
 # every option is checked before anything is written: status 2, nothing on stdout
 bad_keys="kprof report: bad --sort keys 'bogus' (known: cgroup, comm, dso, sym)"
 for args in "--flat --sort bogus|$bad_keys" "--sort bogus|$bad_keys" \
-	"--tree --sort dso|kprof report: --sort applies to --format flat"; do
+	"--tree --sort dso|kprof report: --sort applies to --format flat" \
+	"--time 2,1|kprof report: --time 2,1: START is after END" \
+	"--time nan,|kprof report: --time's START must be a number from 0 to 18446744073, not 'nan'" \
+	"--time ,inf|kprof report: --time's END must be a number from 0 to 18446744073, not 'inf'" \
+	"--time -1,|kprof report: --time's START must be a number from 0 to 18446744073, not '-1'" \
+	"--time 1,2s|kprof report: --time's END must be a number from 0 to 18446744073, not '2s'" \
+	"--percent-limit nan|kprof report: --percent-limit must be a number from 0 to 100, not 'nan'" \
+	"--percent-limit inf|kprof report: --percent-limit must be a number from 0 to 100, not 'inf'" \
+	"--percent-limit 5%|kprof report: --percent-limit must be a number from 0 to 100, not '5%'"; do
 	why=${args#*|}
 	"$KPROF" report -i "$WORK/s.kprof" ${args%%|*} >"$WORK/sort.out" 2>"$WORK/sort.err"
 	rc=$?
