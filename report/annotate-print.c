@@ -105,14 +105,18 @@ static void print_source(struct printer *p, const struct kp_ann_insn *in, int co
 {
 	const char *text = src_line(p, in->file, in->line);
 
-	fprintf(p->out, "%*s%s:%u", col, "", base(in->file), in->line);
+	fprintf(p->out, "%*s", col, "");
+	kp_text_put(p->out, 0, base(in->file));
+	fprintf(p->out, ":%u", in->line);
 	if (text)
 		fprintf(p->out, "  %s", text);
 	fputc('\n', p->out);
 	if (in->nr_inl) {
 		fprintf(p->out, "%*sinlined:", col, "");
-		for (size_t k = 0; k < in->nr_inl; k++)
-			fprintf(p->out, " %s%s", k ? "< " : "", in->inl[k]);
+		for (size_t k = 0; k < in->nr_inl; k++) {
+			fputs(k ? " < " : " ", p->out);
+			kp_text_put(p->out, 0, in->inl[k]);
+		}
 		fputc('\n', p->out);
 	}
 }
@@ -147,9 +151,11 @@ static void print_insn(struct printer *p, const struct kp_ann_func *f,
 		*in->operands ? " " : "", in->operands);
 	if (in->target_label)
 		fprintf(p->out, " -> L%u", in->target_label);
-	else if (in->target_name)
-		fprintf(p->out, in->target_off ? " <%s+0x%llx>" : " <%s>", in->target_name,
-			(unsigned long long)in->target_off);
+	else if (in->target_name) {
+		fputs(" <", p->out);
+		kp_text_put(p->out, 0, in->target_name);
+		fprintf(p->out, in->target_off ? "+0x%llx>" : ">", (unsigned long long)in->target_off);
+	}
 	fputc('\n', p->out);
 }
 
@@ -159,15 +165,18 @@ static void print_lines(struct printer *p, const struct kp_ann_func *f)
 
 	if (!f->nr_lines)
 		return;
-	fprintf(p->out, "\n# source lines of %s, hottest first\n", f->name);
+	fputs("\n# source lines of ", p->out);
+	kp_text_put(p->out, 0, f->name);
+	fputs(", hottest first\n", p->out);
 	for (size_t i = 0; i < f->nr_lines; i++) {
 		const struct kp_ann_line *l = &f->lines[i];
 		const char *text = src_line(p, l->file, l->line);
 
 		fputs(" ", p->out);
 		kp_view_print_pct(p->out, kp_view_pct(weight(p, &l->w), fw), p->o->color);
-		fprintf(p->out, " %8llu  %s:%u", (unsigned long long)l->w.count, base(l->file),
-			l->line);
+		fprintf(p->out, " %8llu  ", (unsigned long long)l->w.count);
+		kp_text_put(p->out, 0, base(l->file));
+		fprintf(p->out, ":%u", l->line);
 		if (text)
 			fprintf(p->out, "  %s", text + strspn(text, " \t"));
 		fputc('\n', p->out);
@@ -182,18 +191,27 @@ static void print_func(struct printer *p, const struct kp_annotation *a,
 
 	if (aw < 7)
 		aw = 7;
-	fprintf(p->out, "\n## %s in %s: %.2f%% of all, %llu samples", f->name, f->dso,
+	fputs("\n## ", p->out);
+	kp_text_put(p->out, 0, f->name);
+	fputs(" in ", p->out);
+	kp_text_put(p->out, 0, f->dso);
+	fprintf(p->out, ": %.2f%% of all, %llu samples",
 		kp_view_pct(weight(p, &f->self), weight(p, &a->total)),
 		(unsigned long long)f->self.count);
 	if (f->why) {
-		fprintf(p->out, ": not annotated: %s\n", f->why);
+		fputs(": not annotated: ", p->out);
+		kp_text_put(p->out, 0, f->why);
+		fputc('\n', p->out);
 		return;
 	}
 	fprintf(p->out, ", 0x%llx-0x%llx (%llu bytes)%s%s\n", (unsigned long long)f->start,
 		(unsigned long long)(f->start + f->size), (unsigned long long)f->size,
 		f->build_id[0] ? ", build-id " : "", f->build_id);
-	if (f->no_lines)
-		fprintf(p->out, "# no source lines: %s\n", f->no_lines);
+	if (f->no_lines) {
+		fputs("# no source lines: ", p->out);
+		kp_text_put(p->out, 0, f->no_lines);
+		fputc('\n', p->out);
+	}
 	if (f->stray)
 		fprintf(p->out, "# warning: %llu sample%s at addresses inside an instruction, not at "
 			"its start: patched or self-modifying code, or not the binary recorded\n",

@@ -82,6 +82,7 @@ int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st)
 	kp_perfwrite_set_text(&pw, live_text(rw.s.kernel_release));
 	st->write_err = w.err ? w.err : kp_perfwrite_finish(&pw);
 	st->records = pw.records;
+	st->events = rw.s.evl.nr;
 	st->samples = pw.samples;
 	st->left_out = pw.left_out;
 	st->damaged = pw.damaged;

@@ -16,6 +16,7 @@
 /**
  * struct kp_convert_stats - what a conversion did
  * @records:  kernel records written
+ * @events:   events the input describes (0: it has none, and perf reads nothing of the output)
  * @samples:  samples among them
  * @left_out: kprof's own records perf.data has no place for (statistics, formats)
  * @damaged:  samples left out because perf cannot read them (kp_perfwrite_add())
@@ -26,6 +27,7 @@
  */
 struct kp_convert_stats {
 	uint64_t records, samples, left_out, damaged;
+	size_t events;
 	struct kp_rec_unwind_stats unwind;
 	uint64_t text;
 	int write_err;

@@ -79,11 +79,11 @@ static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *r
 {
 	struct kp_latency *l = ctx;
 
-	(void)s;
 	kp_tp_add_record(l->tp, rec);
 	if (rec->type != KP_REC_ATTR && l->ev[0] == -2) {
 		find_events(l);
-		if (l->ev[0] < 0 || l->ev[1] < 0)
+		/* without any event, read on: the damage that lost them is said at the end */
+		if ((l->ev[0] < 0 || l->ev[1] < 0) && s->evl.nr)
 			return -KP_LAT_ENOEVENTS;
 	}
 	return 0;
@@ -248,7 +248,8 @@ int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o)
 		l->no_end += l->open[i].start != UINT64_MAX;
 	if (l->s.have_stats)
 		l->lost = l->s.stats.lost;
-	qsort(l->ns, l->nr, sizeof(*l->ns), cmp_u64);
+	if (l->nr) /* none paired: l->ns is NULL, which qsort() may not be given */
+		qsort(l->ns, l->nr, sizeof(*l->ns), cmp_u64);
 	kp_profile_finish(&l->prof);
 	return rc;
 }
@@ -278,4 +279,26 @@ uint64_t kp_latency_pct(const struct kp_latency *l, double p)
 		return 0;
 	rank = (size_t)(p / 100 * (double)l->nr + 0.999999999);
 	return l->ns[rank ? (rank > l->nr ? l->nr : rank) - 1 : 0];
+}
+
+size_t kp_latency_row(uint64_t ns, uint64_t linear_ns)
+{
+	uint64_t us = ns / 1000, row;
+
+	if (linear_ns)
+		row = ns / linear_ns;
+	else
+		row = us ? 64 - (uint64_t)__builtin_clzll(us) : 0; /* [2^(row-1), 2^row) */
+	return row < KP_LAT_ROWS - 1 ? (size_t)row : KP_LAT_ROWS - 1;
+}
+
+void kp_latency_row_range(size_t row, uint64_t linear_ns, uint64_t *lo, uint64_t *hi)
+{
+	if (linear_ns) {
+		*lo = row * (linear_ns / 1000);
+		*hi = row < KP_LAT_ROWS - 1 ? (row + 1) * (linear_ns / 1000) : UINT64_MAX;
+	} else {
+		*lo = row ? 1ull << (row - 1) : 0;
+		*hi = row < 64 ? 1ull << row : UINT64_MAX;
+	}
 }

@@ -89,6 +89,22 @@ void kp_latency_release(struct kp_latency *l);
 /* kp_latency_pct - the @p-th percentile (0-100) of the sorted durations, nearest rank. */
 uint64_t kp_latency_pct(const struct kp_latency *l, double p);
 
+/*
+ * The histogram's rows, as bpftrace's hist() and lhist() make them: each holds the durations
+ * of [lo, hi) µs, the rows one after the other, so that every duration is in one row. A log2
+ * histogram's row 0 holds [0, 1), row 1 [1, 2), row k [2^(k-1), 2^k); a linear one's row k
+ * [k * width, (k + 1) * width), its last (KP_LAT_ROWS - 1) every longer one as well.
+ */
+#define KP_LAT_ROWS 4096
+
+/* kp_latency_row - the row of a duration of @ns: log2 (0 to 64), or with @linear_ns rows that
+ * wide. */
+size_t kp_latency_row(uint64_t ns, uint64_t linear_ns);
+
+/* kp_latency_row_range - the µs row @row holds, [*lo, *hi); *hi is UINT64_MAX for the last
+ * row of a linear histogram, which has no end. */
+void kp_latency_row_range(size_t row, uint64_t linear_ns, uint64_t *lo, uint64_t *hi);
+
 #define KP_LAT_EOPEN		1100
 #define KP_LAT_ENOEVENTS	1101
 #define KP_LAT_EKEY		1102

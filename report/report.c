@@ -328,6 +328,10 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 	rc = kp_session_run(&r->s, &ops, r);
 	if (r->ready)
 		kp_resolver_settle(&r->res);
+	if (!r->s.evl.nr) { /* no view, header or filter has an event to show */
+		r->replay_err = r->s.r.err;
+		return -KP_REPORT_EEMPTY;
+	}
 	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL)
 		return rc;
 	r->replay_err = rc;
@@ -401,13 +405,18 @@ void kp_report_print_header(const struct kp_report *r, size_t e, FILE *out)
 	const char *name = kp_strtab_get(&r->s.strs, pe->name); /* "wall" for --wall */
 	bool asked = !strcmp(ev->name, name) && strcmp(ev->name, ev->spec);
 
-	fprintf(out, "# kprof report of '%s': %llu samples of %s", r->o->input,
-		(unsigned long long)w->count, name);
+	fputs("# kprof report of '", out);
+	kp_text_put(out, 0, r->o->input);
+	fprintf(out, "': %llu samples of ", (unsigned long long)w->count);
+	kp_text_put(out, 0, name);
 	/* how it was sampled, as it was asked: the rate, or the period */
 	if (asked || pe->freq || pe->period) {
 		fputs(" (", out);
-		if (asked)
-			fprintf(out, "asked for '%s'%s", ev->spec, pe->freq || pe->period ? ", " : "");
+		if (asked) {
+			fputs("asked for '", out);
+			kp_text_put(out, 0, ev->spec);
+			fprintf(out, "'%s", pe->freq || pe->period ? ", " : "");
+		}
 		if (pe->freq)
 			fprintf(out, "-F %llu", (unsigned long long)pe->freq);
 		else if (pe->period)
@@ -459,8 +468,10 @@ static void print_dso_stats(const struct kp_session *s, FILE *out)
 
 		if (!d->frames)
 			continue;
-		fprintf(out, "#   %s: %llu frames, %llu unnamed", kp_strtab_get(&s->strs, d->path),
-			(unsigned long long)d->frames, (unsigned long long)d->unnamed);
+		fputs("#   ", out);
+		kp_text_put(out, 0, kp_strtab_get(&s->strs, d->path));
+		fprintf(out, ": %llu frames, %llu unnamed", (unsigned long long)d->frames,
+			(unsigned long long)d->unnamed);
 		if (src != KP_DSO_SRC_FILE)
 			fprintf(out, ", from %s%s%s (the file: %s)\n", source_str[src],
 				st == KP_DSO_OK ? "" : ": ", st == KP_DSO_OK ? "" : kp_dso_status_str(st),
@@ -520,13 +531,17 @@ static void print_debug_stats(const struct kp_session *s, FILE *out)
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		const char *f = kp_dso_debug_file(s->dso_list[i].dso, &w);
 
-		if (f && w >= KP_DWARF_SRCLINE)
-			fprintf(out, "#   %s: %s, DWARF read for %s (%.1f MB inflated)\n",
-				kp_strtab_get(&s->strs, s->dso_list[i].path), f, why[w],
+		if (!f)
+			continue;
+		fputs("#   ", out);
+		kp_text_put(out, 0, kp_strtab_get(&s->strs, s->dso_list[i].path));
+		fputs(": ", out);
+		kp_text_put(out, 0, f);
+		if (w >= KP_DWARF_SRCLINE)
+			fprintf(out, ", DWARF read for %s (%.1f MB inflated)\n", why[w],
 				bytes[i] / 1e6);
-		else if (f)
-			fprintf(out, "#   %s: %s, symbols only\n",
-				kp_strtab_get(&s->strs, s->dso_list[i].path), f);
+		else
+			fputs(", symbols only\n", out);
 	}
 	free(bytes);
 }
@@ -544,9 +559,12 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 	else
 		fprintf(out, "; no final statistics (the recording did not finish)");
 	fputc('\n', out);
-	for (size_t e = 0; e < s->evl.nr; e++)
-		fprintf(out, "# event %s: %llu samples\n", s->evl.ev[e].name,
+	for (size_t e = 0; e < s->evl.nr; e++) {
+		fputs("# event ", out);
+		kp_text_put(out, 0, s->evl.ev[e].name);
+		fprintf(out, ": %llu samples\n",
 			(unsigned long long)(r->per_event ? r->per_event[e] : 0));
+	}
 	if (r->ready && r->off_event >= 0) {
 		const struct kp_offcpu_stats *o = &r->off.st;
 

@@ -75,6 +75,8 @@ enum {
 	KP_REPORT_EOPEN = KP_ERROR_END + 1, /* the file did not open: r->open_err, r->s.r say why */
 	KP_REPORT_ENOEVENT,	/* it has no event called o->event_name: r->s.evl lists them */
 	KP_REPORT_ENOWALL,	/* --wall, but no off-CPU event (record --off-cpu) or no clock */
+	KP_REPORT_EEMPTY,	/* it describes no event (no ATTR record): nothing to profile;
+				 * r->replay_err says whether it was cut or damaged before one */
 };
 
 struct kp_report {
@@ -102,8 +104,8 @@ struct kp_report {
 /*
  * kp_report_build - replay @o->input into @r->prof (finished: totals and children are set).
  * Returns 0, including for a file cut short (r->replay_err then says so and everything before
- * the cut is in the profile), or -KP_REPORT_EOPEN or -KP_REPORT_ENOEVENT. Call
- * kp_report_release() in every case.
+ * the cut is in the profile), or -KP_REPORT_EOPEN, -KP_REPORT_ENOEVENT, -KP_REPORT_ENOWALL or
+ * -KP_REPORT_EEMPTY. Call kp_report_release() in every case.
  */
 int kp_report_build(const struct kp_report_opts *o, struct kp_report *r);
 void kp_report_release(struct kp_report *r);

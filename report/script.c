@@ -8,6 +8,7 @@
 
 #include "formats/perfhdr.h"
 #include "formats/util.h"
+#include "view.h"
 
 /* -F's names, and what each needs in the samples (0: nothing). */
 static const struct field_info {
@@ -173,7 +174,7 @@ int kp_script_start(struct kp_script *sc, struct kp_session *s, struct kp_tp *tp
 	for (size_t i = 0; i < s->evl.nr; i++) {
 		const struct kp_evsel *e = &s->evl.ev[i];
 		int rc = event_fields(f, e, &sc->ev_fields[i], field);
-		int w = (int)strlen(perf_name(e));
+		int w = (int)kp_text_len(perf_name(e));
 
 		if (rc) {
 			*ev = i;
@@ -205,8 +206,10 @@ static void print_start(struct kp_script *sc, uint32_t f, const struct kp_sample
 {
 	FILE *o = sc->out;
 
-	if (f & KP_SF_COMM)
-		fprintf(o, frames_below ? "%s " : "%16s ", comm_of(sc, t));
+	if (f & KP_SF_COMM) {
+		kp_text_put(o, frames_below ? 0 : 16, comm_of(sc, t));
+		fputc(' ', o);
+	}
 	if ((f & KP_SF_PID) && (f & KP_SF_TID))
 		fprintf(o, "%5u/%-5u ", smp->pid, smp->tid);
 	else if (f & KP_SF_PID)
@@ -226,7 +229,7 @@ static void print_trace(struct kp_script *sc, const struct kp_sample *smp)
 	char buf[4096];
 
 	if (sc->tp && !kp_tp_print(sc->tp, smp->raw, smp->raw_size, buf, sizeof(buf)))
-		fputs(buf, sc->out);
+		kp_text_put(sc->out, 0, buf);
 }
 
 /* One frame of an address: "sym+0xoff", "[unknown]" without one, then " (dso)". */
@@ -236,12 +239,16 @@ static void print_frame(struct kp_script *sc, uint32_t f, const struct kp_addr_i
 	bool inlined = fr && i < ai->nr - 1;
 
 	if (f & KP_SF_SYM) {
-		fprintf(sc->out, " %s", fr ? fr->func : "[unknown]");
+		fputc(' ', sc->out);
+		kp_text_put(sc->out, 0, fr ? fr->func : "[unknown]");
 		if (fr && (f & KP_SF_SYMOFF) && fr->off != UINT64_MAX)
 			fprintf(sc->out, "+0x%" PRIx64, fr->off);
 	}
-	if ((f & KP_SF_DSO) && !inlined)
-		fprintf(sc->out, " (%s)", ai->dso ? ai->dso : "[unknown]");
+	if ((f & KP_SF_DSO) && !inlined) {
+		fputs(" (", sc->out);
+		kp_text_put(sc->out, 0, ai->dso ? ai->dso : "[unknown]");
+		fputc(')', sc->out);
+	}
 	if (inlined)
 		fputs(" (inlined)", sc->out);
 }
@@ -308,8 +315,10 @@ void kp_script_sample(struct kp_script *sc, size_t ev, const struct kp_sample *s
 		fprintf(sc->out, "%10" PRIu64 " ", smp->sample_type & PERF_SAMPLE_PERIOD
 							   ? smp->period
 							   : (uint64_t)e->attr.sample_period);
-	if (f & KP_SF_EVENT)
-		fprintf(sc->out, "%*s: ", sc->name_width, perf_name(e));
+	if (f & KP_SF_EVENT) {
+		kp_text_put(sc->out, sc->name_width, perf_name(e));
+		fputs(": ", sc->out);
+	}
 	if ((f & KP_SF_TRACE) && smp->raw_size)
 		print_trace(sc, smp);
 	if (chain) {

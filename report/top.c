@@ -6,6 +6,7 @@
 
 #include "formats/util.h"
 #include "hash.h"
+#include "view.h"
 
 #define DECAY (7.0 / 8.0)	/* what a refresh keeps of the weights before it */
 #define FORGET 0.01		/* below this a function's weight is dropped */
@@ -319,11 +320,14 @@ void kp_top_print(struct kp_top *t, FILE *out, enum kp_top_sort sort, bool kerne
 
 	n = kp_top_rows(t, sort, kernel, &rows, &cap, &sum);
 	kp_top_header(t, secs, line, sizeof(line));
-	fprintf(out, "# %s\n", line);
-	fprintf(out, "#   share  %s\n", keys[sort]);
+	fputs("# ", out);
+	kp_text_put(out, 0, line); /* the event's name, as the recording has it */
+	fprintf(out, "\n#   share  %s\n", keys[sort]);
 	for (size_t i = 0; i < n && i < max; i++) {
 		kp_top_row_name(t, &rows[i], sort, line, sizeof(line));
-		fprintf(out, "%8.2f%%  %s\n", 100.0 * rows[i].w / sum, line);
+		fprintf(out, "%8.2f%%  ", 100.0 * rows[i].w / sum);
+		kp_text_put(out, 0, line); /* commands and functions as the processes named them */
+		fputc('\n', out);
 	}
 	fflush(out);
 	kp_top_roll(t);

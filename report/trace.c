@@ -174,7 +174,8 @@ static int on_first(void *ctx, struct kp_session *s, const struct kp_rec_header 
 
 	if (rec->type != KP_REC_ATTR && t->enter_ev == -2) {
 		find_events(t);
-		if (t->enter_ev < 0 || t->exit_ev < 0)
+		/* without any event, read on: the damage that lost them is said at the end */
+		if ((t->enter_ev < 0 || t->exit_ev < 0) && s->evl.nr)
 			return -KP_TRACE_ENOEVENTS;
 	}
 	return on_own(ctx, s, rec);
@@ -199,13 +200,10 @@ int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_tra
 	if (t->open_err)
 		return -KP_TRACE_EOPEN;
 	rc = kp_session_run(&t->s, &ops, t);
-	if (t->enter_ev == -2) { /* a file of ATTR records only */
+	if (t->enter_ev == -2) /* a file of ATTR records only */
 		find_events(t);
-		if (t->enter_ev < 0 || t->exit_ev < 0)
-			rc = -KP_TRACE_ENOEVENTS;
-	}
-	if (rc == -KP_TRACE_ENOEVENTS)
-		return rc;
+	if (t->enter_ev < 0 || t->exit_ev < 0)
+		return -KP_TRACE_ENOEVENTS;
 	for (size_t i = 0; i < t->nr_threads; i++) /* still in flight when the recording ended */
 		close_open(t, &t->threads[i], 0, false);
 	return rc;

@@ -147,6 +147,13 @@ static int cmp_row(const void *a, const void *b, void *ctx)
 	return strcmp(kp_strtab_get(f->p->strs, x->sym), kp_strtab_get(f->p->strs, y->sym));
 }
 
+/* A key of a row: two spaces, then the name escaped and padded as printf's "%*s". */
+static void put_key(FILE *out, int width, const char *name)
+{
+	fputs("  ", out);
+	kp_text_put(out, width, name);
+}
+
 static void print(const struct kp_profile *p, const struct kp_view_opts *o, unsigned keys,
 		  const struct kp_flat_row *rows, size_t nr, FILE *out)
 {
@@ -170,13 +177,13 @@ static void print(const struct kp_profile *p, const struct kp_view_opts *o, unsi
 		}
 		fprintf(out, "  %8llu", (unsigned long long)r->self.count);
 		if (keys & KP_SORT_CGROUP)
-			fprintf(out, "  %-30s", kp_strtab_get(s, r->cgroup));
+			put_key(out, -30, kp_strtab_get(s, r->cgroup));
 		if (keys & KP_SORT_COMM)
-			fprintf(out, "  %-15s", kp_strtab_get(s, r->comm));
+			put_key(out, -15, kp_strtab_get(s, r->comm));
 		if (keys & KP_SORT_DSO)
-			fprintf(out, "  %-20s", r->dso ? kp_strtab_get(s, r->dso) : "[unknown]");
+			put_key(out, -20, r->dso ? kp_strtab_get(s, r->dso) : "[unknown]");
 		if (keys & KP_SORT_SYM)
-			fprintf(out, "  %s", kp_strtab_get(s, r->sym));
+			put_key(out, 0, kp_strtab_get(s, r->sym));
 		fputc('\n', out);
 	}
 }

@@ -4,7 +4,8 @@
  * leaf count", sorted, as flamegraph.pl, inferno and speedscope read them. The count is the
  * stack's weight (kp_view_weight(): its period, or with --weight samples its samples), for a
  * time profile in ns, or in µs or ms with --folded-unit (thousandths kept). Names
- * have ';' (the separator) and line breaks replaced so that every line stays one stack.
+ * have ';' (the separator) replaced by ':', and their control characters escaped as every text
+ * output escapes them (kp_text_put()), so that every line stays one stack.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -31,15 +32,16 @@ static void push_name(struct folded *f, uint32_t node)
 	const struct kp_loc *l = &p->locs[p->nodes[node].loc];
 	const char *name = kp_strtab_get(p->strs, p->funcs[l->func].name);
 	const char *suffix = f->o->annotate ? kp_view_annotation(l->flags) : "";
-	size_t n = strlen(name);
+	size_t n = kp_text_len(name);
 
 	KP_GROW(f->buf, f->cap, f->len + n + 8);
 	if (f->len)
 		f->buf[f->len++] = ';';
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-		f->buf[f->len++] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
-	}
+	kp_text_escape(name, f->buf + f->len, n + 1); /* no line break, as every text output */
+	for (char *c = f->buf + f->len; *c; c++)
+		if (*c == ';') /* the separator */
+			*c = ':';
+	f->len += n;
 	memcpy(f->buf + f->len, suffix, strlen(suffix));
 	f->len += strlen(suffix);
 }

@@ -23,14 +23,16 @@ static void print_name(struct tree *t, uint32_t node)
 	const struct kp_profile *p = t->p;
 	const struct kp_loc *l = &p->locs[p->nodes[node].loc];
 
-	fputs(kp_strtab_get(p->strs, p->funcs[l->func].name), t->out);
+	kp_text_put(t->out, 0, kp_strtab_get(p->strs, p->funcs[l->func].name));
 	if (l->flags & KP_LOC_KERNEL)
 		fputs(" [k]", t->out);
 	if (l->flags & KP_LOC_INLINED)
 		fputs(" (inlined)", t->out);
 	if (t->o->srcline && l->file) { /* the file's last component, as perf shows it */
 		const char *file = kp_strtab_get(p->strs, l->file), *slash = strrchr(file, '/');
-		fprintf(t->out, " %s:%u", slash ? slash + 1 : file, l->line);
+		fputc(' ', t->out);
+		kp_text_put(t->out, 0, slash ? slash + 1 : file);
+		fprintf(t->out, ":%u", l->line);
 	}
 	fputc('\n', t->out);
 }

@@ -49,10 +49,12 @@ static int to_perf(const char *input, const char *output)
 		return 1;
 	}
 	rc = kp_convert_perf(&r, fd, &st);
-	if (rc) {
+	if (rc || !st.events) {
+		if (!st.events) /* a perf.data of no event is no recording */
+			kp_input_no_events(input);
 		if (rc == 1)
 			kp_error("cannot write '%s': %s", output, kp_strerror(st.write_err));
-		else
+		else if (rc)
 			kp_input_error(&r, input);
 		kp_output_abort(&out);
 		kp_notice("'%s' is not written", output);

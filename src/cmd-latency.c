@@ -7,7 +7,6 @@
  * duration. It records the two events with call chains (or reads -i FILE).
  */
 #include "config.h"
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,16 +144,15 @@ static void put_dur(uint64_t ns)
 		printf("%.3f us", ns / 1e3);
 }
 
-/* bcc's histogram: a row per bucket from the first to the last one with a count */
+/* bcc's histogram: a row from the first to the last one with a count, each labelled with the
+ * µs it holds as bpftrace labels them, [lo, hi) (kp_latency_row_range()) */
 static void histogram(const struct kp_latency *l, uint64_t linear_ns)
 {
-	uint64_t counts[4096] = { 0 }, max = 0;
-	size_t first = SIZE_MAX, last = 0, nb = ARRAY_SIZE(counts);
+	uint64_t counts[KP_LAT_ROWS] = { 0 }, max = 0;
+	size_t first = SIZE_MAX, last = 0;
 
 	for (size_t i = 0; i < l->nr; i++) {
-		uint64_t us = l->ns[i] / 1000;
-		size_t b = linear_ns ? l->ns[i] / linear_ns : us ? 64 - (size_t)__builtin_clzll(us) : 0;
-		b = b < nb ? b : nb - 1;
+		size_t b = kp_latency_row(l->ns[i], linear_ns);
 		counts[b]++;
 		first = b < first ? b : first;
 		last = b > last ? b : last;
@@ -163,13 +161,19 @@ static void histogram(const struct kp_latency *l, uint64_t linear_ns)
 		return;
 	for (size_t b = first; b <= last; b++)
 		max = counts[b] > max ? counts[b] : max;
-	printf("\n%-25s: count     distribution\n", "     usecs");
+	printf("\n%23s : count     distribution\n", "usecs");
 	for (size_t b = first; b <= last; b++) {
-		uint64_t lo = linear_ns ? b * linear_ns / 1000 : b ? 1ull << (b - 1) : 0;
-		uint64_t hi = linear_ns ? (b + 1) * linear_ns / 1000 - 1 : b ? (1ull << b) - 1 : 1;
+		uint64_t lo, hi;
+		char label[64];
 		int stars = max ? (int)(counts[b] * 40 / max) : 0;
-		printf("%10llu -> %-10llu : %-8llu |%-40.*s|\n", (unsigned long long)lo,
-		       (unsigned long long)hi, (unsigned long long)counts[b], stars,
+
+		kp_latency_row_range(b, linear_ns, &lo, &hi);
+		if (hi == UINT64_MAX)
+			snprintf(label, sizeof(label), "[%llu, ...)", (unsigned long long)lo);
+		else
+			snprintf(label, sizeof(label), "[%llu, %llu)", (unsigned long long)lo,
+				 (unsigned long long)hi);
+		printf("%23s : %-8llu |%-40.*s|\n", label, (unsigned long long)counts[b], stars,
 		       "****************************************");
 	}
 }
@@ -180,7 +184,9 @@ static void stack(const struct kp_profile *p, uint32_t node)
 
 	for (uint32_t c = node; c && n < 32; c = p->nodes[c].parent)
 		if (!(p->locs[p->nodes[c].loc].flags & KP_LOC_COMM)) {
-			printf("        %s\n", kp_profile_name(p, c));
+			printf("        ");
+			kp_text_put(stdout, 0, kp_profile_name(p, c));
+			putchar('\n');
 			n++;
 		}
 	if (!n)
@@ -198,9 +204,10 @@ static void slowest(const struct kp_latency *l)
 		const char *comm = kp_strtab_get(&l->s.strs, p->comm);
 		printf("  ");
 		put_dur(p->ns);
-		printf(" from %llu.%06llu s, %s/%u\n", (unsigned long long)(p->start / 1000000000),
-		       (unsigned long long)(p->start % 1000000000 / 1000), *comm ? comm : "[unknown]",
-		       p->tid);
+		printf(" from %llu.%06llu s, ", (unsigned long long)(p->start / 1000000000),
+		       (unsigned long long)(p->start % 1000000000 / 1000));
+		kp_text_put(stdout, 0, *comm ? comm : "[unknown]");
+		printf("/%u\n", p->tid);
 		stack(&l->prof, p->node);
 	}
 }
@@ -222,10 +229,12 @@ static void groups(struct kp_latency *l)
 	printf("\n# by %s: count, average, max\n", l->o->by);
 	for (size_t i = 0; i < l->nr_groups; i++) {
 		const struct kp_latency_group *g = &l->groups[i];
-		if (!strcmp(l->o->by, "comm"))
-			printf("  %-20s", kp_strtab_get(&l->s.strs, g->comm));
-		else
+		if (!strcmp(l->o->by, "comm")) {
+			printf("  ");
+			kp_text_put(stdout, -20, kp_strtab_get(&l->s.strs, g->comm));
+		} else {
 			printf("  %-20llu", (unsigned long long)g->value);
+		}
 		printf(" %8llu  ", (unsigned long long)g->count);
 		put_dur(g->total / g->count);
 		printf("  ");
@@ -262,9 +271,13 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		kp_input_explain(&l.s.r, path, l.open_err);
 		out = 1;
 	} else if (rc == -KP_LAT_ENOEVENTS) {
-		kp_error("'%s' has no %s%s%s events", path, l.ev[0] < 0 ? lt->start : "",
-			 l.ev[0] < 0 && l.ev[1] < 0 ? " and no " : "", l.ev[1] < 0 ? lt->end : "");
-		kp_hint("the recording's events: kprof script --header -i %s", path);
+		if (l.s.evl.nr) { /* else kp_input_replayed() says it has none */
+			kp_error("'%s' has no %s%s%s events", path, l.ev[0] < 0 ? lt->start : "",
+				 l.ev[0] < 0 && l.ev[1] < 0 ? " and no " : "",
+				 l.ev[1] < 0 ? lt->end : "");
+			kp_hint("the recording's events: kprof script --header -i %s", path);
+		}
+		kp_input_replayed(&l.s, path); /* and whether it was cut before them */
 		out = 1;
 	} else if (rc == -KP_LAT_EKEY) {
 		kp_error("--key %s: %s", keys_said, l.key_error);
@@ -330,18 +343,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_count(const char *s, const char *opt, uint64_t max, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *v > max)
-		return kp_usage_error("latency", "%s takes a whole number up to %llu, not '%s'", opt,
-				      (unsigned long long)max, s);
-	return 0;
-}
-
 static int parse_opt(struct latency *l, int c)
 {
 	uint64_t v;
@@ -351,14 +352,12 @@ static int parse_opt(struct latency *l, int c)
 	case OPT_KEY: l->key = optarg; return 0;
 	case OPT_BY: l->lo.by = optarg; return 0;
 	case OPT_LINEAR:
-		if (parse_count(optarg, "--linear", 1000000000, &v))
+		if (kp_cmd_number("latency", "--linear", optarg, 1, 1000000000, &v))
 			return 2;
-		if (!v)
-			return kp_usage_error("latency", "--linear takes a bucket of 1 us or more");
 		l->linear_ns = v * 1000;
 		return 0;
 	case OPT_TOP:
-		if (parse_count(optarg, "--top", 1000, &v))
+		if (kp_cmd_number("latency", "--top", optarg, 0, 1000, &v))
 			return 2;
 		l->lo.top = v;
 		return 0;

@@ -101,18 +101,26 @@ struct report {
 	bool progress_shown;
 };
 
+/* --time START,END: seconds of the recording's clock, as the samples' time in ns holds them */
 static int parse_time(const char *s, struct kp_report_filter *f)
 {
 	const char *comma = strchr(s, ',');
-	char *end;
-	double a = 0, b = 0;
+	char *start;
+	double a = 0, b = 0, max = (double)(UINT64_MAX / 1000000000);
+	int rc = 0;
 
 	if (!comma)
 		return kp_usage_error("report", "--time takes START,END, not '%s'", s);
-	if (comma != s && ((a = strtod(s, &end)), end != comma))
-		return kp_usage_error("report", "bad start time in '%s'", s);
-	if (comma[1] && ((b = strtod(comma + 1, &end)), *end))
-		return kp_usage_error("report", "bad end time in '%s'", s);
+	start = strndup(s, (size_t)(comma - s));
+	if (*start)
+		rc = kp_cmd_real("report", "--time's START", start, 0, max, &a);
+	free(start);
+	if (!rc && comma[1])
+		rc = kp_cmd_real("report", "--time's END", comma + 1, 0, max, &b);
+	if (rc)
+		return rc;
+	if (comma != s && comma[1] && a > b)
+		return kp_usage_error("report", "--time %s: START is after END", s);
 	f->t_start = comma != s ? (uint64_t)(a * 1e9) : 0;
 	f->t_end = comma[1] ? (uint64_t)(b * 1e9) : UINT64_MAX;
 	return 0;
@@ -156,7 +164,9 @@ static void progress(void *ctx, const struct kp_report *rep)
 /* kp_report_warnings()' sentences as '# ' lines of a text report */
 static void say_in(void *ctx, enum kp_report_say kind, const char *msg)
 {
-	fprintf(ctx, "# %s: %s\n", kind == KP_SAY_HINT ? "hint" : "warning", msg);
+	fprintf(ctx, "# %s: ", kind == KP_SAY_HINT ? "hint" : "warning");
+	kp_text_put(ctx, 0, msg); /* it names binaries, as the recording does */
+	fputc('\n', ctx);
 }
 
 /* ... or on stderr */
@@ -183,8 +193,9 @@ static int emit_annotation(struct report *r, const struct kp_report *rep, FILE *
 	ao.event = rep->event >= 0 ? (size_t)rep->event : 0;
 	rc = kp_input_build(&ao_ro, &arep);
 	if (!rc) {
-		fprintf(out, "\n# the %zu hottest functions of %s, annotated\n", ao.top,
-			rep->s.evl.ev[ao.event].name);
+		fprintf(out, "\n# the %zu hottest functions of ", ao.top);
+		kp_text_put(out, 0, rep->s.evl.ev[ao.event].name);
+		fputs(", annotated\n", out);
 		rc = kp_cmd_annotate_print(&arep, &ao, false,
 					   &(struct kp_ann_print_opts){ .by_samples = ao.by_samples,
 									.color = r->vo.color,
@@ -216,8 +227,13 @@ static int emit_diff(struct report *r, const struct kp_report *now, FILE *out)
 				 false, 1, NULL);
 		kp_profile_merge(&dp, 1, &now->prof, e, false, 1, NULL);
 		kp_profile_finish(&dp);
-		fprintf(out, "# kprof report of '%s' against '%s': %s, %llu %s against %llu\n",
-			r->ro.input, r->diff_base, now->s.evl.ev[e].name,
+		fputs("# kprof report of '", out);
+		kp_text_put(out, 0, r->ro.input);
+		fputs("' against '", out);
+		kp_text_put(out, 0, r->diff_base);
+		fputs("': ", out);
+		kp_text_put(out, 0, now->s.evl.ev[e].name);
+		fprintf(out, ", %llu %s against %llu\n",
 			(unsigned long long)kp_view_weight(&vo, kp_profile_total(&dp, 0, 1)),
 			kp_report_event_unit(now, e, vo.by_samples),
 			(unsigned long long)kp_view_weight(&vo, kp_profile_total(&dp, 0, 0)));
@@ -284,10 +300,8 @@ static int output(struct report *r, struct kp_report *rep)
 
 	if (!out)
 		return 1;
-	if (!rep->s.evl.nr)
-		kp_warn("'%s' has no events", r->ro.input);
-	rc = rep->s.evl.nr ? emit_views(r, rep, out) : 0;
-	if (!rc && r->annotate_top && rep->s.evl.nr)
+	rc = emit_views(r, rep, out); /* kp_input_build() refused a recording without events */
+	if (!rc && r->annotate_top)
 		annotated = emit_annotation(r, rep, out);
 	if (rc == -KP_ERROR_END) { /* the diff's base said why */
 		kp_output_abort(&o);
@@ -402,13 +416,7 @@ static int add_names(char ***names, size_t *nr, const char *list)
 
 static int parse_limit(struct report *r, const char *s)
 {
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || v < 0 || v > 100)
-		return kp_usage_error("report", "--percent-limit takes 0 to 100, not '%s'", s);
-	r->vo.percent_limit = v;
-	return 0;
+	return kp_cmd_real("report", "--percent-limit", s, 0, 100, &r->vo.percent_limit);
 }
 
 static int parse_opt(struct report *r, int c)

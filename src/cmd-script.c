@@ -25,6 +25,7 @@
 #include "report/session.h"
 #include "report/unwind.h"
 #include "report/tracepoint.h"
+#include "report/view.h"
 
 static const char script_usage[] =
 	"usage: kprof script [-i FILE] [-F FIELDS] [--raw] [--header] [--stats] [--kallsyms]\n"
@@ -85,10 +86,12 @@ static void print_prefix(struct script *s, const struct kp_sample *id)
 {
 	uint64_t time = id->time;
 
-	if (id->sample_type & PERF_SAMPLE_TID)
-		fprintf(s->out, "%16s %7u", comm_of(s, id->pid, id->tid), id->tid);
-	else
+	if (id->sample_type & PERF_SAMPLE_TID) {
+		kp_text_put(s->out, 16, comm_of(s, id->pid, id->tid));
+		fprintf(s->out, " %7u", id->tid);
+	} else {
 		fprintf(s->out, "%16s %7s", "-", "-");
+	}
 	if (id->sample_type & PERF_SAMPLE_CPU)
 		fprintf(s->out, " [%03u]", id->cpu);
 	if (id->sample_type & PERF_SAMPLE_TIME)
@@ -158,17 +161,21 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 	print_prefix(s, smp);
 	if (smp->sample_type & PERF_SAMPLE_PERIOD)
 		fprintf(s->out, " %10" PRIu64, smp->period);
-	fprintf(s->out, " %s:", ev->name);
+	fputc(' ', s->out);
+	kp_text_put(s->out, 0, ev->name);
+	fputc(':', s->out);
 	if (smp->sample_type & PERF_SAMPLE_IP)
 		fprintf(s->out, " %" PRIx64, smp->ip);
 	if (smp->sample_type & PERF_SAMPLE_ADDR)
 		fprintf(s->out, " addr %" PRIx64, smp->addr);
 	if (smp->sample_type & PERF_SAMPLE_RAW) {
 		char buf[4096];
-		if (s->tp && !kp_tp_format(s->tp, smp->raw, smp->raw_size, buf, sizeof(buf)))
-			fprintf(s->out, " %s", buf);
-		else
+		if (s->tp && !kp_tp_format(s->tp, smp->raw, smp->raw_size, buf, sizeof(buf))) {
+			fputc(' ', s->out);
+			kp_text_put(s->out, 0, buf);
+		} else {
 			fprintf(s->out, " raw %u bytes", smp->raw_size);
+		}
 	}
 	if ((smp->sample_type & PERF_SAMPLE_STACK_USER) && smp->stack_dyn_size) {
 		if (!s->unwinder) {
@@ -188,8 +195,9 @@ static int on_sample(void *ctx, struct kp_session *ss, const struct kp_evsel *ev
 static void print_mmap(struct script *s, const struct kp_rec_header *rec, const struct kp_mmap *m)
 {
 	if (rec->type == PERF_RECORD_MMAP) {
-		fprintf(s->out, " MMAP %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64 "]: %s", m->pid,
-			m->tid, m->addr, m->len, m->pgoff, m->filename);
+		fprintf(s->out, " MMAP %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64 "]: ", m->pid,
+			m->tid, m->addr, m->len, m->pgoff);
+		kp_text_put(s->out, 0, m->filename);
 		return;
 	}
 	fprintf(s->out, " MMAP2 %u/%u: [%" PRIx64 "(%" PRIx64 ") @ %" PRIx64, m->pid, m->tid,
@@ -201,7 +209,8 @@ static void print_mmap(struct script *s, const struct kp_rec_header *rec, const 
 	} else {
 		fprintf(s->out, " %02x:%02x %" PRIu64, m->maj, m->min, m->ino);
 	}
-	fprintf(s->out, "]: prot %x %s", m->prot, m->filename);
+	fprintf(s->out, "]: prot %x ", m->prot);
+	kp_text_put(s->out, 0, m->filename);
 }
 
 /* The body of a kernel record of a type script decodes; false for the others, and for a
@@ -219,8 +228,9 @@ static bool print_known(struct script *s, const struct kp_rec_header *rec)
 	case PERF_RECORD_COMM:
 		if (kp_rec_parse_comm(rec, rec->size, &v.comm))
 			return false;
-		fprintf(s->out, " COMM%s %u/%u: %s", rec->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
-			v.comm.pid, v.comm.tid, v.comm.comm);
+		fprintf(s->out, " COMM%s %u/%u: ", rec->misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "",
+			v.comm.pid, v.comm.tid);
+		kp_text_put(s->out, 0, v.comm.comm);
 		return true;
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_MMAP:
@@ -281,10 +291,13 @@ static void print_attr(struct script *s, const struct kp_rec_header *rec)
 	struct kp_attr_view v;
 
 	kp_rec_attr_view(rec, &v);
-	fprintf(s->out, "# event %u: %s", v.index, v.name);
-	if (strcmp(v.name, v.spec))
-		fprintf(s->out, " (asked for '%s'%s)", v.spec,
-			v.fallback ? ", not supported here" : "");
+	fprintf(s->out, "# event %u: ", v.index);
+	kp_text_put(s->out, 0, v.name);
+	if (strcmp(v.name, v.spec)) {
+		fputs(" (asked for '", s->out);
+		kp_text_put(s->out, 0, v.spec);
+		fprintf(s->out, "'%s)", v.fallback ? ", not supported here" : "");
+	}
 	fprintf(s->out, ", type %u config %#llx, %s %llu, sample_type %#llx%s%s, %u ids\n",
 		v.attr.type, (unsigned long long)v.attr.config, v.attr.freq ? "freq" : "period",
 		(unsigned long long)v.attr.sample_period, (unsigned long long)v.attr.sample_type,
@@ -321,8 +334,10 @@ static void print_kallsyms(struct script *s)
 	}
 	if (nr > 1)
 		qsort(lines, nr, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < nr; i++)
-		fprintf(s->out, "%s\n", lines[i]);
+	for (size_t i = 0; i < nr; i++) {
+		kp_text_put(s->out, 0, lines[i]);
+		fputc('\n', s->out);
+	}
 	free(lines);
 }
 
@@ -339,8 +354,13 @@ static int on_own(void *ctx, struct kp_session *ss, const struct kp_rec_header *
 		return 0;
 	case KP_REC_META:
 		kp_rec_meta_view(rec, &key, &value);
-		if (s->header)
-			fprintf(s->out, "# %s: %s\n", key, value);
+		if (s->header) {
+			fputs("# ", s->out);
+			kp_text_put(s->out, 0, key);
+			fputs(": ", s->out);
+			kp_text_put(s->out, 0, value);
+			fputc('\n', s->out);
+		}
 		return 0;
 	case KP_REC_KALLSYMS: {
 		const struct kp_rec_kallsyms *k = (const void *)rec;

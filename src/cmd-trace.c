@@ -28,6 +28,7 @@
 #include "tracefs.h"
 #include "report/syscall.h"
 #include "report/trace.h"
+#include "report/view.h"
 
 static const char trace_usage[] =
 	"usage: kprof trace [options] [--] COMMAND [ARGS...]\n"
@@ -237,7 +238,9 @@ static void on_call(void *ctx, const struct kp_trace_call *c)
 		fprintf(tr->out, "%6.3f ms", ms);
 	else
 		fputs("     ? ms", tr->out);
-	fprintf(tr->out, "): %s/%u ", *c->comm ? c->comm : "[unknown]", c->tid);
+	fputs("): ", tr->out);
+	kp_text_put(tr->out, 0, *c->comm ? c->comm : "[unknown]");
+	fprintf(tr->out, "/%u ", c->tid);
 	if (name)
 		fprintf(tr->out, "%s(", name);
 	else
@@ -286,8 +289,10 @@ static void thread_summary(struct trace *tr, const struct kp_trace *t, size_t th
 	if (!n)
 		return;
 	qsort(rows, n, sizeof(*rows), by_total);
-	fprintf(tr->out, "\n %s (%u), %llu events, %.1f%%\n\n", *comm ? comm : "[unknown]", x->tid,
-		(unsigned long long)x->events, events ? 100.0 * x->events / events : 0.0);
+	fputs("\n ", tr->out);
+	kp_text_put(tr->out, 0, *comm ? comm : "[unknown]");
+	fprintf(tr->out, " (%u), %llu events, %.1f%%\n\n", x->tid, (unsigned long long)x->events,
+		events ? 100.0 * x->events / events : 0.0);
 	fprintf(tr->out, "   syscall            calls  errors  total       min       avg       max"
 			 "       stddev\n"
 			 "                                     (msec)    (msec)    (msec)    (msec)"
@@ -380,17 +385,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_double(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= 0) || v > 1e9)
-		return kp_usage_error("trace", "%s takes a number of milliseconds, not '%s'", opt, s);
-	*out = v;
-	return 0;
-}
-
 static int parse_opt(struct trace *tr, int c)
 {
 	struct kp_record_opts *o = &tr->ro;
@@ -399,7 +393,7 @@ static int parse_opt(struct trace *tr, int c)
 	case 'e': return parse_expr(tr, optarg);
 	case 's': tr->summary = true; tr->calls = false; return 0;
 	case 'S': tr->summary = tr->calls = true; return 0;
-	case OPT_DURATION: return parse_double(optarg, "--duration", &tr->min_ms);
+	case OPT_DURATION: return kp_cmd_real("trace", "--duration", optarg, 0, 1e9, &tr->min_ms);
 	case OPT_FAILURE: tr->failure = true; return 0;
 	case OPT_FILTER: tr->filter = optarg; return 0;
 	case 'o': tr->output = optarg; return 0;
@@ -560,19 +554,24 @@ static int show(struct trace *tr, const char *path)
 	tr->out = stdout;
 	rc = kp_trace_run(&t, path, tr->only, on_call, tr);
 	if (rc == -KP_TRACE_EOPEN) {
-		kp_input_explain(&t.s.r, path, t.open_err);
+		rc = kp_input_explain(&t.s.r, path, t.open_err);
 	} else if (rc == -KP_TRACE_ENOEVENTS) {
-		kp_error("'%s' has no raw_syscalls:sys_enter and sys_exit events: it is no "
-			 "recording of kprof trace", path);
-		kp_hint("kprof trace -o FILE records one; kprof report and script read others");
-	} else {
+		if (t.s.evl.nr) { /* else kp_input_replayed() says it has none */
+			kp_error("'%s' has no raw_syscalls:sys_enter and sys_exit events: it is no "
+				 "recording of kprof trace", path);
+			kp_hint("kprof trace -o FILE records one; kprof report and script read "
+				"others");
+		}
+		kp_input_replayed(&t.s, path); /* and whether it was cut before them */
+		rc = 1;
+	} else { /* the calls read, then what was cut or damaged, with status 1, as report */
 		if (tr->summary)
 			summary(tr, &t);
 		incomplete(&t);
-		kp_input_replayed(&t.s, path);
+		rc = kp_input_replayed(&t.s, path);
 	}
 	kp_trace_release(&t);
-	return rc == -KP_TRACE_EOPEN || rc == -KP_TRACE_ENOEVENTS ? 1 : 0;
+	return rc;
 }
 
 int cmd_trace(int argc, char **argv)

@@ -91,4 +91,9 @@ int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr);
 int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
 		  uint64_t *out);
 
+/* kp_cmd_real - @s as a number from @min to @max into *@out, as kp_cmd_number(): not "nan",
+ * not "inf", nothing after the number. */
+int kp_cmd_real(const char *cmd, const char *what, const char *s, double min, double max,
+		double *out);
+
 #endif /* KP_CMD_H */

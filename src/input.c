@@ -84,6 +84,8 @@ static void perfdata_replayed(const struct kp_session *s, const char *path)
 
 int kp_input_replayed(const struct kp_session *s, const char *path)
 {
+	if (!s->evl.nr)
+		kp_input_no_events(path);
 	perfdata_replayed(s, path);
 	if (s->r.nr_unknown)
 		kp_warn("'%s': skipped %llu records of types this kprof does not know", path,
@@ -99,7 +101,13 @@ int kp_input_replayed(const struct kp_session *s, const char *path)
 	if (s->no_event)
 		kp_warn("'%s': %llu records belong to no recorded event and were skipped", path,
 			(unsigned long long)s->no_event);
-	return kp_input_error(&s->r, path);
+	return kp_input_error(&s->r, path) | !s->evl.nr;
+}
+
+int kp_input_no_events(const char *path)
+{
+	kp_error("'%s' has no events", path); /* none described before the end, or the damage */
+	return 1;
 }
 
 int kp_input_session(struct kp_session *s, const char *path, const struct kp_dso_opts *dso)
@@ -119,6 +127,8 @@ int kp_input_build(const struct kp_report_opts *o, struct kp_report *r)
 			kp_hint("it has '%s'", r->s.evl.ev[e].name);
 		return 1;
 	}
+	if (rc == -KP_REPORT_EEMPTY) /* said with what the replay found: a cut, a damaged chunk */
+		return kp_input_replayed(&r->s, o->input);
 	if (rc == -KP_REPORT_ENOWALL) {
 		kp_error("'%s' cannot give a wall-clock profile: it needs the off-CPU intervals and "
 			 "the CPU samples of a clock (cpu-clock or task-clock)", o->input);

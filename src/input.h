@@ -27,17 +27,27 @@ int kp_input_error(const struct kp_reader *r, const char *path);
  * kp_input_replayed - after @s replayed @path: warn of what it skipped (records of unknown
  * types, samples shorter than their fields, records of no recorded event, ATTR records after
  * the first sample; of a perf.data, malformed records and features, and kernel symbols it
- * could not have), then kp_input_error() on its reader.
+ * could not have), then kp_input_error() on its reader. A recording that describes no event
+ * (cut or damaged before its first, or no recording of samples) is an error: "'FILE' has no
+ * events". Returns 1 for either, else 0.
  */
 int kp_input_replayed(const struct kp_session *s, const char *path);
+
+/*
+ * kp_input_no_events - say that @path describes no event (no ATTR record: cut or damaged before
+ * its first, or no recording of samples), which every command that reads a recording refuses
+ * before writing anything; returns 1.
+ */
+int kp_input_no_events(const char *path);
 
 /* kp_input_session - kp_session_open() that explains a failure; returns 0 or 1 (exit code).
  * Call kp_session_release() in every case. */
 int kp_input_session(struct kp_session *s, const char *path, const struct kp_dso_opts *dso);
 
 /*
- * kp_input_build - kp_report_build() that explains a failure (the file does not open, or has
- * no event of that name: the ones it has are listed). Returns 0 or 1 (exit code); call
+ * kp_input_build - kp_report_build() that explains a failure (the file does not open, has no
+ * event of that name: the ones it has are listed, or has no events at all, and whether it is
+ * cut or damaged: kp_input_replayed()). Returns 0 or 1 (exit code); call
  * kp_report_release() in every case. A file cut short is not a failure here: say so after the
  * output, with kp_input_replayed().
  */

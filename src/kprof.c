@@ -175,6 +175,19 @@ int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min
 	return 0;
 }
 
+int kp_cmd_real(const char *cmd, const char *what, const char *s, double min, double max,
+		double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= min && v <= max)) /* NaN is neither */
+		return kp_usage_error(cmd, "%s must be a number from %.15g to %.15g, not '%s'", what,
+				      min, max, s);
+	*out = v;
+	return 0;
+}
+
 int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)
 {
 	char why[512];

@@ -30,14 +30,7 @@ const char kp_svg_usage[] =
 static int number(const char *arg, double min, double max, double *out, const char *opt,
 		  const char *cmd)
 {
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end == arg || *end || !(v >= min && v <= max))
-		return kp_usage_error(cmd, "%s takes a number from %g to %g, not '%s'", opt, min,
-				      max, arg);
-	*out = v;
-	return 0;
+	return kp_cmd_real(cmd, opt, arg, min, max, out);
 }
 
 /* --minwidth: pixels, or with "%" a percentage of the total, as flamegraph.pl takes it. */

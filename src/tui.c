@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "formats/util.h"
+#include "report/view.h"
 
 /* --- the terminal, given back whatever happens ------------------------------------------ */
 
@@ -175,12 +176,24 @@ void kp_tui_release(struct kp_tui *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* A screen line (longer is cut at the edge anyway), its names escaped as every text output
+ * escapes them (kp_text_put()): ncurses would act on a line break or a backspace in one. A tab
+ * (of an annotation's source line) is spaced to the next 8th column, as ncurses would space it. */
 static char *vformat(const char *fmt, va_list ap)
 {
-	char buf[512];
+	char buf[512], spaced[512], esc[512];
+	size_t n = 0;
 
-	vsnprintf(buf, sizeof(buf), fmt, ap); /* a screen line: longer is cut at the edge anyway */
-	return kp_xstrdup(buf);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	for (const char *c = buf; *c && n < sizeof(spaced) - 1; c++)
+		if (*c != '\t')
+			spaced[n++] = *c;
+		else
+			do
+				spaced[n++] = ' ';
+			while (n % 8 && n < sizeof(spaced) - 1);
+	spaced[n] = '\0';
+	return kp_xstrdup(kp_text_escape(spaced, esc, sizeof(esc)));
 }
 
 void kp_tui_head(struct kp_tui *t, int i, const char *fmt, ...)

@@ -28,6 +28,7 @@ struct held {
 	struct kp_rec_ring_stats *rings;
 	size_t nr_rings, cap_rings;
 	struct kp_rec_unwind_stats unwind;
+	uint64_t events;	/* ATTR records: none, and the copy would describe no event */
 };
 
 static void hold(struct held *h, const struct kp_rec_header *rec)
@@ -83,6 +84,7 @@ static int copy(struct kp_reader *r, struct kp_writer *in, struct held *h)
 	int more = 0;
 
 	while (!in->err && (more = kp_reader_next(r, &rec)) > 0) {
+		h->events += rec->type == KP_REC_ATTR;
 		if (rec->type == KP_REC_ROUND)
 			kp_writer_round(in);
 		else if (rec->type == KP_REC_STATS || rec->type == KP_REC_RING_STATS ||
@@ -137,16 +139,17 @@ int kp_unwound_write(const char *input, const char *output, bool whole)
 			kp_notice("'%s' keeps the %llu complete chunks written before the failure",
 				  output, (unsigned long long)w->chunks);
 		}
-	} else if (rerr < 0 && whole) {
+	} else if ((rerr < 0 && whole) || !h.events) {
 		kp_output_abort(&out);
 	} else if (kp_output_commit(&out)) {
 		rc = 1;
 	}
-	if (rerr < 0) {
-		rc = kp_input_error(&r, input); /* else what came before the damage was written */
-		if (whole)
-			kp_notice("'%s' is not written", output);
-	}
+	if (!h.events) /* a copy of no event is no recording */
+		rc = kp_input_no_events(input);
+	if (rerr < 0) /* else what came before the damage was written */
+		rc = kp_input_error(&r, input);
+	if ((rerr < 0 && whole) || !h.events)
+		kp_notice("'%s' is not written", output);
 	if (!rc)
 		kp_notice("unwound %llu of %llu stack copies into '%s' (%llu no further than "
 			  "their first frame)", (unsigned long long)(us.unwound - h.unwind.unwound),

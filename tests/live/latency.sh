@@ -21,6 +21,12 @@ reported() {
 # near GOT WANT: within 5% or 50 us, whichever is larger
 near() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; t = w * 0.05; if (t < 50000) t = 50000; exit !(g != "" && d <= t) }'; }
 pairs() { sed -n 's/.*: \([0-9]*\) pairs of .*/\1/p' "$1"; }
+# follow OUT: the histogram of OUT has rows "[lo, hi) : count", each lo the hi of the row before,
+# so that no duration is in two rows (bpftrace's labels; the last of --linear may be "[lo, ...)")
+follow() {
+	awk '/^ *\[[0-9]+, ([0-9]+|\.\.\.)\) : / { lo = $1; hi = $2; gsub(/[[,]/, "", lo); sub(/\)/, "", hi)
+		if (n++ && lo != prev) bad = 1; prev = hi } END { exit !(n && !bad) }' "$1"
+}
 
 # holds TAG OUT TRUTHS: kprof's percentiles of OUT against the workload's list TRUTHS
 holds() {
@@ -40,6 +46,8 @@ check "40 pairs, the workload's 40 calls ($(pairs "$WORK/u.out")), keyed by tid 
 holds spin_for "$WORK/u.out" "$(val "$WORK/u.out" spins_ns)"
 chain=$(awk '/^# the 3 slowest/ { s = 1; next } s && /^        / { print $1 }' "$WORK/u.out" | head -2 | paste -sd' ' -)
 check "the slowest spin_for's call chain, leaf first: ${chain:-none}" [ "$chain" = "spin_for main" ]
+check "the log2 histogram's rows are [lo, hi) us, each starting where the one before ended" \
+	follow "$WORK/u.out"
 total=$(sed -n 's/.*data-total="\([0-9]*\)".*/\1/p' "$WORK/u.svg" | head -1)
 sum=$(val "$WORK/u.out" spins_ns | tr , '\n' | awk '{ s += $1 } END { print s }')
 check "--svg: a flame graph of the STARTs weighted by duration, ${total:-no} ns in all, the spins' $sum ns (5%)" \
@@ -52,9 +60,10 @@ check "...well-formed" xmllint --noout "$WORK/u.svg"
 check "nanosleep's tracepoints: 35 pairs, the workload's 35 ($(pairs "$WORK/n.out"))" \
 	[ "$(pairs "$WORK/n.out")" = 35 ]
 holds nanosleep "$WORK/n.out" "$(val "$WORK/n.out" sleeps_ns)"
-rows=$(awk '/^ +[0-9]+ -> [0-9]+ +: / { s += $5 } END { print s + 0 }' "$WORK/n.out")
+rows=$(awk '/^ *\[[0-9]+, [0-9]+\) : / { s += $4 } END { print s + 0 }' "$WORK/n.out")
 check "--linear 1000: buckets of 1000 us that hold the 35 ($rows)" \
-	sh -c "[ '$rows' = 35 ] && grep -q '^      1000 -> 1999 ' '$WORK/n.out'"
+	sh -c "[ '$rows' = 35 ] && grep -q '^ *\[1000, 2000) : ' '$WORK/n.out'"
+check "...each row starting where the one before ended" follow "$WORK/n.out"
 check "--by comm: the workload's 35, by its command" \
 	grep -qE '^  syscalls +35 ' "$WORK/n.out"
 "$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep -i "$WORK/n.kprof" \
@@ -86,6 +95,14 @@ kill_once_said $! "$WORK/k9.out" started
 touch "$WORK/go"
 check "SIGKILLed ($kos_rc) while the command runs: nothing left in \$TMPDIR ($(ls -A "$WORK/tmp" | head -3 | paste -sd' ' -))" \
 	sh -c "[ $kos_rc -eq 137 ] && [ -z \"\$(ls -A '$WORK/tmp')\" ]"
+
+# no pair at all (an END never follows, as both sides are one event): said, and no histogram
+"$KPROF" latency --pair syscalls:sys_exit_nanosleep/syscalls:sys_exit_nanosleep -i "$WORK/n.kprof" \
+	>"$WORK/z.out" 2>"$WORK/z.err"
+rc=$?
+check "a pair that never pairs: 0 pairs, status 0 ($rc), no histogram, no sanitizer error" \
+	sh -c "[ $rc -eq 0 ] && [ '$(pairs "$WORK/z.out")' = 0 ] && ! grep -q usecs '$WORK/z.out' &&
+		! grep -q 'runtime error\\|Sanitizer' '$WORK/z.err'"
 
 # --- errors -----------------------------------------------------------------------------------
 "$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete --key nosuch -i "$WORK/n.kprof" \

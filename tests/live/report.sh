@@ -94,12 +94,60 @@ head -c $((size - 10)) "$WORK/s.kprof" >"$WORK/cut.kprof"
 "$KPROF" report -i "$WORK/cut.kprof" >/dev/null 2>"$WORK/cut.err"
 check "a cut recording fails with status 1" [ $? -eq 1 ]
 check "...naming the offset" grep -q "truncated at offset [0-9]* after [0-9]* records" "$WORK/cut.err"
+# a recording that describes no event: its file header alone (a recorder killed before its first
+# chunk), one cut inside its first chunk, one whose first chunk fails its checksum. Every command
+# that reads a recording says so with status 1 and writes nothing (no crash, no empty export).
+head -c 64 "$WORK/s.kprof" >"$WORK/e0.kprof"
+head -c 200 "$WORK/s.kprof" >"$WORK/e1.kprof"
+cp "$WORK/s.kprof" "$WORK/e2.kprof"
+printf '\377' | dd of="$WORK/e2.kprof" bs=1 seek=100 conv=notrunc 2>/dev/null
+# no_events FILE WHY ARGS...: kprof ARGS fails with status 1 saying FILE has no events (and WHY,
+# a pattern of what was damaged), writes nothing on stdout and leaves no $WORK/none.*
+no_events() {
+	f=$1 why=$2; shift 2
+	rm -f "$WORK"/none.*
+	timeout 60 "$KPROF" "$@" </dev/null >"$WORK/ne.out" 2>"$WORK/ne.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -qxF "kprof: '$f' has no events" "$WORK/ne.err" &&
+		grep -q "$why" "$WORK/ne.err" && [ ! -s "$WORK/ne.out" ] &&
+		! ls "$WORK"/none.* >/dev/null 2>&1; then
+		pass "$* on ${f##*/}: status 1, 'has no events', nothing written"
+	else
+		fail "$* on ${f##*/}: status 1, 'has no events', nothing written" "status $rc" \
+			"$(head -5 "$WORK/ne.err")" "$(ls "$WORK"/none.* 2>/dev/null)"
+	fi
+}
+e=$WORK/e0.kprof
+for args in "annotate -i $e" "report -i $e" "report -i $e --flat --stats" "script -i $e" \
+	"script -i $e --raw" "flamegraph $e" "diff $e $WORK/s.kprof" \
+	"latency --pair cpu-clock/cpu-clock -i $e" "trace -i $e" "view $e --once --no-browser" \
+	"archive -i $e -o $WORK/none.kprof" "unwind -i $e -o $WORK/none.kprof" \
+	"convert --to perf -i $e -o $WORK/none.data" "convert --to kprof -i $e -o $WORK/none.kprof"; do
+	no_events "$e" . $args
+done
+for fmt in pprof speedscope chrome firefox folded svg timeline; do
+	no_events "$e" . report -i "$e" --format $fmt -o "$WORK/none.$fmt"
+done
+for args in annotate report script trace; do
+	no_events "$WORK/e1.kprof" "'$WORK/e1.kprof': truncated at offset 64 after 0 records" \
+		$args -i "$WORK/e1.kprof"
+	no_events "$WORK/e2.kprof" "'$WORK/e2.kprof': chunk checksum mismatch in the chunk at offset 64" \
+		$args -i "$WORK/e2.kprof"
+done
 "$KPROF" report -i "$WORK/s.kprof" --event nope >/dev/null 2>"$WORK/ev.err"
 check "an unknown --event is an error that lists the events" grep -q "hint: it has 'cpu-clock'" "$WORK/ev.err"
 # every option is checked before anything is written: status 2, nothing on stdout
 bad_keys="kprof report: bad --sort keys 'bogus' (known: cgroup, comm, dso, sym)"
 for args in "--flat --sort bogus|$bad_keys" "--sort bogus|$bad_keys" \
-	"--tree --sort dso|kprof report: --sort applies to --format flat"; do
+	"--tree --sort dso|kprof report: --sort applies to --format flat" \
+	"--time 2,1|kprof report: --time 2,1: START is after END" \
+	"--time nan,|kprof report: --time's START must be a number from 0 to 18446744073, not 'nan'" \
+	"--time ,inf|kprof report: --time's END must be a number from 0 to 18446744073, not 'inf'" \
+	"--time -1,|kprof report: --time's START must be a number from 0 to 18446744073, not '-1'" \
+	"--time 1,2s|kprof report: --time's END must be a number from 0 to 18446744073, not '2s'" \
+	"--percent-limit nan|kprof report: --percent-limit must be a number from 0 to 100, not 'nan'" \
+	"--percent-limit inf|kprof report: --percent-limit must be a number from 0 to 100, not 'inf'" \
+	"--percent-limit 5%|kprof report: --percent-limit must be a number from 0 to 100, not '5%'"; do
 	why=${args#*|}
 	"$KPROF" report -i "$WORK/s.kprof" ${args%%|*} >"$WORK/sort.out" 2>"$WORK/sort.err"
 	rc=$?
@@ -108,6 +156,125 @@ for args in "--flat --sort bogus|$bad_keys" "--sort bogus|$bad_keys" \
 done
 "$KPROF" report -i "$WORK/s.kprof" --flat --sort dso,sym --color never >"$WORK/sort.out"
 check "--flat --sort dso,sym groups by both" grep -qE ' [^ ]*split +work_a$' "$WORK/sort.out"
+
+# --- names with control characters: a thread that renames itself (prctl) to "a<LF>b<ESC>]0;x<BEL>"
+# (a line break, and the sequence that sets a terminal's title), a JIT function its perf map
+# names "jit<ESC>[31mred<TAB>x", and a binary whose name holds an ESC and a BEL. No text
+# output writes those bytes: each writes them as C escapes, and every export stays valid.
+CC=${CC:-cc}
+# escaped FILE STRING...: FILE holds each STRING, and no control character but line breaks
+escaped() {
+	ef=$1; shift
+	for es in "$@"; do grep -qF -- "$es" "$ef" || return 1; done
+	! LC_ALL=C tr -d '\n' <"$ef" | LC_ALL=C grep -q '[[:cntrl:]]'
+}
+if [ "$(uname -m)" = x86_64 ] && command -v "$CC" >/dev/null 2>&1; then
+	ESC=$(printf '\033') BEL=$(printf '\007') TAB=$(printf '\t')
+	BIN="$WORK/hostile$ESC]0;x$BEL"
+	mkdir -p "$WORK/symfs/tmp"
+	cat >"$WORK/hostile.c" <<'END'
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+/* long f(long n): mov %rdi,%rax; 1: dec %rax; jnz 1b; ret */
+static const unsigned char code[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3 };
+__attribute__((noinline)) long spin(long n)
+{
+	volatile long x = 0;
+	while (n--)
+		x += n;
+	return x;
+}
+static double cpu(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+/* hostile MAPDIR JITNAME COMM: JITNAME in MAPDIR/perf-PID.map, renamed COMM, 0.3 s of CPU */
+int main(int argc, char **argv)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long (*jit)(long) = (long (*)(long))p;
+	char path[4096];
+	FILE *f;
+	if (argc != 4 || p == MAP_FAILED)
+		return 2;
+	memcpy(p, code, sizeof(code));
+	snprintf(path, sizeof(path), "%s/perf-%d.map", argv[1], (int)getpid());
+	if (!(f = fopen(path, "w")))
+		return 2;
+	fprintf(f, "%lx %zx %s\n", (unsigned long)(uintptr_t)p, sizeof(code), argv[2]);
+	fclose(f);
+	prctl(PR_SET_NAME, argv[3]);
+	for (double t0 = cpu(); cpu() - t0 < 0.3;)
+		jit(spin(20000) & 1 ? 20000 : 20001);
+	return 0;
+}
+END
+	"$CC" -O1 -g -fno-omit-frame-pointer -o "$BIN" "$WORK/hostile.c"
+	"$KPROF" record -g -o "$WORK/h.kprof" -- "$BIN" "$WORK/symfs/tmp" \
+		"jit$ESC[31mred${TAB}x" "a
+b$ESC]0;x$BEL" >/dev/null 2>&1
+	# what each text output writes instead
+	comm='a\nb\033]0;x\a' jit='jit\033[31mred\tx' bin='hostile\033]0;x\a'
+	rep() { "$KPROF" report -i "$WORK/h.kprof" --symfs "$WORK/symfs" "$@" 2>/dev/null; }
+	rep --tree --color never >"$WORK/h.tree"
+	check "tree: the command and the JIT function escaped, no control character written" \
+		escaped "$WORK/h.tree" "$comm" "$jit"
+	rep --flat --sort comm,dso,sym --color never >"$WORK/h.flat"
+	check "flat --sort comm,dso,sym: the command, the binary and the JIT function escaped" \
+		escaped "$WORK/h.flat" "$comm " "$bin" "$jit"
+	rep --folded >"$WORK/h.folded"
+	check "folded: the names escaped (and ';', the separator, made ':')" \
+		escaped "$WORK/h.folded" 'a\nb\033]0:x\a;' ";$jit"
+	check "...every line one stack, 'frames count'" \
+		awk '!/^[^ ;][^\n]* [0-9]+$/ { exit 1 }' "$WORK/h.folded"
+	"$KPROF" script -i "$WORK/h.kprof" >"$WORK/h.script" 2>/dev/null
+	LC_ALL=C tr -d '\t' <"$WORK/h.script" >"$WORK/h.script-notab" # perf's frames start with one
+	check "script: a sample's line starts with its command escaped, nothing else written raw" \
+		escaped "$WORK/h.script-notab" "$comm "
+	"$KPROF" script -i "$WORK/h.kprof" --raw >"$WORK/h.raw" 2>/dev/null
+	check "script --raw: the COMM record and the binary's MMAP2 escaped" \
+		escaped "$WORK/h.raw" ": $comm" "$bin"
+	"$KPROF" annotate -i "$WORK/h.kprof" --stdio --no-source spin >"$WORK/h.ann" 2>/dev/null
+	check "annotate: the binary's path escaped" escaped "$WORK/h.ann" "## spin in $WORK/$bin"
+	# the exports keep the names as they are, valid by their own formats
+	for fmt in speedscope chrome; do
+		rep --format $fmt -o "$WORK/h.$fmt"
+		check "$fmt: valid JSON that holds the names as they are" python3 -c '
+import json, sys
+s = json.dumps(json.load(open(sys.argv[1])))
+sys.exit(not ("a\\nb\\u001b]0;x\\u0007" in s and "jit\\u001b[31mred\\tx" in s))' "$WORK/h.$fmt"
+	done
+	rep --format firefox -o "$WORK/h.json.gz"
+	check "firefox: valid gzipped JSON" python3 -c '
+import gzip, json, sys
+json.load(gzip.open(sys.argv[1]))' "$WORK/h.json.gz"
+	rep --svg -o "$WORK/h.svg"
+	rep --timeline -o "$WORK/h.timeline.svg"
+	if command -v xmllint >/dev/null 2>&1; then
+		check "svg and timeline: well-formed XML" xmllint --noout "$WORK/h.svg" "$WORK/h.timeline.svg"
+	else
+		skip "svg and timeline: xmllint is not installed"
+	fi
+	if command -v "${GO:-go}" >/dev/null 2>&1; then
+		rep --format pprof -o "$WORK/h.pb.gz"
+		HOME="$WORK" PPROF_BINARY_PATH="$WORK/none" "${GO:-go}" tool pprof -raw "$WORK/h.pb.gz" \
+			>"$WORK/h.pprof" 2>&1
+		check "pprof: go tool pprof reads it, the JIT function named as it is" \
+			grep -qF "jit$ESC[31mred" "$WORK/h.pprof"
+	else
+		skip "pprof: go is not installed"
+	fi
+else
+	skips 12 "names with control characters: a C compiler ($CC) and x86-64 are needed"
+fi
 
 # --- -o files are written beside their path, then renamed: a failed write keeps what was there,
 # and a symbolic link at the path is refused, never followed

@@ -117,6 +117,33 @@ check "...and the kernel recorded nothing else: $events entries and exits, $want
 check "-i replays the recording -o kept into the same summary" \
 	sh -c "[ \"\$(counts '$WORK/e.sum' | cut -d' ' -f1-3)\" = \"\$(counts '$WORK/i.sum' | cut -d' ' -f1-3)\" ]"
 
+# a damaged recording: the calls that could be read, then where it was cut or what was skipped,
+# with status 1, as kprof report says it
+size=$(stat -c %s "$WORK/e.kprof")
+head -c $((size - 100)) "$WORK/e.kprof" >"$WORK/cut.kprof"
+"$KPROF" trace -s -i "$WORK/cut.kprof" >"$WORK/cut.sum" 2>"$WORK/cut.err"
+rc=$?
+check "-i of a cut recording: its summary, then the cut named, status 1 ($rc)" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'Summary of events' '$WORK/cut.sum' &&
+		grep -q \"'$WORK/cut.kprof': truncated at offset [0-9]* after [0-9]* records\" '$WORK/cut.err'"
+cp "$WORK/e.kprof" "$WORK/bad.kprof"
+b=$(od -An -tu1 -j $((size - 200)) -N1 "$WORK/e.kprof" | tr -d ' ')
+printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$WORK/bad.kprof" bs=1 seek=$((size - 200)) conv=notrunc 2>/dev/null
+"$KPROF" trace -s -i "$WORK/bad.kprof" >/dev/null 2>"$WORK/bad.err"
+rc=$?
+check "-i of a recording with a damaged chunk: status 1 ($rc), the chunk named" \
+	sh -c "[ $rc -eq 1 ] && grep -q \"'$WORK/bad.kprof': .* in the chunk at offset [0-9]*: skipped it\" '$WORK/bad.err'"
+
+# a command named with control characters (its file's name): shown escaped, as every text output
+ESC=$(printf '\033') BEL=$(printf '\007')
+ln -s "$(command -v sleep)" "$WORK/a
+b$ESC]0;x$BEL"
+"$KPROF" trace -S -e '*nanosleep' -- "$WORK/a
+b$ESC]0;x$BEL" 0.01 >"$WORK/ctl.out" 2>/dev/null
+check "a command named 'a<LF>b<ESC>]0;x<BEL>' is shown escaped, in its calls and its summary" \
+	sh -c 'grep -qF "): a\\nb\\033]0;x\\a/" "$1" && grep -qF " a\\nb\\033]0;x\\a (" "$1" &&
+		! LC_ALL=C tr -d "\n" <"$1" | LC_ALL=C grep -q "[[:cntrl:]]"' - "$WORK/ctl.out"
+
 "$KPROF" trace -s -e getuid --filter 'common_pid == 1' -o "$WORK/f.kprof" -- "$W" >"$WORK/f.sum" 2>&1
 events=$("$KPROF" script -i "$WORK/f.kprof" 2>/dev/null | grep -c "raw_syscalls:sys_e")
 check "--filter 'common_pid == 1' goes into the kernel beside -e: the workload's 1000 getuid are not recorded ($events events)" \

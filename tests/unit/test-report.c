@@ -4,7 +4,9 @@
  * the binaries of tests/golden/root): its failures, its timeline against its own filters,
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
  * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
- * synthetic recording: the JIT frames of a forked process named by its own perf map.
+ * synthetic recording: the JIT frames of a forked process named by its own perf map. A file
+ * header alone, which describes no event, builds no profile; the escaping of names in text;
+ * the rows of the latency histogram.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "report/latency.h"
 #include "report/report.h"
 #include "report/view.h"
 #include "synth.h"
@@ -47,6 +50,108 @@ static void test_failures(void)
 	ok(kp_report_build(&o, &r) == -KP_REPORT_ENOEVENT && r.s.evl.nr > 0,
 	   "an event the file lacks: KP_REPORT_ENOEVENT, with the events it has");
 	kp_report_release(&r);
+}
+
+/* A recording that describes no event (its file header alone: a recorder killed before its
+ * first chunk) builds no profile, whatever the options ask. */
+static void test_no_events(void)
+{
+	char path[] = "/tmp/kprof-test-report.XXXXXX", head[64];
+	struct kp_report_opts o;
+	struct kp_report r;
+	int in = open(input, O_RDONLY), fd = mkstemp(path);
+
+	if (in < 0 || fd < 0 || read(in, head, sizeof(head)) != (ssize_t)sizeof(head) ||
+	    write(fd, head, sizeof(head)) != (ssize_t)sizeof(head))
+		ok(0, "a file header alone can be written");
+	close(in);
+	close(fd);
+	opts_init(&o, path);
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY && !r.s.evl.nr && !r.replay_err,
+	   "a file header alone: KP_REPORT_EEMPTY, the file read whole");
+	kp_report_release(&r);
+	o.event_name = "cpu-clock";
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY, "...with --event too");
+	kp_report_release(&r);
+	opts_init(&o, path);
+	o.seq = o.addrs = true;
+	ok(kp_report_build(&o, &r) == -KP_REPORT_EEMPTY, "...and with a timeline and addresses");
+	kp_report_release(&r);
+	unlink(path);
+}
+
+/* The one escaping of names in text: C escapes, as git quotes a path. */
+static void test_text_escape(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "work_a", "work_a" },
+		{ "a\nb\033]0;x\007", "a\\nb\\033]0;x\\a" },
+		{ "\t\r\b\f\v\x7f\x01", "\\t\\r\\b\\f\\v\\177\\001" },
+		{ "back\\slash \\x2d", "back\\slash \\x2d" },		/* as it is */
+		{ "caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s" },	/* UTF-8 */
+		{ "c1 \xc2\x9b[2J", "c1 \\302\\233[2J" },			/* U+009B, CSI */
+		{ "bad \xff\xc3(", "bad \\377\\303(" },			/* not UTF-8 */
+	};
+	char buf[64], *text;
+	size_t len;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		kp_text_escape(cases[i].in, buf, sizeof(buf));
+		ok(!strcmp(buf, cases[i].out) && kp_text_len(cases[i].in) == strlen(cases[i].out),
+		   "kp_text_escape() case %zu: '%s'", i, buf);
+	}
+	ok(!strcmp(kp_text_escape("a\033b", buf, 4), "a") && !strcmp(kp_text_escape("ab", buf, 1), ""),
+	   "kp_text_escape() cuts before an escape that does not fit, never inside one");
+	f = open_memstream(&text, &len);
+	kp_text_put(f, 8, "a\nb");
+	fputc('|', f);
+	kp_text_put(f, -6, "x\ty");
+	fputc('|', f);
+	kp_text_put(f, 3, "long");
+	fclose(f);
+	ok(!strcmp(text, "    a\\nb|x\\ty  |long"), "kp_text_put() pads the escaped name as %%*s: '%s'",
+	   text);
+	free(text);
+}
+
+/* The latency histogram's rows follow each other: every duration in one, and the one whose
+ * range holds it. */
+static void test_latency_rows(void)
+{
+	static const uint64_t ns[] = { 0, 999, 1000, 1999, 2000, 3999, 4000, 7999, 8000,
+				       1048575999, 1048576000, UINT64_MAX };
+	static const uint64_t linear[] = { 0, 1000, 250000 };
+	uint64_t lo_last, hi_last;
+	bool good = true;
+
+	for (size_t l = 0; l < sizeof(linear) / sizeof(linear[0]); l++) {
+		uint64_t lo, hi, prev_hi = 0;
+
+		for (size_t row = 0; row < (linear[l] ? 70u : 65u); row++) { /* log2: 0 to 64 */
+			kp_latency_row_range(row, linear[l], &lo, &hi);
+			good &= lo == prev_hi && hi > lo;
+			prev_hi = hi;
+		}
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+			size_t row = kp_latency_row(ns[i], linear[l]);
+			double us = ns[i] / 1000 + (ns[i] % 1000) / 1e3;
+
+			kp_latency_row_range(row, linear[l], &lo, &hi);
+			if (!(us >= (double)lo && (hi == UINT64_MAX || us < (double)hi))) {
+				good = false;
+				printf("#   %llu ns (linear %llu) in row %zu, [%llu, %llu)\n",
+				       (unsigned long long)ns[i], (unsigned long long)linear[l], row,
+				       (unsigned long long)lo, (unsigned long long)hi);
+			}
+		}
+	}
+	kp_latency_row_range(KP_LAT_ROWS - 1, 1000, &lo_last, &hi_last);
+	ok(good && hi_last == UINT64_MAX,
+	   "latency rows [lo, hi) follow each other, each duration in the row that holds it, the "
+	   "last linear row open");
 }
 
 /* The samples the timeline gives thread @tid, and CPU @cpu (-1: any). */
@@ -460,6 +565,9 @@ int main(void)
 	snprintf(base, sizeof(base), "%s/tests/golden/basic2.kprof", src);
 	snprintf(symfs, sizeof(symfs), "%s/tests/golden/root", src);
 	test_failures();
+	test_no_events();
+	test_text_escape();
+	test_latency_rows();
 	test_timeline();
 	test_merge();
 	test_addresses();
