@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/util.h"
+#include "report/view.h"
 
 static const char *const prefixes[] = {
 	[KP_DIAG_ERROR] = "kprof: ",
@@ -24,9 +25,12 @@ void kp_diag_set_sink(kp_diag_sink *fn)
 
 static void vsay(enum kp_diag_kind kind, const char *fmt, va_list ap)
 {
-	char msg[4096];
+	char raw[4096], msg[4 * sizeof(raw)];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* names from recordings and the system (comms, paths, JIT names) are said escaped, as
+	 * every text view writes them: none reaches the terminal as a control character */
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	kp_text_escape(raw, msg, sizeof(msg));
 	if (sink) {
 		sink(kind, msg);
 		return;

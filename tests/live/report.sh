@@ -272,8 +272,12 @@ json.load(gzip.open(sys.argv[1]))' "$WORK/h.json.gz"
 	else
 		skip "pprof: go is not installed"
 	fi
+	# the warnings quote names too: the binary gone, its warning names it escaped
+	mv "$BIN" "$WORK/gone"
+	"$KPROF" report -i "$WORK/h.kprof" --flat >/dev/null 2>"$WORK/h.warn"
+	check "warnings: the missing binary named escaped on stderr" escaped "$WORK/h.warn" "$bin': missing"
 else
-	skips 12 "names with control characters: a C compiler ($CC) and x86-64 are needed"
+	skips 13 "names with control characters: a C compiler ($CC) and x86-64 are needed"
 fi
 
 # --- -o files are written beside their path, then renamed: a failed write keeps what was there,

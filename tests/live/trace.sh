@@ -114,8 +114,10 @@ want=$(( 2 * ($(val "$WORK/w.out" getuid) + $(val "$WORK/w.out" nanosleep)) ))
 check "...and the kernel recorded nothing else: $events entries and exits, $want expected" \
 	[ "$events" = "$want" ]
 "$KPROF" trace -s -i "$WORK/e.kprof" >"$WORK/i.sum" 2>/dev/null
-check "-i replays the recording -o kept into the same summary" \
-	sh -c "[ \"\$(counts '$WORK/e.sum' | cut -d' ' -f1-3)\" = \"\$(counts '$WORK/i.sum' | cut -d' ' -f1-3)\" ]"
+counts "$WORK/e.sum" | cut -d' ' -f1-3 >"$WORK/e.tab"
+counts "$WORK/i.sum" | cut -d' ' -f1-3 >"$WORK/i.tab"
+check "-i replays the recording -o kept into the same summary ($(wc -l <"$WORK/i.tab") calls)" \
+	sh -c "[ -s '$WORK/e.tab' ] && cmp -s '$WORK/e.tab' '$WORK/i.tab'"
 
 # a damaged recording: the calls that could be read, then where it was cut or what was skipped,
 # with status 1, as kprof report says it
