@@ -344,23 +344,20 @@ static void why_unusable(struct kp_dso *d, enum kp_dso_status st, char *why, siz
 {
 	char here[41], rec[41];
 	const uint8_t *bits;
-	struct stat sb;
 	size_t len, size;
 	Elf *elf = NULL;
 	int fd = -1;
 
-	if (st == KP_DSO_BUILDID_MISMATCH || st == KP_DSO_NOT_ELF) {
-		/* opened as the DSO opens it: without waiting for a FIFO's writer */
-		fd = open(kp_dso_path(d), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0) {
-			snprintf(why, n, "cannot open it: %s", strerror(errno));
+	if (st == KP_DSO_BUILDID_MISMATCH || st == KP_DSO_NOT_ELF || st == KP_DSO_NOT_FILE) {
+		/* opened as the DSO opens it: a regular file only, never waiting for a FIFO */
+		fd = kp_open_file(kp_dso_path(d), 0, 0, NULL);
+		if (fd == -EISDIR || fd == -KP_EFIFO || fd == -KP_EDEVICE || fd == -KP_ENOTREG) {
+			snprintf(why, n, "%s", fd == -EISDIR ? "a directory, not a regular file"
+							      : kp_strerror(fd));
 			return;
 		}
-		if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-			snprintf(why, n, "not a regular file but %s",
-				 S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO"
-				 : S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
-			close(fd);
+		if (fd < 0) {
+			snprintf(why, n, "cannot open it: %s", kp_strerror(fd));
 			return;
 		}
 		elf_version(EV_CURRENT);

@@ -156,9 +156,9 @@ left "rebuilt since (another build-id)" "the file is another build, rebuilt sinc
 head -c 9000 "$SPLIT" >"$UNPRIV/lo"
 left "truncated" "truncated: 9000 bytes of the [0-9]* its headers describe"
 rm "$UNPRIV/lo" && mkfifo "$UNPRIV/lo"
-left "a FIFO (never waited on)" "not a regular file but a FIFO"
+left "a FIFO (never waited on)" "a FIFO, not a regular file"
 rm "$UNPRIV/lo" && mkdir "$UNPRIV/lo"
-left "a directory" "not a regular file but a directory"
+left "a directory" "a directory, not a regular file"
 rmdir "$UNPRIV/lo"
 left "missing" "no such file here"
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null; then

@@ -38,8 +38,10 @@ check "getuid: $(field "$WORK/k.tab" getuid 2) calls, the workload's $(val "$WOR
 check "nanosleep: $(field "$WORK/k.tab" nanosleep 2) calls, the workload's $(val "$WORK/w.out" nanosleep)" \
 	[ "$(field "$WORK/k.tab" nanosleep 2)" = "$(val "$WORK/w.out" nanosleep)" ]
 got=$(field "$WORK/k.tab" nanosleep 4)
+# the traced run's own clock (its output is in the summary's file): the sleeps of two runs
+# differ on a busy machine
 check "nanosleep's total, ${got:-none} ms, is the workload's clock's within 5%" within 5 \
-	"$(awk -v m="${got:-0}" 'BEGIN { printf "%.0f", m * 1e6 }')" "$(val "$WORK/w.out" nanosleep_ns)"
+	"$(awk -v m="${got:-0}" 'BEGIN { printf "%.0f", m * 1e6 }')" "$(val "$WORK/k.sum" nanosleep_ns)"
 check "openat: $(field "$WORK/k.tab" openat 3) errors, at least the workload's $(val "$WORK/w.out" openat_enoent) ENOENT" \
 	[ "$(field "$WORK/k.tab" openat 3)" -ge "$(val "$WORK/w.out" openat_enoent)" ]
 check "the command's execve is said to have no entry recorded, not timed" \
@@ -92,8 +94,11 @@ fi
 calls() { grep -E '^ +[0-9]+\.[0-9]{3} \(' "$1"; }
 "$KPROF" trace --duration 15 -- "$W" >"$WORK/slow" 2>/dev/null
 n=$(calls "$WORK/slow" | grep -c .) m=$(calls "$WORK/slow" | grep -c ' nanosleep(')
-check "--duration 15: the 5 nanosleeps of 20 ms and nothing else ($n lines, $m nanosleep)" \
-	[ "$n" = 5 -a "$m" = 5 ]
+# the sleeps of 15 ms or more by the run's own clock: the 5 of 20 ms, and on a busy machine
+# maybe one of 5 ms woken late
+want=$(val "$WORK/slow" sleeps_ns | tr ',' '\n' | awk '$1 >= 15000000' | grep -c .)
+check "--duration 15: the $want nanosleeps of 15 ms or more (5 of 20 ms) and nothing else ($n lines, $m nanosleep)" \
+	[ "$want" -ge 5 -a "$n" = "$want" -a "$m" = "$want" ]
 check "...each with its time, duration, thread, arguments and result, as perf trace prints" \
 	grep -qE '^ +[0-9]+\.[0-9]{3} \(2[0-9]\.[0-9]{3} ms\): syscalls/[0-9]+ nanosleep\(rqtp: 0x[0-9a-f]+, rmtp: 0\) = 0$' "$WORK/slow"
 "$KPROF" trace --failure -- "$W" >"$WORK/fail" 2>/dev/null
