@@ -143,6 +143,8 @@ static int deliver(struct kp_order *o, uint64_t limit, kp_order_fn *fn, void *ct
 	const struct kp_order_ent *r = o->ents, *s;
 	int rc = 0;
 
+	if (!o->nr) /* nothing queued, maybe nothing ever: no array to point into */
+		return 0;
 	KP_GROW(o->tmp, o->tmp_cap, m);
 	KP_GROW(o->out, o->out_cap, o->nr);
 	s = sort_runs(o->ents + kept, o->tmp, m);

@@ -308,6 +308,20 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	return 0;
 }
 
+/*
+ * The first sample's wall-clock time: its record time moved by the start time's offset, when
+ * that is known and the sum is a time from 1970 to KP_WALL_MAX; else unknown (0), which
+ * kp_report_warnings() says.
+ */
+static void wall_first(struct kp_report *r)
+{
+	int64_t t;
+
+	if (r->s.wall_at_mono && r->prof.t_first && r->prof.t_first <= INT64_MAX &&
+	    !__builtin_add_overflow((int64_t)r->prof.t_first, r->s.wall_at_mono, &t) && t > 0)
+		r->prof.wall_first = (uint64_t)t;
+}
+
 int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 {
 	static const struct kp_session_ops ops = { .own = on_own, .sample = on_sample,
@@ -344,8 +358,7 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 
 		kp_offcpu_end(&r->off, r->s.end_mono_ns > end ? r->s.end_mono_ns : end);
 	}
-	if (r->s.wall_at_mono && r->prof.t_first)
-		r->prof.wall_first = (uint64_t)((int64_t)r->prof.t_first + r->s.wall_at_mono);
+	wall_first(r);
 	kp_profile_finish(&r->prof);
 	return 0;
 }
@@ -687,6 +700,19 @@ void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_f
 			 "the recording's embedded symbols could not be read (%s, in the chunk at "
 			 "offset %llu): binaries missing here stay unnamed",
 			 kp_strerror(r->s.symbols_err), (unsigned long long)r->s.symbols_off);
+		say(ctx, KP_SAY_WARNING, msg);
+	}
+	if (r->s.bad_start_time || (r->s.wall_at_mono && r->prof.t_first && !r->prof.wall_first)) {
+		if (r->s.bad_start_time)
+			snprintf(msg, sizeof(msg), "the recording's start time, '%.200s', is no time "
+				 "from 1970 to " KP_WALL_MAX, r->s.bad_start_time);
+		else
+			snprintf(msg, sizeof(msg), "the first sample's wall-clock time, %+lld ns "
+				 "from the start time, is no time from 1970 to " KP_WALL_MAX,
+				 (long long)(r->prof.t_first - (uint64_t)r->s.meta_mono_ns));
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), ", the last that 64 bits of "
+			 "ns since 1970 hold: the samples have no wall-clock time (pprof's "
+			 "time_nanos is left out)");
 		say(ctx, KP_SAY_WARNING, msg);
 	}
 	if (r->res.st.cut) {

@@ -131,6 +131,7 @@ void kp_session_release(struct kp_session *s)
 	free(s->jit_dir);
 	free(s->symbols);
 	free(s->jit_problem);
+	free(s->bad_start_time);
 	if (s->dsos)
 		kp_dsos_free(s->dsos);
 	kp_hash_release(&s->dso_ids);
@@ -330,17 +331,28 @@ const struct kp_perfmap_ent *kp_session_jit(struct kp_session *s, struct kp_proc
 }
 
 /* META start-time ("2026-12-02T06:00:00Z") and start-monotonic-ns: the record clock's place
- * in wall-clock time. A value that does not parse leaves it unknown. */
+ * in wall-clock time. A start time that does not parse, or that ns since 1970 cannot hold in
+ * 64 bits (before 1970, after KP_WALL_MAX), leaves it unknown, and is kept to be named. */
 static void meta_clock(struct kp_session *s, const char *key, const char *value)
 {
 	struct tm tm;
 	char *end;
 
 	if (!strcmp(key, "start-time")) {
+		time_t t = -1;
+
 		memset(&tm, 0, sizeof(tm));
 		end = strptime(value, "%Y-%m-%dT%H:%M:%SZ", &tm);
 		if (end && !*end)
-			s->meta_wall_ns = (int64_t)timegm(&tm) * 1000000000;
+			t = timegm(&tm);
+		free(s->bad_start_time);
+		s->bad_start_time = NULL;
+		if (t > 0 && t <= KP_WALL_MAX_S) {
+			s->meta_wall_ns = (int64_t)t * 1000000000;
+		} else {
+			s->meta_wall_ns = -1;
+			s->bad_start_time = kp_xstrdup(value);
+		}
 	} else if (!strcmp(key, "start-monotonic-ns") || !strcmp(key, "end-monotonic-ns")) {
 		errno = 0;
 		unsigned long long v = strtoull(value, &end, 10);
@@ -351,8 +363,8 @@ static void meta_clock(struct kp_session *s, const char *key, const char *value)
 		else
 			s->end_mono_ns = v;
 	}
-	if (s->meta_wall_ns > 0 && s->meta_mono_ns >= 0)
-		s->wall_at_mono = s->meta_wall_ns - s->meta_mono_ns;
+	s->wall_at_mono = s->meta_wall_ns > 0 && s->meta_mono_ns >= 0 ?
+			  s->meta_wall_ns - s->meta_mono_ns : 0;
 }
 
 /* perf's maps of the kernel (pid -1): where its text and modules were, for a table read from a

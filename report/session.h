@@ -94,6 +94,11 @@ struct kp_session_ops {
 	int (*unparsed)(void *ctx, struct kp_session *s, const struct kp_rec_header *rec);
 };
 
+/* The last time that ns since 1970 hold in 64 bits (as pprof's time_nanos does): the latest
+ * start time a recording can be placed at, 2262-04-11T23:47:16Z. */
+#define KP_WALL_MAX "2262-04-11T23:47:16Z"
+#define KP_WALL_MAX_S (INT64_MAX / 1000000000)
+
 struct kp_session {
 	struct kp_reader r;
 	struct kp_evlist evl;
@@ -106,6 +111,8 @@ struct kp_session {
 	int64_t wall_at_mono;		/* wall-clock minus record time, ns (META start-time and
 					 * start-monotonic-ns); 0 when unknown */
 	int64_t meta_wall_ns, meta_mono_ns;	/* those two, -1 until read */
+	char *bad_start_time;		/* META start-time as written, when it is no time from
+					 * 1970 to KP_WALL_MAX: the wall clock stays unknown */
 	uint64_t end_mono_ns;		/* META end-monotonic-ns: when sampling stopped, 0
 					 * unknown (older files, perf.data) */
 	char *live_release;		/* set when the recording stores no kernel symbols and

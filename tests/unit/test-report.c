@@ -555,6 +555,80 @@ static void test_forked_jit(void)
 	rmdir(dir);
 }
 
+static void collect_say(void *ctx, enum kp_report_say kind, const char *msg)
+{
+	char *said = ctx;
+
+	(void)kind;
+	snprintf(said + strlen(said), 4096 - strlen(said), "%s%s", *said ? "; " : "", msg);
+}
+
+/*
+ * A recording that starts at @start (META start-time, with start-monotonic-ns @mono), its one
+ * sample at record time @t: the first sample's wall-clock time, which the pprof export writes
+ * as time_nanos, must be @want ns since 1970, or, when 64 bits of ns cannot hold it (0), be
+ * left unknown with a warning that says @why.
+ */
+static void start_time_case(const char *start, uint64_t mono, uint64_t t, uint64_t want,
+			    const char *why)
+{
+	char file[] = "/tmp/kp-start-XXXXXX", said[4096] = "", mono_s[32];
+	struct kp_report_opts o;
+	struct kp_report r;
+	struct synth sy;
+	uint8_t buf[256];
+	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
+	int fd = mkstemp(file);
+
+	synth_begin(&sy, fd, 1);
+	snprintf(mono_s, sizeof(mono_s), "%llu", (unsigned long long)mono);
+	kp_writer_add_meta(&sy.w, "start-time", start);
+	kp_writer_add_meta(&sy.w, "start-monotonic-ns", mono_s);
+	synth_sample(buf, 42, t, 0, 0x401000, 1);
+	synth_add(&sy, buf);
+	synth_add(&sy, &round);
+	synth_flush(&sy);
+	synth_release(&sy);
+	close(fd);
+	opts_init(&o, file);
+	if (kp_report_build(&o, &r)) {
+		ok(0, "a recording that starts at %s builds", start);
+	} else {
+		kp_report_warnings(&r, false, true, collect_say, said);
+		if (want)
+			ok(r.prof.wall_first == want && !strstr(said, "wall-clock"),
+			   "started at %s, %lld ns before its sample: that sample's wall-clock time "
+			   "is %llu ns since 1970 (got %llu)", start,
+			   (long long)(t - mono), (unsigned long long)want,
+			   (unsigned long long)r.prof.wall_first);
+		else
+			ok(r.prof.wall_first == 0 && strstr(said, why) &&
+			   strstr(said, "no wall-clock time"),
+			   "started at %s, its sample %+lld ns from there: no wall-clock time, and "
+			   "the warning says why (%s)", start, (long long)(t - mono), said);
+	}
+	kp_report_release(&r);
+	unlink(file);
+}
+
+/* ns since 1970 in 64 bits end at 2262-04-11T23:47:16.854775807Z */
+static void test_start_time(void)
+{
+	start_time_case("2026-12-02T06:00:00Z", 1000000000, 1500000000,
+			1796191200500000000ull, NULL);
+	start_time_case("2262-04-11T23:47:16Z", 1000000000, 1000000000,
+			9223372036000000000ull, NULL);
+	start_time_case("2262-04-11T23:47:17Z", 1000000000, 1000000000, 0,
+			"start time, '2262-04-11T23:47:17Z', is no time from 1970 to "
+			"2262-04-11T23:47:16Z");
+	start_time_case("9999-12-31T23:59:59Z", 1000000000, 1000000000, 0,
+			"start time, '9999-12-31T23:59:59Z'");
+	start_time_case("2262-04-11T23:47:16Z", 1000000000, 2000000000, 0,
+			"the first sample's wall-clock time");
+	start_time_case("1970-01-01T00:00:01Z", 5000000000, 1000000000, 0,
+			"the first sample's wall-clock time");
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -573,5 +647,6 @@ int main(void)
 	test_addresses();
 	test_firefox_streams();
 	test_forked_jit();
+	test_start_time();
 	return tap_done();
 }
