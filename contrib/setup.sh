@@ -99,6 +99,7 @@ fi
 configure_in build --enable-werror
 
 [ "${1:-}" = --check ] || exit 0
+tb=$(date +%s)
 
 configure_in build-asan --enable-werror --enable-sanitizers
 # The viewers the export tests load files into (speedscope's app and schema, ajv), at the
@@ -165,6 +166,7 @@ failures() {
 
 rc=0
 t0=$(date +%s)
+echo "kprof setup: build-asan/ built in $((t0 - tb)) s"
 # the Debian package, which tests/deb.sh unpacks and runs
 echo "kprof setup: make deb (build/)"
 rm -f build/kprof_*.deb

@@ -48,11 +48,12 @@ beside() {
 		sh -c "[ $krc -eq 0 ] && [ -n '$bid' ] && grep -q 'build-id $bid' '$WORK/$name.mmap'"
 }
 
-beside "record -a" "$WORK/a.kprof" record -a -o "$WORK/a.kprof"
-beside "record -a -g" "$WORK/g.kprof" record -a -g -o "$WORK/g.kprof"
-beside "record -a --call-graph dwarf" "$WORK/d.kprof" record -a --call-graph dwarf -o "$WORK/d.kprof"
-beside "record -a --off-cpu" "$WORK/o.kprof" record -a -g --off-cpu -o "$WORK/o.kprof"
-beside "top" "$WORK/top.kprof" top -a -d 60 -o "$WORK/top.kprof"
+# (at the rate of an always-on recording: what matters is that kprof runs, not its samples)
+beside "record -a" "$WORK/a.kprof" record -a -F 99 -o "$WORK/a.kprof"
+beside "record -a -g" "$WORK/g.kprof" record -a -F 99 -g -o "$WORK/g.kprof"
+beside "record -a --call-graph dwarf" "$WORK/d.kprof" record -a -F 99 --call-graph dwarf -o "$WORK/d.kprof"
+beside "record -a --off-cpu" "$WORK/o.kprof" record -a -F 99 -g --off-cpu -o "$WORK/o.kprof"
+beside "top" "$WORK/top.kprof" top -a -F 99 -d 60 -o "$WORK/top.kprof"
 if [ -n "$tp_ok" ]; then
 	beside "trace -a" "$WORK/t.kprof" trace -a -e mmap -o "$WORK/t.kprof"
 	beside "latency -a" "$WORK/l.kprof" latency -a \

@@ -5,7 +5,7 @@
 require_perf_events
 INLINE="$top_builddir/tests/workloads/inline"
 
-"$KPROF" record -g -o "$WORK/s.kprof" -- "$SPLIT" 2 >"$WORK/s.out" 2>"$WORK/s.err"
+"$KPROF" record -g -o "$WORK/s.kprof" -- "$SPLIT" 1 >"$WORK/s.out" 2>"$WORK/s.err"
 "$KPROF" report -i "$WORK/s.kprof" --flat --color never >"$WORK/flat" 2>"$WORK/flat.err"
 check "report --flat succeeds" [ $? -eq 0 ]
 self_of() { awk -v f="$1" '$NF == f { sub("%", "", $1); print $1; exit }' "$2"; }
@@ -62,7 +62,7 @@ unnamed=$(sed -n 's/^# frames: [0-9]*, unnamed [0-9]* (\([0-9.]*\)%)/\1/p' "$WOR
 check "stats: under 5% of frames unnamed ($unnamed%)" awk -v u="${unnamed:-100}" 'BEGIN { exit !(u < 5) }'
 
 # perf on the same workload (another run): the top functions agree within $SHARE_POINTS_2 points
-if [ -n "$PERF" ] && "$PERF" record -g -o "$WORK/p.data" -- "$SPLIT" 2 >/dev/null 2>&1; then
+if [ -n "$PERF" ] && "$PERF" record -g -o "$WORK/p.data" -- "$SPLIT" 1 >/dev/null 2>&1; then
 	"$PERF" report -i "$WORK/p.data" --no-children --stdio --sort sym 2>/dev/null >"$WORK/perf.txt"
 	for f in work_a work_b work_c; do
 		p=$(awk -v f="$f" '$NF == f { sub("%", "", $1); print $1; exit }' "$WORK/perf.txt")

@@ -53,14 +53,17 @@ got=$(cat "$WORK/t.share") want=$(truth_of work_a "$WORK/t.out")
 check "work_a over all the files: $got% against the true $want%" points "$got" "$want" $SHARE_POINTS
 
 # --- by SIGUSR2 ----------------------------------------------------------------------------
-"$KPROF" record -g --switch-output -o "$WORK/u.kprof" -- "$SPLIT" 3 >/dev/null 2>"$WORK/u.err" &
+# (a command that waits for the test, not one that burns a CPU meanwhile)
+"$KPROF" record -g --switch-output -o "$WORK/u.kprof" -- \
+	sh -c "until [ -e '$WORK/u.go' ]; do sleep 0.05; done" >/dev/null 2>"$WORK/u.err" &
 pid=$!
-started "$pid" split
+started "$pid" sh
 i=0
 for k in 1 2; do # each signal once the file before it is on disk
 	kill -USR2 "$pid"
-	while [ "$(ls "$WORK" | grep -c '^u\.kprof\.')" -lt "$k" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ "$(ls "$WORK" | grep -c '^u\.kprof\.')" -lt "$k" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 done
+touch "$WORK/u.go"
 wait "$pid"
 rc=$?
 n=$(ls "$WORK" | grep -c '^u\.kprof\.')
@@ -71,7 +74,7 @@ check "two SIGUSR2 during the recording: 3 files ($n), kprof ending with its com
 # the hook of the fleet note: each closed file converted to pprof while the next one fills
 "$KPROF" record -g --switch-output=1s --switch-max-files 2 \
 	--switch-output-exec "echo \"\$1\" >>'$WORK/hooks'; '$KPROF' report --format pprof -i \"\$1\" -o \"\$1.pb.gz\"" \
-	-o "$WORK/m.kprof" -- "$SPLIT" 4 >/dev/null 2>"$WORK/m.err"
+	-o "$WORK/m.kprof" -- "$SPLIT" 3 >/dev/null 2>"$WORK/m.err"
 check "with --switch-max-files 2 and a hook, record succeeds" [ $? -eq 0 ]
 closed=$(sed -n 's/.*into \([0-9]*\) files.*/\1/p' "$WORK/m.err")
 ls "$WORK" | grep -E '^m\.kprof\.[0-9]{16}$' >"$WORK/m.list"

@@ -121,7 +121,7 @@ kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 
 # --- kprof report --tui --------------------------------------------------------------------------
-"$KPROF" record -g -o "$WORK/r.kprof" -- "$SPLIT" 2 >"$WORK/r.out" 2>"$WORK/r.err"
+"$KPROF" record -g -o "$WORK/r.kprof" -- "$SPLIT" 1 >"$WORK/r.out" 2>"$WORK/r.err"
 T new-session -d -s k -x 120 -y 40 \
 	"'$KPROF' report --tui -i '$WORK/r.kprof'; echo rep-status=\$?; stty -a; sleep 60"
 check "report --tui: the tree, its heaviest command open" wait_for '^ +100\.00% +[0-9.]+% - split$' 50
