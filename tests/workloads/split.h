@@ -20,6 +20,24 @@
 static volatile uint64_t sink;
 
 /*
+ * The iterations of a unit in the round being run: UNIT, scaled by 3/4 to 5/4, drawn anew
+ * each round. Rounds of one fixed length (0.2 ms) are commensurate with cpu-clock's period at
+ * 4 kHz (0.25 ms): where the timer's jitter is small, as on a machine busy with short tasks,
+ * its samples fall at the same few places of every round, and the split they show is not the
+ * one the clocks measure (with no jitter at all: work_a 75%, work_b 25%, work_c none).
+ * Rounds of random lengths put the samples anywhere; each keeps the 6:3:1 of its parts.
+ */
+static unsigned long unit_iters = UNIT;
+
+static inline void next_round(void)
+{
+	static uint32_t seed = 12345;
+
+	seed = seed * 1103515245u + 12345u;
+	unit_iters = UNIT * (48 + (seed >> 16) % 33) / 64;
+}
+
+/*
  * The work functions end with a call so that they are not leaves: GCC 12 sets up no frame
  * pointer in a leaf even with -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer, and a
  * frame-pointer call chain then skips the leaf's caller.
@@ -35,7 +53,7 @@ __attribute__((noinline)) static void publish(uint64_t x)
 	__attribute__((noinline, noipa)) SPLIT_LINKAGE void name(unsigned units) \
 	{                                                                      \
 		uint64_t x = sink;                                             \
-		for (unsigned long i = 0; i < (unsigned long)units * UNIT; i++) \
+		for (unsigned long i = 0; i < (unsigned long)units * unit_iters; i++) \
 			x = x * 6364136223846793005ull + (inc);                \
 		publish(x);                                                    \
 		__asm__ volatile("" ::: "memory");                             \
@@ -59,11 +77,12 @@ __attribute__((noinline)) SPLIT_LINKAGE void via_right(void)
 	sink += 2;
 }
 
-/* One round of the split, about 0.2 ms of CPU: a macro, so that the caller's frame is the
+/* One round of the split, 0.15 to 0.25 ms of CPU: a macro, so that the caller's frame is the
  * one that calls via_left, via_right, work_b and work_c (main;via_left;work_a). The _THEN
  * form runs a statement after each function's part (split times them). */
 #define SPLIT_ROUND_THEN(after_a, after_b, after_c) \
 	do {                                        \
+		next_round();                       \
 		via_left();                         \
 		via_right();                        \
 		after_a;                            \
