@@ -100,7 +100,12 @@ configure_in build --enable-werror
 
 [ "${1:-}" = --check ] || exit 0
 tb=$(date +%s)
-
+# the Debian package, which tests/deb.sh unpacks and runs, built while build-asan/ is
+echo "kprof setup: make deb (build/) and the build in build-asan/"
+rm -f build/kprof_*.deb
+(make -C build -s deb >build/deb.out 2>&1 ||
+	echo "kprof setup: make deb failed (build/deb.out): tests/deb.sh will say so" >&2) &
+deb=$!
 configure_in build-asan --enable-werror --enable-sanitizers
 # The viewers the export tests load files into (speedscope's app and schema, ajv), at the
 # versions tests/npm/package-lock.json pins; without npm or the registry those tests skip.
@@ -165,12 +170,9 @@ failures() {
 }
 
 rc=0
+wait $deb
 t0=$(date +%s)
-echo "kprof setup: build-asan/ built in $((t0 - tb)) s"
-# the Debian package, which tests/deb.sh unpacks and runs
-echo "kprof setup: make deb (build/)"
-rm -f build/kprof_*.deb
-make -C build -s deb >build/deb.out 2>&1 || echo "kprof setup: make deb failed (build/deb.out): tests/deb.sh will say so" >&2
+echo "kprof setup: build-asan/ and the package built in $((t0 - tb)) s"
 # The two suites and the tarball's own check run at once: most tests wait on the workloads
 # they record, so one alone leaves the cores idle half the time (and every test holds to what
 # kprof promises on a busy machine). A test script that failed is then run once more, alone.
@@ -189,8 +191,8 @@ t2=$(date +%s)
 [ -z "${failed1:-}" ] || recheck_in build || rc=1
 [ -z "${failed2:-}" ] || recheck_in build-asan || rc=1
 t3=$(date +%s)
-echo "kprof setup: make check took $((t1 - t0)) s in build/ and build-asan/ at once (make deb" \
-	"first), make distcheck $((t2 - t1)) s more, the reruns $((t3 - t2)) s;" \
+echo "kprof setup: make check took $((t1 - t0)) s in build/ and build-asan/ at once," \
+	"make distcheck $((t2 - t1)) s more, the reruns $((t3 - t2)) s;" \
 	"the ten slowest tests (make check-times in a build directory lists all):"
 tests/times.sh -n 10 build build-asan
 for d in build build-asan; do

@@ -19,7 +19,7 @@ for mode in g dwarf keep; do
 	keep) set -- --call-graph dwarf --keep-stacks ;; # the stack copies unwound by convert
 	esac
 	k="$WORK/$mode.kprof" p="$WORK/$mode.perf"
-	"$KPROF" record "$@" -o "$k" -- "$SPLIT" 2 >"$WORK/$mode.out" 2>"$WORK/$mode.rec"
+	"$KPROF" record "$@" -o "$k" -- "$SPLIT" 1 >"$WORK/$mode.out" 2>"$WORK/$mode.rec"
 	"$KPROF" convert --to perf -i "$k" -o "$p" 2>"$WORK/$mode.conv"
 	rc=$?
 	check "convert --to perf of record $*: $(tail -1 "$WORK/$mode.conv")" [ $rc -eq 0 -a -s "$p" ]

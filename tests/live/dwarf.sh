@@ -94,7 +94,7 @@ check "with -g alone the same binary's stacks are broken: ${m}% reach main" \
 # unwinding while recording is as crash-safe as the rest: a full disk (a 150 kB file size limit)
 # stops the recording with what is complete, and so does SIGKILL
 if command -v prlimit >/dev/null; then
-	prlimit --fsize=150000 "$KPROF" record -F 10000 --call-graph dwarf -o "$WORK/full.kprof" -- "$NOFP" 4 \
+	prlimit --fsize=50000 "$KPROF" record -F 10000 --call-graph dwarf -o "$WORK/full.kprof" -- "$NOFP" 2 \
 		>/dev/null 2>"$WORK/full.err"
 	rc=$?
 	check "compact, full disk: kprof ends with status 1 ($rc), saying what failed" \

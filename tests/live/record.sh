@@ -264,10 +264,10 @@ check "SIGTERM ends the command and kprof exits 128+15" [ $? -eq 143 ]
 "$KPROF" script -i "$WORK/t.kprof" --stats >"$WORK/t.stats"
 check "the interrupted recording is complete (it has its statistics)" grep -q "^# samples: " "$WORK/t.stats"
 
-# --- a full disk (here a 60 kB file size limit, about two chunks of the 130 kB that 4 s at 10 kHz packs
+# --- a full disk (here a 40 kB file size limit, about two chunks of the 55 kB that 2 s at 10 kHz packs
 # into): stop, say so, keep the complete chunks --------------------------------------------
 if command -v prlimit >/dev/null; then
-	prlimit --fsize=60000 "$KPROF" record -F 10000 -g -o "$WORK/f.kprof" -- "$SPLIT" 4 \
+	prlimit --fsize=40000 "$KPROF" record -F 10000 -g -o "$WORK/f.kprof" -- "$SPLIT" 2 \
 		>/dev/null 2>"$WORK/f.err"
 	rc=$?
 	check "a failed write ends kprof with status 1 ($rc)" [ $rc -eq 1 ]
