@@ -2,7 +2,7 @@
 # Runs each libFuzzer target (fuzz-NAME in the build directory, made by clang from
 # tests/fuzz/fuzz-NAME.c) over its checked-in corpus, which it first replays under clang's ASan
 # and UBSan, then mutates: in `make check` (which builds the targets before this script runs)
-# a fixed number of inputs (FUZZ_RUNS, 2000) from a fixed seed, the same every run, so that a
+# a fixed number of inputs (FUZZ_RUNS, 1000) from a fixed seed, the same every run, so that a
 # check that fails once fails again; in `make fuzz`, for FUZZ_SECONDS each from a random seed.
 # A crash, leak, sanitizer report or timeout fails the
 # target's check, its input kept as fuzz-crash-NAME-* in the build directory: `./fuzz-NAME
@@ -15,7 +15,7 @@
 if [ -n "${FUZZ_SECONDS:-}" ]; then
 	budget="-max_total_time=$FUZZ_SECONDS" spent="in $FUZZ_SECONDS s"
 else
-	budget="-runs=${FUZZ_RUNS:-2000} -seed=1" spent="(seed 1)"
+	budget="-runs=${FUZZ_RUNS:-1000} -seed=1" spent="(seed 1)"
 fi
 out=${FUZZ_KEEP:-$WORK}
 
