@@ -172,9 +172,12 @@ T kill-session -t k 2>/dev/null
 # --- the terminal hangs up (its window closed, its ssh dropped) ------------------------------------
 # setsid: no SIGHUP comes (the pane is not its controlling terminal), only reads that fail: each
 # must end, not spin on a dead terminal
-gone() { # gone PATTERN: no process matches within 3 s (one that still does is ended: false)
+# gone PATTERN: no process matches within 10 s (one that still does is ended: false). What it
+# catches is a kprof that never ends (one spun for 42 minutes on a dead terminal); the
+# sanitizer build's exit, its leak check included, took over 3 s on a loaded machine
+gone() {
 	i=0
-	while pgrep -f "$1" >/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+	while pgrep -f "$1" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	! pgrep -f "$1" >/dev/null && return 0
 	pkill -KILL -f "$1"
 	return 1
