@@ -17,7 +17,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,10 +25,10 @@
 #include "formats/reader.h"
 #include "formats/util.h"
 #include "child.h"
+#include "meta.h"
 #include "online.h"
 #include "perf.h"
 #include "synth.h"
-#include "tracefs.h"
 
 #define POLL_MS 100
 #define DRAIN_NICE (-10) /* where permitted: the rings drain even when the command fills every CPU */
@@ -281,117 +280,6 @@ static void discard_output(struct kp_recorder *rec)
 	rec->out_created = false;
 }
 
-static void add_meta_u64(struct kp_writer *w, const char *key, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	kp_writer_add_meta(w, key, buf);
-}
-
-static char *join_argv(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = kp_xcalloc(1, len);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
-/* "@head@tail" in a new string; frees @tail. */
-static char *prefix(const char *head, char *tail)
-{
-	char *s = kp_xmalloc(strlen(head) + strlen(tail) + 1);
-
-	strcpy(s, head);
-	strcat(s, tail);
-	free(tail);
-	return s;
-}
-
-static void write_meta(struct kp_recorder *rec)
-{
-	const struct kp_record_opts *o = rec->o;
-	struct kp_writer *w = &rec->w;
-	struct utsname u;
-	struct timespec rt, mono;
-	char buf[64], *s;
-	int argc = 0;
-
-	uname(&u);
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	if (o->version)
-		kp_writer_add_meta(w, "kprof-version", o->version);
-	kp_writer_add_meta(w, "hostname", u.nodename);
-	kp_writer_add_meta(w, "kernel", u.release);
-	kp_writer_add_meta(w, "arch", u.machine);
-	add_meta_u64(w, "nr-cpus-online", rec->set.nr_cpus);
-	add_meta_u64(w, "page-size", (uint64_t)sysconf(_SC_PAGESIZE));
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&rt.tv_sec));
-	kp_writer_add_meta(w, "start-time", buf);
-	add_meta_u64(w, "start-monotonic-ns", mono.tv_sec * 1000000000ull + mono.tv_nsec);
-	kp_writer_add_meta(w, "clock", "monotonic");
-	s = join_argv(o->argc_all, o->argv_all);
-	snprintf(buf, sizeof(buf), "kprof ");
-	kp_writer_add_meta(w, "cmdline", (s = prefix(buf, s)));
-	free(s);
-	if (o->argv) {
-		while (o->argv[argc])
-			argc++;
-		s = join_argv(argc, o->argv);
-		kp_writer_add_meta(w, "command", s);
-		free(s);
-	}
-	kp_writer_add_meta(w, "target", o->system_wide ? "system-wide"
-					: o->argv      ? "command"
-					: o->nr_pids   ? "processes"
-						       : "threads");
-	kp_writer_add_meta(w, "kallsyms", rec->o->all_kallsyms && rec->ks.text ? "full snapshot"
-									     : rec->ks.state);
-}
-
-/* The format file of each tracepoint, so reports decode its RAW payload on any machine. */
-static void write_tp_formats(struct kp_recorder *rec)
-{
-	struct kp_tracefs tfs;
-	bool open = false;
-	int err;
-
-	for (size_t ev = 0; ev < rec->o->nr_evs; ev++) {
-		const struct kp_evspec *e = &rec->o->evs[ev];
-		char sys[256], *name, *fmt = NULL;
-		if (e->attr.type != PERF_TYPE_TRACEPOINT)
-			continue;
-		if (!open && (err = kp_tracefs_open(&tfs)) < 0) {
-			char why[256];
-			kp_warn("tracepoint formats not stored (%s): 'kprof script' will show their "
-				"payloads as raw bytes", kp_tracefs_strerror(&tfs, err, why, sizeof(why)));
-			return;
-		}
-		open = true;
-		snprintf(sys, sizeof(sys), "%s", e->spec);
-		name = strchr(sys, ':');
-		if (!name)
-			continue;
-		*name++ = '\0';
-		if ((err = kp_tracefs_format(&tfs, sys, name, &fmt)) < 0)
-			kp_warn("cannot read the format of '%s': %s: its fields will not be decoded",
-				e->spec, strerror(-err));
-		else if (kp_writer_add_tp_format(&rec->w, e->attr.config, sys, fmt, strlen(fmt)))
-			kp_warn("the format of '%s' is too large to store: its fields will not be "
-				"decoded", e->spec);
-		free(fmt);
-	}
-}
-
 static int write_header(struct kp_recorder *rec)
 {
 	const struct kp_record_opts *o = rec->o;
@@ -421,8 +309,9 @@ static int write_header(struct kp_recorder *rec)
 		kp_evlist_add_event(&rec->evl, &e->attr, ev, ids, n, e->name, e->spec, e->fallback);
 	}
 	free(ids);
-	write_meta(rec);
-	write_tp_formats(rec);
+	kp_meta_write(&rec->w, o, rec->set.nr_cpus,
+		      o->all_kallsyms && rec->ks.text ? "full snapshot" : rec->ks.state);
+	kp_meta_write_tp_formats(&rec->w, o->evs, o->nr_evs);
 	if (o->all_kallsyms && rec->ks.text)
 		kp_kallsyms_write_all(&rec->ks, &rec->w);
 	/* the metadata chunk goes out now, so even a recording killed at once has it */
@@ -796,7 +685,7 @@ static int close_file(struct kp_recorder *rec, struct kp_rotated *f)
 		return cut_short(rec, w, f);
 	}
 	if (rec->stopped_ns) /* where intervals still open end (off-CPU) */
-		add_meta_u64(w, "end-monotonic-ns", rec->stopped_ns);
+		kp_meta_add_u64(w, "end-monotonic-ns", rec->stopped_ns);
 	write_stats(rec, w, &s);
 	werr = kp_writer_close(w);
 	if (werr) {
