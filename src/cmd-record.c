@@ -177,17 +177,6 @@ int kp_cmd_user_pids(const char *cmd, const char *user, int **pids, size_t *nr, 
 	return *nr ? 0 : kp_error("user '%s' has no processes", user);
 }
 
-static int parse_duration(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v > 0 && v < 1e7))
-		return kp_usage_error("record", "--duration takes seconds, not '%s'", s);
-	*out = v;
-	return 0;
-}
-
 /*
  * --switch-output's WHEN, as perf spells it: "signal" (SIGUSR2 only, and the default), a time
  * (N with s, m, h or d; a plain N is seconds) or a size (N with B, K, M or G).
@@ -363,7 +352,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case 'u':
 		return kp_cmd_user_pids("record", optarg, &o->pids, &o->nr_pids, &o->pids_of_user);
 	case OPT_DURATION:
-		return parse_duration(optarg, &o->duration);
+		return kp_cmd_real("record", "--duration", optarg, 0.001, 1e7, &o->duration);
 	case OPT_FILTER:
 		return kp_evspec_filter(o->evs, o->nr_evs, optarg) ? 2 : 0;
 	case OPT_KEEP_STACKS:

@@ -306,7 +306,6 @@ static int parse_u64(const char *s, const char *what, uint64_t min, uint64_t max
 static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 {
 	uint64_t v;
-	char *end;
 
 	switch (c) {
 	case 'a': case 'p': case 't': case 'u':
@@ -325,11 +324,7 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 		o->callchain = true;
 		return 0;
 	case 'd':
-		r->delay = strtod(optarg, &end);
-		if (end == optarg || *end || !(r->delay >= 0.1 && r->delay <= 3600))
-			return kp_usage_error("top", "-d takes seconds from 0.1 to 3600, not '%s'",
-					      optarg);
-		return 0;
+		return kp_cmd_real("top", "-d", optarg, 0.1, 3600, &r->delay);
 	case 'E':
 		if (parse_u64(optarg, "-E", 1, 100000, &v))
 			return 2;

@@ -406,7 +406,6 @@ int kp_cmd_target_opt(const char *cmd, int c, const char *arg, struct kp_record_
 {
 	char *end;
 	unsigned long v;
-	double s;
 
 	switch (c) {
 	case 'a': o->system_wide = true; return 0;
@@ -416,11 +415,7 @@ int kp_cmd_target_opt(const char *cmd, int c, const char *arg, struct kp_record_
 				       &o->nr_tids);
 	case 'u': return kp_cmd_user_pids(cmd, arg, &o->pids, &o->nr_pids, &o->pids_of_user);
 	case KP_OPT_TARGET_TIME:
-		s = strtod(arg, &end);
-		if (end == arg || *end || !(s > 0) || s > 1e9)
-			return kp_usage_error(cmd, "--time takes a number of seconds, not '%s'", arg);
-		o->duration = s;
-		return 0;
+		return kp_cmd_real(cmd, "--time", arg, 0.001, 1e9, &o->duration);
 	case 'm':
 		errno = 0;
 		v = strtoul(arg, &end, 10);

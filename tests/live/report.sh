@@ -154,6 +154,16 @@ for args in "--flat --sort bogus|$bad_keys" "--sort bogus|$bad_keys" \
 	check "${args%%|*}: status 2 ($rc), stdout empty, '$why'" \
 		sh -c "[ $rc -eq 2 ] && [ ! -s '$WORK/sort.out' ] && grep -qxF \"$why\" '$WORK/sort.err'"
 done
+# the other commands' numbers of seconds take the same rule
+for args in "record --duration nan -- true|kprof record: --duration must be a number from 0.001 to 10000000, not 'nan'" \
+	"top -d inf|kprof top: -d must be a number from 0.1 to 3600, not 'inf'" \
+	"trace --time 1s -a|kprof trace: --time must be a number from 0.001 to 1000000000, not '1s'"; do
+	why=${args#*|}
+	"$KPROF" ${args%%|*} >"$WORK/num.out" 2>"$WORK/num.err"
+	rc=$?
+	check "${args%%|*}: status 2 ($rc), '$why'" \
+		sh -c "[ $rc -eq 2 ] && grep -qxF \"$why\" '$WORK/num.err'"
+done
 "$KPROF" report -i "$WORK/s.kprof" --flat --sort dso,sym --color never >"$WORK/sort.out"
 check "--flat --sort dso,sym groups by both" grep -qE ' [^ ]*split +work_a$' "$WORK/sort.out"
 

@@ -64,7 +64,7 @@ check "top -o into a folder that does not exist: status 1, the error says so" \
 
 # --- usage -------------------------------------------------------------------------------------
 "$KPROF" top -d 0 >"$WORK/u.out" 2>"$WORK/u.err"
-check "-d 0 is a usage error" sh -c "[ $? -eq 2 ] && [ ! -s '$WORK/u.out' ] && grep -q 'seconds from 0.1' '$WORK/u.err'"
+check "-d 0 is a usage error" sh -c "[ $? -eq 2 ] && [ ! -s '$WORK/u.out' ] && grep -q 'kprof top: -d must be a number from 0.1 to 3600' '$WORK/u.err'"
 "$KPROF" top -- ls >"$WORK/u.out" 2>"$WORK/u.err"
 check "a command is a usage error" sh -c "[ $? -eq 2 ] && grep -q 'no command' '$WORK/u.err'"
 done_testing
