@@ -101,6 +101,11 @@ T send-keys -t k q
 check "top: q quits, with status 0" wait_for '^top-status=0' 30
 check "...and the terminal has its line editing and echo back" restored
 T kill-session -t k 2>/dev/null
+# from here on top needs a process to attach to, not one that burns a CPU meanwhile
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+sleep 60 &
+spid=$!
 # Ctrl-C, typed. It reaches the pane's whole foreground group: the shell that runs kprof
 # there catches it (as a user's interactive shell, not in that group, is never sent it), or a
 # dash would end with kprof and print nothing after
@@ -189,7 +194,7 @@ for how in "" "setsid -w "; do
 	check "report --tui ${how:+under $how}ends when its terminal hangs up" \
 		gone "^$KPROF report --tui -i $WORK/r.kprof"
 done
-"$SPLIT" 30 >/dev/null &
+sleep 30 &
 spid=$!
 T new-session -d -s k -x 100 -y 30 "setsid -w '$KPROF' top -p $spid -d 1"
 wait_for '^kprof top: ' 50
