@@ -281,8 +281,8 @@ static int emit_views(struct report *r, struct kp_report *rep, FILE *out)
 				 r->vo.folded_unit, s->evl.ev[e].name, unit);
 			return -KP_ERROR_END;
 		}
-		if (!text && !(r->view->all_events ? rep->kept
-						   : kp_profile_total(&rep->prof, 0, e)->count))
+		if ((!text || rep->filtered) &&
+		    !(r->view->all_events ? rep->kept : kp_profile_total(&rep->prof, 0, e)->count))
 			kp_notice("'%s' has no samples of %s%s: the %s output is an empty profile",
 				  r->ro.input, s->evl.ev[e].name,
 				  rep->filtered ? " that pass the filters" : "", r->view->name);

@@ -133,6 +133,9 @@ for f in speedscope chrome firefox; do
 	check "$f with no sample left: succeeds, saying the profile is empty" \
 		sh -c "[ $? -eq 0 ] && grep -q 'has no samples of cpu-clock that pass the filters: the $f output is an empty profile' '$WORK/e.$f.err'"
 done
+"$KPROF" report -i "$WORK/s.kprof" --flat --tid 99999 >/dev/null 2>"$WORK/e.flat.err"
+check "a text report with no sample left says so on stderr" \
+	sh -c "[ $? -eq 0 ] && grep -q 'has no samples of cpu-clock that pass the filters: the flat output is an empty profile' '$WORK/e.flat.err'"
 if [ -n "$have_node" ]; then
 	node "$CHECK" speedscope "$WORK/e.speedscope" work_a >"$WORK/e1.chk" 2>&1 &&
 		node "$CHECK" chrome "$WORK/e.chrome" work_a >"$WORK/e2.chk" 2>&1 &&
