@@ -58,11 +58,11 @@ start=$(date +%s)
 check "top: split's work_a on the screen within 5 s" wait_for ' work_a +\[split\]' 50
 check "...under a header of samples/s, event and interval" \
 	grep -qE '^kprof top: [0-9]+ samples/s of cpu-clock \(-F 4000\) over [0-9.]+ s' "$WORK/screen"
-while [ $(($(date +%s) - start)) -lt 6 ]; do sleep 0.2; done
+while [ $(($(date +%s) - start)) -lt 3 ]; do sleep 0.2; done
 screen
 got=$(share_on_screen work_a)
 want=$(truth_of work_a "$WORK/truth.out")
-check "top after 5 s: work_a ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" \
+check "top after 2 s: work_a ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" \
 	points "${got:--100}" "${want:-0}" "$SHARE_POINTS"
 # / filters by a regular expression on the symbol; while it is typed, slowly, top goes on
 # draining and counting (a prompt that waited for Enter would stop the recorder)
@@ -70,7 +70,7 @@ total() { sed -n 's/.*; \([0-9]*\) samples in all$/\1/p' "$WORK/screen" | head -
 T send-keys -t k / && sleep 0.3 && T send-keys -t k 'work_'
 wait_for '^filter \(regex' 20
 before=$(total)
-sleep 2.5
+sleep 2
 screen
 after=$(total)
 check "top: while the filter is typed, it goes on counting (${before:-none} then ${after:-none} samples)" \
