@@ -305,6 +305,11 @@ struct kp_rec_tp_format {
 };
 _Static_assert(sizeof(struct kp_rec_tp_format) == 24, "kp_rec_tp_format changed size");
 
+/* META keys of a recording with tracepoints: the text of tracefs events/header_page and
+ * events/header_event, the ring buffer's layout, which perf.data keeps beside the formats */
+#define KP_META_HEADER_PAGE "tracefs-header-page"
+#define KP_META_HEADER_EVENT "tracefs-header-event"
+
 /**
  * struct kp_rec_unwind_stats - unwinding while recording (type KP_REC_UNWIND_STATS)
  * @samples:      samples that came with a user stack copy

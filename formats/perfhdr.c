@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reader.h"
 #include "util.h"
@@ -504,6 +505,160 @@ static bool put_build_id(const struct kp_perfhdr *m, struct kp_bytes *o, int key
 	return m->nr_bids > 0;
 }
 
+/* The number on a format file's "ID:" line, or UINT64_MAX when it has none. */
+static uint64_t format_id(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		char num[24], *e;
+		unsigned long long id;
+
+		if (n > 3 && !memcmp(p, "ID:", 3)) {
+			snprintf(num, sizeof(num), "%.*s", (int)(n - 3 < 23 ? n - 3 : 23), p + 3);
+			id = strtoull(num, &e, 10);
+			return e != num && id != UINT64_MAX ? id : UINT64_MAX;
+		}
+		p += n + 1;
+	}
+	return UINT64_MAX;
+}
+
+void kp_perfhdr_add_tp_format(struct kp_perfhdr *m, const char *sys, const char *text, size_t len)
+{
+	uint64_t id = format_id(text, len);
+	struct kp_perf_tp_format *f;
+
+	if (id != UINT64_MAX && kp_perfhdr_tp_format(m, id))
+		return;
+	KP_GROW(m->tps, m->cap_tps, m->nr_tps + 1);
+	f = &m->tps[m->nr_tps++];
+	f->sys = kp_xstrdup(sys);
+	f->text = kp_xmalloc(len ? len : 1);
+	memcpy(f->text, text, len);
+	f->len = len;
+	f->id = id;
+}
+
+const struct kp_perf_tp_format *kp_perfhdr_tp_format(const struct kp_perfhdr *m, uint64_t id)
+{
+	for (size_t i = 0; i < m->nr_tps; i++)
+		if (m->tps[i].id == id && id != UINT64_MAX)
+			return &m->tps[i];
+	return NULL;
+}
+
+/* One file of the tracing data: its @tag (NUL included), when there is one, then u64 size and
+ * the bytes. */
+static void put_trace_file(struct kp_bytes *o, const char *tag, const char *text, size_t len)
+{
+	if (tag)
+		kp_bytes_put(o, tag, strlen(tag) + 1);
+	put_u64(o, len);
+	kp_bytes_put(o, text, len);
+}
+
+/*
+ * The ring buffer's header files as the kernels of this kind of machine write them (Linux 2.6.31
+ * on), for recordings that did not store them: perf reads the size of `commit`, the kernel's
+ * long, from the first, and skips the second.
+ */
+static const char default_header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static void put_default_header_page(struct kp_bytes *o, uint64_t page_size)
+{
+	char buf[512];
+	size_t data = 8 + sizeof(long);
+	int n = snprintf(buf, sizeof(buf),
+			 "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			 "\tfield: local_t commit;\toffset:8;\tsize:%zu;\tsigned:1;\n"
+			 "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+			 "\tfield: char data;\toffset:%zu;\tsize:%llu;\tsigned:0;\n",
+			 sizeof(long), data,
+			 (unsigned long long)(page_size > data ? page_size - data : 0));
+
+	put_trace_file(o, "header_page", buf, (size_t)n);
+}
+
+/*
+ * HEADER_TRACING_DATA, as perf's trace-event-read.c reads it (version 0.6): the magic bytes
+ * 23 8 68 and "tracing", the version string, the byte order, the size of a long, the page
+ * size, the ring buffer's header files, ftrace's own formats (none), the tracepoints' formats
+ * by system, kallsyms and printk formats (none: perf reads the kernel's symbols its own way),
+ * and the saved command lines.
+ */
+static bool put_tracing_data(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
+{
+	static const char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	uint64_t page = m->page_size ? m->page_size : (uint64_t)sysconf(_SC_PAGESIZE);
+	uint8_t b;
+	uint32_t nr_sys = 0;
+
+	(void)key;
+	if (!m->nr_tps || !page || page > UINT32_MAX)
+		return false;
+	kp_bytes_put(o, magic, sizeof(magic));
+	kp_bytes_put(o, "0.6", 4);
+	b = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	kp_bytes_put(o, &b, 1);
+	b = sizeof(long);
+	kp_bytes_put(o, &b, 1);
+	put_u32(o, (uint32_t)page);
+	if (m->header_page)
+		put_trace_file(o, "header_page", m->header_page, strlen(m->header_page));
+	else
+		put_default_header_page(o, page);
+	if (m->header_event)
+		put_trace_file(o, "header_event", m->header_event, strlen(m->header_event));
+	else
+		put_trace_file(o, "header_event", default_header_event,
+			       sizeof(default_header_event) - 1);
+	put_u32(o, 0);
+	/* each system once, where it first comes, with all its formats */
+	for (size_t i = 0; i < m->nr_tps; i++) {
+		size_t first = 0;
+
+		while (strcmp(m->tps[first].sys, m->tps[i].sys))
+			first++;
+		nr_sys += first == i;
+	}
+	put_u32(o, nr_sys);
+	for (size_t i = 0; i < m->nr_tps; i++) {
+		size_t first = 0, at;
+		uint32_t nr = 0;
+
+		while (strcmp(m->tps[first].sys, m->tps[i].sys))
+			first++;
+		if (first != i)
+			continue;
+		kp_bytes_put(o, m->tps[i].sys, strlen(m->tps[i].sys) + 1);
+		at = o->len;
+		put_u32(o, 0);
+		for (size_t j = i; j < m->nr_tps; j++)
+			if (!strcmp(m->tps[j].sys, m->tps[i].sys)) {
+				put_trace_file(o, NULL, m->tps[j].text, m->tps[j].len);
+				nr++;
+			}
+		memcpy(o->p + at, &nr, sizeof(nr));
+	}
+	put_u32(o, 0);
+	put_u32(o, 0);
+	put_u64(o, m->cmdlines_len);
+	kp_bytes_put(o, m->cmdlines, m->cmdlines_len);
+	return true;
+}
+
 /* HEADER_SAMPLE_TIME: the first and the last sample's time */
 static bool put_sample_time(const struct kp_perfhdr *m, struct kp_bytes *o, int key)
 {
@@ -526,6 +681,7 @@ static const struct feat {
 	bool (*put)(const struct kp_perfhdr *m, struct kp_bytes *o, int key);
 	int key;
 } feats[] = {
+	{ 1, NULL, put_tracing_data, -1 },		/* HEADER_TRACING_DATA */
 	{ 2, feat_build_id, put_build_id, -1 },	/* HEADER_BUILD_ID */
 	{ 3, feat_string, put_fact, KP_PERF_HOSTNAME },
 	{ 4, feat_string, put_fact, KP_PERF_KERNEL },	/* HEADER_OSRELEASE */
@@ -624,6 +780,14 @@ void kp_perfhdr_release(struct kp_perfhdr *m)
 	free(m->bids);
 	for (int k = 0; k < KP_PERF_FACTS; k++)
 		free(m->facts[k]);
+	for (size_t i = 0; i < m->nr_tps; i++) {
+		free(m->tps[i].sys);
+		free(m->tps[i].text);
+	}
+	free(m->tps);
+	free(m->header_page);
+	free(m->header_event);
+	free(m->cmdlines);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -67,6 +67,15 @@ struct kp_perf_named_id {
 	char *name;
 };
 
+/* A tracepoint's tracefs format file (HEADER_TRACING_DATA): its system, its text of @len bytes,
+ * and the id on its "ID:" line, by which perf finds it from an attr's config (UINT64_MAX when
+ * it has none). */
+struct kp_perf_tp_format {
+	char *sys, *text;
+	size_t len;
+	uint64_t id;
+};
+
 /* The facts of the features, in the order their META records are written. */
 enum {
 	KP_PERF_HOSTNAME, KP_PERF_KERNEL, KP_PERF_ARCH, KP_PERF_NRCPUS, KP_PERF_CMDLINE,
@@ -83,6 +92,11 @@ extern const char *const kp_perf_fact_keys[KP_PERF_FACTS];
  * @bids:         HEADER_BUILD_ID (or BUILD_ID records)
  * @facts:        the facts, malloc'd strings or NULL
  * @first_time, @last_time: the first and last sample's time (HEADER_SAMPLE_TIME, written)
+ * @tps:          the tracepoints' format files (HEADER_TRACING_DATA, written when there is one)
+ * @header_page, @header_event: the text of tracefs events/header_page and header_event (NULL:
+ *                what this kind of machine's kernels say) and @page_size (0: this machine's)
+ * @cmdlines:     the threads' names in tracefs saved_cmdlines' lines ("tid comm\n"), of
+ *                @cmdlines_len bytes
  * @bad_features: malformed features ignored while reading, the first at @bad_feature_off
  */
 struct kp_perfhdr {
@@ -96,6 +110,12 @@ struct kp_perfhdr {
 	size_t nr_bids, cap_bids;
 	char *facts[KP_PERF_FACTS];
 	uint64_t first_time, last_time;
+	struct kp_perf_tp_format *tps;
+	size_t nr_tps, cap_tps;
+	char *header_page, *header_event;
+	uint64_t page_size;
+	char *cmdlines;
+	size_t cmdlines_len;
 	uint64_t bad_features, bad_feature_off;
 };
 
@@ -136,6 +156,15 @@ size_t kp_perfhdr_take_build_id(struct kp_perfhdr *m, const uint8_t *b, size_t a
 /* kp_perfhdr_add_build_id - a file's build-id (@size bytes of @id, at most 20). */
 void kp_perfhdr_add_build_id(struct kp_perfhdr *m, const uint8_t *id, uint8_t size,
 			     const char *path, bool kernel);
+
+/*
+ * kp_perfhdr_add_tp_format - a tracepoint's format file: @len bytes of @text (no NUL needed) of
+ * system @sys, both copied. One whose "ID:" line is that of one added before is left out.
+ */
+void kp_perfhdr_add_tp_format(struct kp_perfhdr *m, const char *sys, const char *text, size_t len);
+
+/* kp_perfhdr_tp_format - the format file whose "ID:" line says @id, or NULL. Borrowed. */
+const struct kp_perf_tp_format *kp_perfhdr_tp_format(const struct kp_perfhdr *m, uint64_t id);
 
 /* kp_perfhdr_set_fact - fact @key is now @value (taken over; NULL leaves it as it was). */
 void kp_perfhdr_set_fact(struct kp_perfhdr *m, int key, char *value);

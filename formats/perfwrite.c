@@ -43,14 +43,21 @@ static void put_rec(struct kp_perfwrite *pw, const void *rec, size_t size)
 	pw->len += size;
 }
 
-/* A META fact perf keeps as a feature ("hostname" ... "perf-version"); kprof's own version
- * stands in for perf's. */
+/* A META fact perf keeps as a feature ("hostname" ... "perf-version"; kprof's own version
+ * stands in for perf's), or in its tracing data (the ring buffer's header files, the page
+ * size). */
 static void take_meta(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
 {
 	const char *key, *value;
 	char buf[128];
 
 	kp_rec_meta_view(rec, &key, &value);
+	if (!strcmp(key, KP_META_HEADER_PAGE) && !pw->m.header_page)
+		pw->m.header_page = kp_xstrdup(value);
+	else if (!strcmp(key, KP_META_HEADER_EVENT) && !pw->m.header_event)
+		pw->m.header_event = kp_xstrdup(value);
+	else if (!strcmp(key, "page-size"))
+		pw->m.page_size = strtoull(value, NULL, 10);
 	for (int k = 0; k < KP_PERF_FACTS; k++)
 		if (!strcmp(key, kp_perf_fact_keys[k]))
 			kp_perfhdr_set_fact(&pw->m, k, kp_xstrdup(value));
@@ -154,6 +161,30 @@ static bool take_sample(struct kp_perfwrite *pw, const struct kp_rec_header *rec
 	return true;
 }
 
+/* A tracepoint's format file, for HEADER_TRACING_DATA. */
+static void take_tp_format(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	const struct kp_rec_tp_format *f = (const void *)rec;
+	const char *sys = (const char *)(f + 1);
+
+	kp_perfhdr_add_tp_format(&pw->m, sys, sys + f->sys_len, f->fmt_len);
+}
+
+/* A thread's name, for the tracing data's saved command lines. */
+static void take_comm(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
+{
+	struct kp_comm c;
+	struct kp_perfwrite_comm *e;
+
+	if (kp_rec_parse_comm(rec, rec->size, &c) || !c.tid)
+		return;
+	KP_GROW(pw->comms, pw->cap_comms, pw->nr_comms + 1);
+	e = &pw->comms[pw->nr_comms++];
+	e->tid = c.tid;
+	e->seq = pw->nr_comms;
+	snprintf(e->comm, sizeof(e->comm), "%s", c.comm);
+}
+
 static void take_own(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
 {
 	static const struct kp_rec_header round = { KP_PERF_FINISHED_ROUND, 0, sizeof(round) };
@@ -167,6 +198,9 @@ static void take_own(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
 		return;
 	case KP_REC_KALLSYMS:
 		take_kallsyms(pw, rec);
+		return;
+	case KP_REC_TP_FORMAT:
+		take_tp_format(pw, rec);
 		return;
 	case KP_REC_ROUND:
 		put_rec(pw, &round, sizeof(round));
@@ -188,6 +222,8 @@ void kp_perfwrite_add(struct kp_perfwrite *pw, const struct kp_rec_header *rec)
 		put_kmap(pw);
 	if (rec->type == PERF_RECORD_MMAP2)
 		take_build_id(pw, rec);
+	else if (rec->type == PERF_RECORD_COMM)
+		take_comm(pw, rec);
 	else if (rec->type == PERF_RECORD_SAMPLE && !take_sample(pw, rec))
 		return;
 	put_rec(pw, rec, rec->size);
@@ -227,11 +263,59 @@ static void take_events(struct kp_perfwrite *pw)
 	}
 }
 
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct kp_perfwrite_comm *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The saved command lines, as tracefs saved_cmdlines lists them: "tid comm\n", each thread's
+ * last name, a newline in one (prctl allows it) written as '?'. */
+static void put_cmdlines(struct kp_perfwrite *pw)
+{
+	struct kp_bytes o = { NULL, 0, 0 };
+
+	qsort(pw->comms, pw->nr_comms, sizeof(*pw->comms), cmp_comm);
+	for (size_t i = 0; i < pw->nr_comms; i++) {
+		char line[48];
+		int n;
+
+		if (i + 1 < pw->nr_comms && pw->comms[i + 1].tid == pw->comms[i].tid)
+			continue;
+		n = snprintf(line, sizeof(line), "%u %s\n", pw->comms[i].tid, pw->comms[i].comm);
+		for (char *c = line; c < line + n - 1; c++)
+			if (*c == '\n')
+				*c = '?';
+		kp_bytes_put(&o, line, (size_t)n);
+	}
+	pw->m.cmdlines = (char *)o.p;
+	pw->m.cmdlines_len = o.len;
+}
+
+/* The tracepoint events perf will not find a format for (by their config, as perf looks). */
+static void check_tp_formats(struct kp_perfwrite *pw)
+{
+	for (size_t i = 0; i < pw->ev.nr; i++) {
+		const struct kp_evsel *e = &pw->ev.ev[i];
+
+		if (e->attr.type != PERF_TYPE_TRACEPOINT ||
+		    kp_perfhdr_tp_format(&pw->m, e->attr.config))
+			continue;
+		if (!pw->unformatted++)
+			pw->unformatted_name = e->name;
+	}
+}
+
 int kp_perfwrite_finish(struct kp_perfwrite *pw)
 {
 	flush_buf(pw);
 	fill_kmap(pw);
 	take_events(pw);
+	put_cmdlines(pw);
+	check_tp_formats(pw);
 	if (!pw->err)
 		pw->err = kp_perfhdr_write(&pw->m, pw->fd, DATA_OFF, pw->off - DATA_OFF);
 	return pw->err;
@@ -243,4 +327,7 @@ void kp_perfwrite_release(struct kp_perfwrite *pw)
 	kp_evlist_release(&pw->ev);
 	free(pw->buf);
 	pw->buf = NULL;
+	free(pw->comms);
+	pw->comms = NULL;
+	pw->unformatted_name = NULL;
 }

@@ -8,9 +8,10 @@
  * records are not written as such but become what perf keeps in their place: KP_REC_ATTR the
  * attr section and HEADER_EVENT_DESC, KP_REC_META the facts (hostname, osrelease, arch,
  * nrcpus, cmdline, version), KP_REC_ROUND a FINISHED_ROUND, the build-ids of MMAP2 records
- * HEADER_BUILD_ID, and the first and last sample's time HEADER_SAMPLE_TIME. Statistics,
- * tracepoint formats and kernel symbols have no place in perf.data and are left out (the
- * `_text` line of the kernel symbols is read: see below).
+ * HEADER_BUILD_ID, the first and last sample's time HEADER_SAMPLE_TIME, and KP_REC_TP_FORMAT
+ * HEADER_TRACING_DATA, with the ring buffer's header files and the page size of META and the
+ * threads' names of the COMM records. Statistics and kernel symbols have no place in
+ * perf.data and are left out (the `_text` line of the kernel symbols is read: see below).
  *
  * perf names kernel addresses through its kernel map, the MMAP of "[kernel.kallsyms]_text"
  * with the address of `_text` as its offset, which perf record writes first. A recording
@@ -31,6 +32,13 @@
 #include "kprof-format.h"
 #include "perfhdr.h"
 
+/* A thread's name, the @seq'th of a COMM record (HEADER_TRACING_DATA's saved command lines) */
+struct kp_perfwrite_comm {
+	uint32_t tid;
+	size_t seq;
+	char comm[17];
+};
+
 struct kp_perfwrite {
 	int fd;			/* borrowed */
 	struct kp_perfhdr m;	/* what the header and features will say */
@@ -45,6 +53,10 @@ struct kp_perfwrite {
 	uint64_t samples;
 	uint64_t left_out;	/* kprof's own records with no place in perf.data */
 	uint64_t damaged;	/* samples perf cannot read, not written (kp_perfwrite_add()) */
+	struct kp_perfwrite_comm *comms;	/* the threads' names */
+	size_t nr_comms, cap_comms;
+	uint64_t unformatted;	/* tracepoint events of no format: perf refuses the file */
+	const char *unformatted_name;	/* the first one's name (kp_perfwrite_finish()) */
 	int err;		/* sticky: 0 or -errno */
 };
 
@@ -63,8 +75,9 @@ void kp_perfwrite_add(struct kp_perfwrite *pw, const struct kp_rec_header *rec);
  * running kernel's, when it is the recording's). */
 void kp_perfwrite_set_text(struct kp_perfwrite *pw, uint64_t addr);
 
-/* kp_perfwrite_finish - write what is buffered, the features, the attrs and the header.
- * Returns the sticky error: 0 or -errno. */
+/* kp_perfwrite_finish - write what is buffered, the features, the attrs and the header, and
+ * count the tracepoint events of no format in @unformatted. Returns the sticky error: 0 or
+ * -errno. */
 int kp_perfwrite_finish(struct kp_perfwrite *pw);
 
 /* kp_perfwrite_release - free everything (the fd stays open). */

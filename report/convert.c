@@ -6,6 +6,7 @@
 #include "convert.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
@@ -87,6 +88,10 @@ int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st)
 	st->left_out = pw.left_out;
 	st->damaged = pw.damaged;
 	st->text = pw.text;
+	st->unformatted = pw.unformatted;
+	if (pw.unformatted_name)
+		snprintf(st->unformatted_name, sizeof(st->unformatted_name), "%s",
+			 pw.unformatted_name);
 	kp_rewrite_release(&rw);
 	kp_writer_close(&w);
 	kp_perfwrite_release(&pw);

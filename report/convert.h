@@ -18,11 +18,13 @@
  * @records:  kernel records written
  * @events:   events the input describes (0: it has none, and perf reads nothing of the output)
  * @samples:  samples among them
- * @left_out: kprof's own records perf.data has no place for (statistics, formats)
+ * @left_out: kprof's own records perf.data has no place for (statistics)
  * @damaged:  samples left out because perf cannot read them (kp_perfwrite_add())
  * @unwind:   the unwinding of stack copies
  * @text:     the kernel's `_text` the kernel map was given (0: none known, kernel frames stay
  *            unnamed in perf)
+ * @unformatted: tracepoint events whose format file the input does not hold (perf reads no
+ *            perf.data with one), the first named @unformatted_name
  * @write_err: the output's error (0 or -errno)
  */
 struct kp_convert_stats {
@@ -30,6 +32,8 @@ struct kp_convert_stats {
 	size_t events;
 	struct kp_rec_unwind_stats unwind;
 	uint64_t text;
+	uint64_t unformatted;
+	char unformatted_name[128];
 	int write_err;
 };
 

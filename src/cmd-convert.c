@@ -24,15 +24,31 @@ static const char convert_usage[] =
 	"\n"
 	"Writes a recording in another format. --to perf writes a perf.data that perf report,\n"
 	"perf script, perf annotate and hotspot read: the kernel's records as they were\n"
-	"recorded, the events, build-ids and facts as perf's header features, and stack copies\n"
-	"unwound into call chains. --to kprof writes a recording (a .kprof, or a perf.data) as\n"
-	"a compact .kprof, its stack copies unwound as kprof unwind does. The output is written\n"
-	"beside its path and renamed into place; a damaged input leaves no output.\n"
+	"recorded, the events, build-ids, facts and tracepoint formats as perf's header\n"
+	"features, and stack copies unwound into call chains. --to kprof writes a recording\n"
+	"(a .kprof, or a perf.data) as a compact .kprof, its stack copies unwound as kprof\n"
+	"unwind does. The output is written beside its path and renamed into place; a damaged\n"
+	"input leaves no output.\n"
 	"\n"
 	"  -t, --to FORMAT      perf or kprof\n"
 	"  -i, --input FILE     the recording (default kprof.data, or perf.data for --to kprof)\n"
 	"  -o, --output FILE    the new file\n"
 	"  -h, --help           this text\n";
+
+/* A tracepoint event without its format file: perf refuses the whole file (it finds each
+ * tracepoint's format by the event's config, and stops when one is missing). */
+static void no_format(const char *input, const struct kp_convert_stats *st)
+{
+	char more[48] = "";
+
+	if (st->unformatted > 1)
+		snprintf(more, sizeof(more), " (and %llu more tracepoints)",
+			 (unsigned long long)(st->unformatted - 1));
+	kp_error("'%s' holds no format of its tracepoint '%s'%s: perf reads no perf.data without "
+		 "the format of each tracepoint", input, st->unformatted_name, more);
+	kp_hint("kprof record stores the formats where it can read tracefs, and says when it "
+		"cannot; kprof does not take them from a perf.data");
+}
 
 static int to_perf(const char *input, const char *output)
 {
@@ -49,9 +65,11 @@ static int to_perf(const char *input, const char *output)
 		return 1;
 	}
 	rc = kp_convert_perf(&r, fd, &st);
-	if (rc || !st.events) {
+	if (rc || !st.events || st.unformatted) {
 		if (!st.events) /* a perf.data of no event is no recording */
 			kp_input_no_events(input);
+		else if (!rc && st.unformatted)
+			no_format(input, &st);
 		if (rc == 1)
 			kp_error("cannot write '%s': %s", output, kp_strerror(st.write_err));
 		else if (rc)

@@ -2,7 +2,7 @@
 /*
  * meta.c - the facts a recording's first chunk holds beside its events: the machine, the
  * clocks, the command line, the target (META records, formats/FORMAT.md section 5), and the
- * format file of each tracepoint.
+ * format file of each tracepoint with the ring buffer's header files.
  */
 #include "meta.h"
 
@@ -92,6 +92,27 @@ void kp_meta_write(struct kp_writer *w, const struct kp_record_opts *o, size_t n
 	kp_writer_add_meta(w, "kallsyms", kallsyms);
 }
 
+/*
+ * The ring buffer's header files, which perf.data keeps beside the formats (kprof convert --to
+ * perf): META KP_META_HEADER_PAGE and KP_META_HEADER_EVENT. One that cannot be read is left
+ * out: the conversion then writes what this kind of machine's kernels say.
+ */
+static void write_ring_headers(struct kp_writer *w, const struct kp_tracefs *tfs)
+{
+	static const char *const files[][2] = {
+		{ "header_page", KP_META_HEADER_PAGE },
+		{ "header_event", KP_META_HEADER_EVENT },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *text = NULL;
+
+		if (!kp_tracefs_header(tfs, files[i][0], &text) && *text)
+			kp_writer_add_meta(w, files[i][1], text);
+		free(text);
+	}
+}
+
 void kp_meta_write_tp_formats(struct kp_writer *w, const struct kp_evspec *evs, size_t nr_evs)
 {
 	struct kp_tracefs tfs;
@@ -109,6 +130,8 @@ void kp_meta_write_tp_formats(struct kp_writer *w, const struct kp_evspec *evs, 
 				"payloads as raw bytes", kp_tracefs_strerror(&tfs, err, why, sizeof(why)));
 			return;
 		}
+		if (!open)
+			write_ring_headers(w, &tfs);
 		open = true;
 		snprintf(sys, sizeof(sys), "%s", e->spec);
 		name = strchr(sys, ':');

@@ -27,7 +27,9 @@ void kp_meta_add_u64(struct kp_writer *w, const char *key, uint64_t v);
 /*
  * kp_meta_write_tp_formats - the tracefs format file of each tracepoint among @evs, into @w, so
  * that reports decode its RAW payload on any machine; one that cannot be read or stored is
- * said (a warning), and the recording goes on without it.
+ * said (a warning), and the recording goes on without it. With the first, the ring buffer's
+ * header files (tracefs events/header_page and header_event) as META records, which perf.data
+ * keeps beside the formats.
  */
 void kp_meta_write_tp_formats(struct kp_writer *w, const struct kp_evspec *evs, size_t nr_evs);
 

@@ -249,19 +249,13 @@ static bool plain_name(const char *s)
 	return *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
-int kp_tracefs_format(const struct kp_tracefs *t, const char *system, const char *name,
-		      char **text)
+/* The text of the file @path (NUL-terminated, the caller's), or -errno. */
+static int read_text(const char *path, char **text)
 {
-	char path[PATH_MAX];
 	size_t len;
 	int fd, err;
 
 	*text = NULL;
-	if (!plain_name(system) || !plain_name(name))
-		return -EINVAL;
-	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/format", t->dir, system,
-			     name) >= sizeof(path))
-		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -275,6 +269,32 @@ int kp_tracefs_format(const struct kp_tracefs *t, const char *system, const char
 	*text = kp_xrealloc(*text, len + 1);
 	(*text)[len] = '\0';
 	return 0;
+}
+
+int kp_tracefs_format(const struct kp_tracefs *t, const char *system, const char *name,
+		      char **text)
+{
+	char path[PATH_MAX];
+
+	*text = NULL;
+	if (!plain_name(system) || !plain_name(name))
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/format", t->dir, system,
+			     name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return read_text(path, text);
+}
+
+int kp_tracefs_header(const struct kp_tracefs *t, const char *name, char **text)
+{
+	char path[PATH_MAX];
+
+	*text = NULL;
+	if (strcmp(name, "header_page") && strcmp(name, "header_event"))
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s", t->dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return read_text(path, text);
 }
 
 /*

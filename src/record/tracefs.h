@@ -87,6 +87,14 @@ int kp_tracefs_format(const struct kp_tracefs *t, const char *system, const char
 		      char **text);
 
 /*
+ * kp_tracefs_header - read events/@name, "header_page" or "header_event": how the kernel's ring
+ * buffer lays out its pages and its entries' headers, which a reader of tracefs' raw buffers
+ * needs beside the formats (perf keeps both in its files). Into *@text as kp_tracefs_format().
+ * Returns 0, -EINVAL for another name, or -errno.
+ */
+int kp_tracefs_header(const struct kp_tracefs *t, const char *name, char **text);
+
+/*
  * kp_tracefs_fields - the field names of a `format` text, e.g. "common_type, common_pid,
  * prev_comm" (owned by the caller: free()); "" when it has none.
  */

@@ -6,7 +6,11 @@
 # (-g, --call-graph dwarf) written as .kprof: the self shares of perf report on the original
 # within 0.5 points, in a smaller file. Damaged input is refused with its path, and leaves
 # no file behind; damaged stack copies (mangle-stacks) are left out, counted as kprof report
-# counts them, and perf reads the rest without a word.
+# counts them, and perf reads the rest without a word. Tracepoint recordings (sched_switch -a,
+# a syscall's) written as perf.data carry their formats: perf report and perf script read them
+# silently, perf script prints as many samples as kprof script with their fields, and hotspot's
+# parser reads the fields' names.
+KPROF_PRIVATE_MOUNTS=1 # the tracepoints may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 PERF=${PERF:-perf}
@@ -95,14 +99,57 @@ else
 	skip "perf is not installed: nothing to read the converted damaged copies"
 fi
 
+# tracepoints: perf finds each tracepoint's format in HEADER_TRACING_DATA by the event's config
+# (without it perf refuses the file, "incompatible file format"), and prints the fields of
+# samples that carry PERF_SAMPLE_RAW
+if [ "$(id -u)" -ne 0 ]; then
+	skips 6 "tracepoints need root here (tracefs is root-only)"
+elif [ -z "$PERF" ]; then
+	skips 6 "perf is not installed: nothing to read the converted tracepoints"
+else
+	for tp in sw open; do
+		case $tp in
+		sw) ev=sched:sched_switch field=prev_comm= ; set -- -a -- sleep 0.3 ;;
+		open) ev=syscalls:sys_enter_openat field='filename: 0x' ; set -- -- ls "$WORK" ;;
+		esac
+		k="$WORK/tp-$tp.kprof" p="$WORK/tp-$tp.perf"
+		if ! "$KPROF" record -e $ev -o "$k" "$@" >/dev/null 2>"$WORK/tp-$tp.rec"; then
+			skips 3 "$ev cannot be recorded here: $(grep -m1 kprof "$WORK/tp-$tp.rec")"
+			continue
+		fi
+		"$KPROF" convert --to perf -i "$k" -o "$p" 2>"$WORK/tp-$tp.conv"
+		"$PERF" report --stdio -i "$p" >/dev/null 2>"$WORK/tp-$tp.report.err"
+		r=$?
+		"$PERF" script -i "$p" >"$WORK/tp-$tp.script" 2>"$WORK/tp-$tp.script.err"
+		s=$?
+		n=$(grep -c " $ev: .*$field" "$WORK/tp-$tp.script")
+		m=$("$KPROF" script -i "$k" | grep -c " $ev: ")
+		check "$ev: perf report ($r) and perf script ($s) read the converted file silently, $n samples with their fields (kprof script $m)" \
+			sh -c "[ $r -eq 0 -a $s -eq 0 ] && [ $n -gt 0 -a $n -eq $m ] && ! [ -s '$WORK/tp-$tp.report.err' ] && ! [ -s '$WORK/tp-$tp.script.err' ]"
+		sed 's/^/# perf: /' "$WORK/tp-$tp.report.err" "$WORK/tp-$tp.script.err" | head -4
+		# the ring buffer's header files, which perf.data keeps, kept by the recording
+		check "$ev: the recording keeps tracefs' header_page and header_event" \
+			sh -c "'$KPROF' script -i '$k' --header | grep -c '^# tracefs-header-page: .*field: u64 timestamp;\|^# tracefs-header-event: # compressed entry header' | grep -qx 2"
+		# the event as perf sees it: the tracepoint's id (its format's ID line) as its config,
+		# and RAW sampled
+		id=$(cat /sys/kernel/tracing/events/${ev%%:*}/${ev#*:}/format \
+			/sys/kernel/debug/tracing/events/${ev%%:*}/${ev#*:}/format 2>/dev/null |
+			sed -n 's/^ID: \([0-9]*\)$/\1/p' | head -1)
+		id=$(printf '0x%x' "${id:-0}")
+		attr=$("$PERF" evlist -v -i "$p" 2>/dev/null | grep "^$ev:")
+		check "$ev: perf evlist: config $id (the ID of its format), sample_type with RAW: '$(echo "$attr" | grep -o 'sample_type: [^,]*')'" \
+			sh -c "echo '$attr' | grep -q 'config: $id,.*sample_type: [A-Z|]*RAW'"
+	done
+fi
+
 # hotspot: Debian 12's 1.3.0 has no --exportTo; what it runs to read a perf.data is its
 # parser, which works headless. It must find the work functions and warn of nothing it does
 # not warn of on perf's own file of the same run.
 HSPARSER=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
 if [ ! -x "$HSPARSER" ]; then
-	skip "hotspot is not installed (the Debian package hotspot; contrib/setup.sh --check installs it)"
+	skips 2 "hotspot is not installed (the Debian package hotspot; contrib/setup.sh --check installs it)"
 elif [ -z "$PERF" ]; then
-	skip "perf is not installed: no perf.data of perf's to hold hotspot's warnings to"
+	skips 2 "perf is not installed: no perf.data of perf's to hold hotspot's warnings to"
 else
 	"$PERF" record -q -g -o "$WORK/own.data" -- "$SPLIT" 1 >/dev/null 2>&1
 	# bounded: 1 GiB of address space and a minute each (it takes 50 MB and 0.2 s here; a
@@ -126,7 +173,20 @@ else
 	funcs=$(strings "$WORK/g.hs" | grep -cxE 'work_a|work_b|work_c|main')
 	check "hotspot's parser reads the converted file: $funcs of 4 functions, no new warning" \
 		[ $rc -eq 0 -a "$funcs" -eq 4 -a -z "$new" ]
-	[ -z "$new" ] || echo "# hotspot: $new"
+	[ -z "$new" ] || echo "# hotspot: $new"	# a tracepoint's: its fields named from the format in the tracing data (the syscall's
+	# recording: one of ls alone, where the -a one may hold others' binaries, deleted since)
+	if [ -s "$WORK/tp-open.perf" ]; then
+		hsparse "$WORK/tp-open.perf" "$WORK/tp-open.hs"
+		rc=$?
+		new=$(grep -vxFf "$WORK/own.hs.err" "$WORK/tp-open.hs.err" |
+			grep -v 'automatic buffering\|not properly read PerfHeader::SAMPLE_TIME 16 0$' | head -3)
+		fields=$(strings "$WORK/tp-open.hs" | grep -cE '__syscall_nr|filename')
+		check "hotspot's parser reads sys_enter_openat's fields from the converted file ($fields names), no new warning" \
+			[ $rc -eq 0 -a "$fields" -ge 2 -a -z "$new" ]
+		[ -z "$new" ] || echo "# hotspot: $new"
+	else
+		skip "no syscall recording to hand hotspot's parser (tracepoints need root)"
+	fi
 fi
 
 # perf's own perf.data as a .kprof
@@ -187,6 +247,15 @@ if [ -n "$PERF" ] && [ -s "$WORK/g.pdata" ]; then
 	refused "a corrupt perf.data header" perf "$WORK/bad.pdata" "bad.pdata'.*offset"
 else
 	skips 2 "perf is not installed: no perf.data to damage"
+fi
+# perf's own tracepoint file: kprof does not read its formats, and perf reads no file without
+if [ "$(id -u)" -ne 0 ] || [ -z "$PERF" ]; then
+	skip "no perf.data of a tracepoint to convert (it needs root and perf)"
+elif ! "$PERF" record -q -e sched:sched_switch -o "$WORK/tp.pdata" -- true >/dev/null 2>&1; then
+	skip "perf cannot record sched:sched_switch here"
+else
+	refused "a tracepoint's perf.data, whose formats kprof does not read" perf "$WORK/tp.pdata" \
+		"tp.pdata' holds no format of its tracepoint 'sched:sched_switch'"
 fi
 "$KPROF" convert --to perf -i "$WORK/g.kprof" -o "$WORK/nodir/x.perf" 2>"$WORK/nodir.err"
 check "an output in a missing directory: '$(head -1 "$WORK/nodir.err")'" \
