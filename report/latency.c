@@ -117,8 +117,14 @@ static bool lacks_events(const struct kp_latency *l)
 static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
 {
 	struct kp_latency *l = ctx;
+	const char *key, *value;
 
 	kp_tp_add_record(l->tp, rec);
+	if (rec->type == KP_REC_META) {
+		kp_rec_meta_view(rec, &key, &value);
+		if (!strcmp(key, "target"))
+			l->system_wide = !strcmp(value, "system-wide");
+	}
 	if (rec->type != KP_REC_ATTR && l->ev[0] == -2) {
 		find_events(l);
 		/* without any event, read on: the damage that lost them is said at the end */
@@ -285,8 +291,10 @@ static int take_part(struct kp_latency *l, size_t i, const struct kp_sample *smp
 	uint64_t key;
 	int rc;
 
+	l->fired[i]++;
 	if ((rc = holds(l, i, smp)) <= 0)
 		return rc < 0 ? -KP_LAT_EKEY : 0;
+	l->taken[i]++;
 	if (key_of(l, i, smp, &key))
 		return -KP_LAT_EKEY;
 	if (l->o->parts[i].ends) {

@@ -95,6 +95,9 @@ struct kp_latency {
 	struct kp_tp *tp;
 	bool ready;
 	int ev[KP_LAT_MAX_PARTS];	/* each part's event index, -2 until known, -1 absent */
+	uint64_t fired[KP_LAT_MAX_PARTS];	/* the samples of each part's event */
+	uint64_t taken[KP_LAT_MAX_PARTS];	/* ... and of those, the ones that took it */
+	bool system_wide;		/* the recording is of every process (META target) */
 	uint64_t *ns;			/* every duration, sorted by kp_latency_run() */
 	size_t nr, cap;
 	struct kp_latency_pair *top;	/* the slowest, slowest first */

@@ -105,6 +105,74 @@ struct latency {
 	struct kp_record_opts ro;
 };
 
+/*
+ * System calls that glibc (2.36, x86-64) does not make for the functions of their name: it
+ * makes another (or none: the vDSO answers them), and some have no tracepoint at all here. A
+ * pair of their events that never fired, or that names no tracepoint, names the one to trace.
+ */
+#define STATX " (coreutils' stat and ls make statx)"
+static const struct {
+	const char *name, *makes, *funcs;
+} glibc_calls[] = {
+	{ "nanosleep", "clock_nanosleep", "nanosleep(), sleep() and usleep()" },
+	{ "open", "openat", "open(), fopen() and opendir()" },
+	{ "stat", "newfstatat", "stat()" STATX },
+	{ "newstat", "newfstatat", "stat()" STATX },
+	{ "lstat", "newfstatat", "lstat()" STATX },
+	{ "newlstat", "newfstatat", "lstat()" STATX },
+	{ "fstat", "newfstatat", "fstat()" },
+	{ "newfstat", "newfstatat", "fstat()" },
+	{ "pipe", "pipe2", "pipe()" },
+	{ "select", "pselect6", "select()" },
+	{ "getrlimit", "prlimit64", "getrlimit()" },
+	{ "setrlimit", "prlimit64", "setrlimit()" },
+	{ "utime", "utimensat", "utime()" },
+	{ "utimes", "utimensat", "utimes()" },
+	{ "getdents", "getdents64", "readdir()" },
+	{ "fork", "clone", "fork()" },
+	{ "clone", "clone3", "pthread_create(), posix_spawn() and system()" },
+	{ "wait", "wait4", "wait() and waitpid()" },
+	{ "waitpid", "wait4", "wait() and waitpid()" },
+	{ "sigaction", "rt_sigaction", "sigaction() and signal()" },
+	{ "signal", "rt_sigaction", "sigaction() and signal()" },
+	{ "sigprocmask", "rt_sigprocmask", "sigprocmask()" },
+	{ "gettimeofday", NULL, "gettimeofday()" },
+	{ "clock_gettime", NULL, "clock_gettime()" },
+	{ "time", NULL, "time()" },
+};
+
+/* The system call of a syscalls:sys_enter_NAME or sys_exit_NAME event, or NULL. */
+static const char *syscall_of(const char *event)
+{
+	static const char *const prefixes[] = { "syscalls:sys_enter_", "syscalls:sys_exit_" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(event, prefixes[i], strlen(prefixes[i])))
+			return event + strlen(prefixes[i]);
+	return NULL;
+}
+
+/* A hint for a system call's event that never fired (or is no tracepoint): the one glibc
+ * makes instead, and the pair to ask for. Whether it gave one. */
+static bool hint_glibc(const char *event)
+{
+	const char *name = syscall_of(event);
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(glibc_calls); i++) {
+		if (strcmp(name, glibc_calls[i].name))
+			continue;
+		if (!glibc_calls[i].makes)
+			kp_hint("glibc answers %s in the vDSO, without a system call",
+				glibc_calls[i].funcs);
+		else
+			kp_hint("glibc makes the %s system call for %s: --pair "
+				"syscalls:sys_enter_%s/syscalls:sys_exit_%s", glibc_calls[i].makes,
+				glibc_calls[i].funcs, glibc_calls[i].makes, glibc_calls[i].makes);
+		return true;
+	}
+	return false;
+}
+
 /* START/END: the END is the part after a '/' that begins a probe ("/uretprobe:"), else after
  * the last '/' (tracepoint names hold none; a probe's path does). */
 static int split_pair(struct latency *l)
@@ -316,6 +384,49 @@ static int flame_graph(struct latency *lt, struct kp_latency *l)
 	return kp_output_commit(&o);
 }
 
+/* --- what a pair that never paired says ------------------------------------------------------ */
+
+/* No pair at all: why, as far as the recording tells, and what to do. */
+static void no_pairs(const struct latency *lt, const struct kp_latency *l, const char *keys)
+{
+	uint64_t n[2] = { 0, 0 }; /* STARTs and ENDs taken */
+	bool glibc = false;
+
+	for (size_t i = 0; i < lt->lo.nr_parts; i++)
+		n[lt->lo.parts[i].ends] += l->taken[i];
+	if (!l->fired[0] && !l->fired[1] && !strcmp(lt->start, lt->end))
+		kp_error("no pairs: '%s' never fired", lt->start);
+	else if (!l->fired[0] && !l->fired[1])
+		kp_error("no pairs: neither '%s' nor '%s' fired", lt->start, lt->end);
+	else if (!l->fired[0] || !l->fired[1])
+		kp_error("no pairs: '%s' fired %llu times, '%s' never",
+			 l->fired[0] ? lt->start : lt->end,
+			 (unsigned long long)l->fired[l->fired[0] ? 0 : 1],
+			 l->fired[0] ? lt->end : lt->start);
+	else
+		kp_error("no pairs: %llu STARTs and %llu ENDs, but no END's key met an open "
+			 "START's", (unsigned long long)n[0], (unsigned long long)n[1]);
+	for (int side = 0; side < 2; side++) /* once for a system call's two events */
+		if (!l->fired[side] && !(side && !l->fired[0] && syscall_of(lt->start) &&
+					 syscall_of(lt->end) &&
+					 !strcmp(syscall_of(lt->start), syscall_of(lt->end))))
+			glibc |= hint_glibc(side ? lt->end : lt->start);
+	if (l->fired[0] && l->fired[1])
+		kp_hint("the key is %s: --key names the fields by which an END finds its START",
+			keys);
+	if (l->system_wide || glibc)
+		return;
+	if (!l->fired[0] != !l->fired[1])
+		kp_hint("'%s' may fire in an interrupt or in another task (as a block request's "
+			"completion does), where a recording of the command's own tasks (or of -p, "
+			"-t or -u's) does not see it: -a records every process",
+			l->fired[0] ? lt->end : lt->start);
+	else
+		kp_hint("an event that fires in an interrupt or in another task (as a block "
+			"request's completion does) is not seen by a recording of the command's "
+			"own tasks (or of -p, -t or -u's): -a records every process");
+}
+
 /* "'PATH' has no A and no B events": the parts' events the recording lacks. */
 static void no_events(const struct latency *lt, const struct kp_latency *l, const char *path)
 {
@@ -395,8 +506,13 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		histogram(&l, lt->linear_ns);
 		groups(&l);
 		slowest(&l);
-		if (lt->svg)
+		fflush(stdout);
+		if (!l.nr) { /* and no flame graph of nothing */
+			no_pairs(lt, &l, keys_said);
+			out = 1;
+		} else if (lt->svg) {
 			out = flame_graph(lt, &l);
+		}
 		out |= kp_input_replayed(&l.s, path);
 	}
 	kp_latency_release(&l);

@@ -5,8 +5,10 @@
 # chain, the flame graph's total; block I/O of dd keyed by dev,sector and run-queue latency
 # keyed by pid/next_pid (-a) as runqlat measures it: from a wakeup or a preemption to the run,
 # by the task that waited (never the idle task, swapper); one event as START and END (the
-# time off the CPU); --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in $TMPDIR; and
-# the errors of a bad key and of a recording without the pair's events.
+# time off the CPU); --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in $TMPDIR; what
+# a pair that never paired says (an event that never fired, the system call glibc makes
+# instead, -a for ENDs in interrupts, the key), status 1; and the errors of a bad key and of a
+# recording without the pair's events.
 KPROF_PRIVATE_MOUNTS=1 # tracepoints may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -136,18 +138,54 @@ touch "$WORK/go"
 check "SIGKILLed ($kos_rc) while the command runs: nothing left in \$TMPDIR ($(ls -A "$WORK/tmp" | head -3 | paste -sd' ' -))" \
 	sh -c "[ $kos_rc -eq 137 ] && [ -z \"\$(ls -A '$WORK/tmp')\" ]"
 
+# --- no pair at all: said, why, status 1, no histogram ---------------------------------------
 # the workload's nanosleep exits, each the START of the time to the next one, the END of the last
 "$KPROF" latency --pair syscalls:sys_exit_nanosleep/syscalls:sys_exit_nanosleep -i "$WORK/n.kprof" \
 	>"$WORK/x.out" 2>&1
 check "START and END one event: each sample ends one pair and starts the next, 34 of the 35 exits ($(pairs "$WORK/x.out"))" \
 	[ "$(pairs "$WORK/x.out")" = 34 ]
-# no pair at all (keys that never meet): said, and no histogram
+# no_pairs TAG ERR... : status 1 ($rc), 0 pairs in $WORK/z.out, no histogram, each line of ERR
+# in $WORK/z.err as it is, and no sanitizer error
+no_pairs() {
+	tag=$1
+	shift
+	ok=1
+	[ $rc -eq 1 ] && [ "$(pairs "$WORK/z.out")" = 0 ] && ! grep -q usecs "$WORK/z.out" &&
+		! grep -q 'runtime error\|Sanitizer' "$WORK/z.err" || ok=
+	for line; do grep -qxF "$line" "$WORK/z.err" || ok=; done
+	if [ -n "$ok" ]; then pass "$tag: status 1, said"; else fail "$tag: status 1 ($rc), said" "$(cat "$WORK/z.err")"; fi
+}
 "$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep --key rqtp/ret \
 	-i "$WORK/n.kprof" >"$WORK/z.out" 2>"$WORK/z.err"
 rc=$?
-check "a pair that never pairs: 0 pairs, status 0 ($rc), no histogram, no sanitizer error" \
-	sh -c "[ $rc -eq 0 ] && [ '$(pairs "$WORK/z.out")' = 0 ] && ! grep -q usecs '$WORK/z.out' &&
-		! grep -q 'runtime error\\|Sanitizer' '$WORK/z.err'"
+no_pairs "keys that never meet (rqtp/ret)" \
+	"kprof: no pairs: 35 STARTs and 35 ENDs, but no END's key met an open START's" \
+	"hint: the key is rqtp/ret: --key names the fields by which an END finds its START"
+# coreutils' sleep calls nanosleep(), which glibc makes as clock_nanosleep
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep -- sleep 0.01 \
+	>"$WORK/z.out" 2>"$WORK/z.err"
+rc=$?
+no_pairs "nanosleep's events never fire for sleep(1): the system call glibc makes is named" \
+	"kprof: no pairs: neither 'syscalls:sys_enter_nanosleep' nor 'syscalls:sys_exit_nanosleep' fired" \
+	"hint: glibc makes the clock_nanosleep system call for nanosleep(), sleep() and usleep(): --pair syscalls:sys_enter_clock_nanosleep/syscalls:sys_exit_clock_nanosleep"
+# dd's direct writes issued in its own task, completed in interrupts: without -a, no END
+f=$(mktemp /var/tmp/kprof-latency.XXXXXX)
+"$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete \
+	-- dd if=/dev/zero of="$f" bs=64k count=8 oflag=direct >"$WORK/z.out" 2>"$WORK/z.err"
+rc=$?
+rm -f "$f"
+n=$(pairs "$WORK/z.out")
+if [ "$n" = 0 ] && grep -q "^kprof: no pairs: neither" "$WORK/z.err"; then # issued elsewhere too
+	no_pairs "block_rq_issue/complete of dd without -a: neither seen, -a suggested" \
+		"hint: an event that fires in an interrupt or in another task (as a block request's completion does) is not seen by a recording of the command's own tasks (or of -p, -t or -u's): -a records every process"
+elif [ "$n" = 0 ]; then
+	issued=$(sed -n "s/^kprof: no pairs: 'block:block_rq_issue' fired \([0-9]*\) times, .*/\1/p" "$WORK/z.err")
+	no_pairs "block_rq_issue/complete of dd without -a: ${issued:-no} STARTs, ENDs in interrupts, -a suggested" \
+		"kprof: no pairs: 'block:block_rq_issue' fired ${issued:-N} times, 'block:block_rq_complete' never" \
+		"hint: 'block:block_rq_complete' may fire in an interrupt or in another task (as a block request's completion does), where a recording of the command's own tasks (or of -p, -t or -u's) does not see it: -a records every process"
+else
+	skip "a completion came in dd's own task: ${n:-no} pairs, nothing to hint at"
+fi
 
 # --- errors -----------------------------------------------------------------------------------
 "$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete --key nosuch -i "$WORK/n.kprof" \
