@@ -305,7 +305,7 @@ static int take_part(struct kp_latency *l, size_t i, const struct kp_sample *smp
 	bool named = task_of(l, i, smp, t, &p);
 	p.node = kp_resolve_stack(&l->res, smp, rec->misc, t, false);
 	if (l->o->by && by_of(l, i, smp, &p, named))
-		return -KP_LAT_EKEY;
+		return -KP_LAT_EBY;
 	start(l, key, &p);
 	return 0;
 }
@@ -356,7 +356,7 @@ int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o)
 		find_events(l);
 	if (lacks_events(l))
 		return -KP_LAT_ENOEVENTS;
-	if (rc == -KP_LAT_EKEY)
+	if (rc == -KP_LAT_EKEY || rc == -KP_LAT_EBY)
 		return rc;
 	if (!l->ready)
 		start_profile(l);

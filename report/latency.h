@@ -110,15 +110,15 @@ struct kp_latency {
 	size_t nr_open, cap_open, free_open;	/* free_open: index + 1 of a free slot chain */
 	struct kp_hash open_ids;	/* key -> index + 1 of its latest open START */
 	uint64_t no_start, no_end, replaced, lost;
-	char key_error[512];		/* why a key could not be read, once */
+	char key_error[512];		/* why a key or --by field could not be read, once */
 	int open_err;
 };
 
 /*
  * kp_latency_run - replay @o->input pairing its events. Returns 0; -KP_LAT_EOPEN (l->open_err
  * says why); -KP_LAT_ENOEVENTS when the recording lacks the event of a part (l->ev[] says
- * which); -KP_LAT_EKEY when a key, test or --by field is missing from an event
- * (l->key_error names the fields it has); or the session's error after what
+ * which); -KP_LAT_EKEY when a key or test field is missing from an event, -KP_LAT_EBY when
+ * the --by field is (l->key_error names the fields it has); or the session's error after what
  * was read before it. Call kp_latency_release() in every case.
  */
 int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o);
@@ -146,5 +146,6 @@ void kp_latency_row_range(size_t row, uint64_t linear_ns, uint64_t *lo, uint64_t
 #define KP_LAT_EOPEN		1100
 #define KP_LAT_ENOEVENTS	1101
 #define KP_LAT_EKEY		1102
+#define KP_LAT_EBY		1103
 
 #endif /* KP_LATENCY_H */

@@ -102,6 +102,8 @@ struct latency {
 	char *keybuf;
 	uint64_t linear_ns;
 	const struct known *known;	/* the known pair taken, with its parts */
+	struct kp_output svg_out;
+	FILE *svg_f;
 	struct kp_record_opts ro;
 };
 
@@ -253,7 +255,9 @@ static int pair_events(struct latency *l)
 		while (j < i && strcmp(l->lo.parts[j].event, l->lo.parts[i].event))
 			j++;
 		if (j == i)
-			rc = kp_evspec_parse(l->lo.parts[i].event, &l->ro.evs, &l->ro.nr_evs) ? 1 : 0;
+			rc = kp_evspec_parse_arg(l->lo.parts[i].event, &l->ro.evs, &l->ro.nr_evs);
+		if (rc == 2) /* said why; and a system call glibc does not make, which it does */
+			hint_glibc(l->lo.parts[i].event);
 	}
 	return rc;
 }
@@ -370,18 +374,14 @@ static void groups(struct kp_latency *l)
 static int flame_graph(struct latency *lt, struct kp_latency *l)
 {
 	struct kp_view_opts vo = { .event = 0 };
-	struct kp_output o;
-	FILE *f;
 
 	kp_svg_opts_init(&vo.svg);
 	vo.svg.countname = "ns";
 	vo.svg.title = "Latency";
 	vo.svg.subtitle = lt->pair;
-	f = kp_output_open(&o, lt->svg, NULL);
-	if (!f)
-		return 1;
-	kp_view_svg(&l->prof, &vo, f);
-	return kp_output_commit(&o);
+	kp_view_svg(&l->prof, &vo, lt->svg_f);
+	lt->svg_f = NULL;
+	return kp_output_commit(&lt->svg_out);
 }
 
 /* --- what a pair that never paired says ------------------------------------------------------ */
@@ -467,8 +467,9 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 			no_events(lt, &l, path);
 		kp_input_replayed(&l.s, path); /* and whether it was cut before them */
 		out = 1;
-	} else if (rc == -KP_LAT_EKEY) {
-		kp_error("--key %s: %s", keys_said, l.key_error);
+	} else if (rc == -KP_LAT_EKEY || rc == -KP_LAT_EBY) {
+		kp_error("%s %s: %s", rc == -KP_LAT_EBY ? "--by" : "--key",
+			 rc == -KP_LAT_EBY ? lt->lo.by : keys_said, l.key_error);
 		out = 2;
 	} else {
 		printf("# kprof latency of %s%s%s: %zu pairs of %s and %s, keyed by %s (%s)\n",
@@ -510,7 +511,7 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		if (!l.nr) { /* and no flame graph of nothing */
 			no_pairs(lt, &l, keys_said);
 			out = 1;
-		} else if (lt->svg) {
+		} else if (lt->svg_f) {
 			out = flame_graph(lt, &l);
 		}
 		out |= kp_input_replayed(&l.s, path);
@@ -602,6 +603,9 @@ int cmd_latency(int argc, char **argv)
 	rc = parse_options(&l, argc, argv);
 	if (!rc)
 		rc = pair_keys(&l, &said);
+	/* the flame graph's file is made before anything runs, as a recording's is */
+	if (!rc && l.svg && !(l.svg_f = kp_output_open(&l.svg_out, l.svg, NULL)))
+		rc = 1;
 	if (rc < 0) {
 		rc = 0;
 	} else if (!rc) {
@@ -623,6 +627,8 @@ int cmd_latency(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (l.svg_f) /* not written */
+		kp_output_abort(&l.svg_out);
 	free(path);
 	free(l.start);
 	free(l.end);

@@ -7,8 +7,9 @@
 # by the task that waited (never the idle task, swapper); one event as START and END (the
 # time off the CPU); --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in $TMPDIR; what
 # a pair that never paired says (an event that never fired, the system call glibc makes
-# instead, -a for ENDs in interrupts, the key), status 1; and the errors of a bad key and of a
-# recording without the pair's events.
+# instead, -a for ENDs in interrupts, the key), status 1; and the errors of a bad key or --by
+# field, an unknown event (status 2), an --svg that cannot be written (before anything runs),
+# and of a recording without the pair's events.
 KPROF_PRIVATE_MOUNTS=1 # tracepoints may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -199,4 +200,20 @@ check "a key field END lacks is an error (status $?) that lists the fields it ha
 "$KPROF" latency --pair onlyone -- true >/dev/null 2>"$WORK/e3.err"
 check "--pair without a '/' is a usage error ($?)" \
 	sh -c "[ $? -eq 2 ] && grep -q 'takes START/END' '$WORK/e3.err'"
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep --by nosuchfield \
+	-i "$WORK/n.kprof" >/dev/null 2>"$WORK/e4.err"
+check "a --by field START lacks is an error (status $?) that names --by and the fields it has" \
+	sh -c "[ $? -eq 2 ] && grep -qxF \"kprof: --by nosuchfield: 'syscalls:sys_enter_nanosleep' has no field 'nosuchfield': it has __syscall_nr, rqtp, rmtp, and the sample's tid, pid, cpu and comm\" '$WORK/e4.err'"
+"$KPROF" latency --pair nosuch:event/sched:sched_switch -- true >/dev/null 2>"$WORK/e5.err"
+check "an unknown event is a usage error (status $?), as in record and top" \
+	sh -c "[ $? -eq 2 ] && grep -qxF \"kprof: no tracepoint matches 'nosuch:event'\" '$WORK/e5.err'"
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep \
+	--svg "$WORK/nodir/x.svg" -- touch "$WORK/ran" >/dev/null 2>"$WORK/e6.err"
+rc=$?
+check "an --svg that cannot be made fails (status $rc) before the command runs" \
+	sh -c "[ $rc -eq 1 ] && [ ! -e '$WORK/ran' ] && grep -qxF \"kprof: cannot create '$WORK/nodir/x.svg': No such file or directory\" '$WORK/e6.err'"
+"$KPROF" latency --pair syscalls:sys_enter_clock_nanosleep/syscalls:sys_exit_clock_nanosleep \
+	--svg "$WORK/c.svg" -- sh -c "ls -l /proc/self/fd/" >"$WORK/e7.out" 2>&1
+check "...and one that can is made then, but not left open in the command" \
+	sh -c "grep -q ' -> /proc/' '$WORK/e7.out' && ! grep -q 'c.svg' '$WORK/e7.out'"
 done_testing
