@@ -9,38 +9,47 @@
 
 #include "formats/util.h"
 
-/* The value of key field @name for @smp of event @side: a tracepoint field, else the
- * sample's tid, pid or cpu. -1 (with l->key_error set) when the event has no such field. */
-static int field(struct kp_latency *l, int side, const struct kp_sample *smp, const char *name,
-		 uint64_t *v)
+/* Why @name cannot be read from @smp of part @i's event, once: the fields it has, and the
+ * sample's own (@also: what else --by takes). */
+static void no_field(struct kp_latency *l, size_t i, const struct kp_sample *smp,
+		     const char *name, const char *also)
 {
 	char fields[384];
 
+	if (l->key_error[0])
+		return;
+	fields[0] = '\0';
+	if (smp->raw_size)
+		kp_tp_field_names(l->tp, smp->raw, smp->raw_size, fields, sizeof(fields));
+	snprintf(l->key_error, sizeof(l->key_error), "'%s' has no field '%s': it has %s%stid, "
+		 "pid%s cpu%s", l->o->parts[i].event, name, fields,
+		 fields[0] ? ", and the sample's " : "the sample's ", also ? "," : " and",
+		 also ? also : "");
+}
+
+/* The value of field @name for @smp: a tracepoint field, else the sample's tid, pid or cpu.
+ * -1 (with l->key_error set) when the event has no such field. */
+static int field(struct kp_latency *l, size_t i, const struct kp_sample *smp, const char *name,
+		 uint64_t *v)
+{
 	if (smp->raw_size && !kp_tp_field(l->tp, smp->raw, smp->raw_size, name, 0, v))
 		return 0;
 	if (!strcmp(name, "tid") || !strcmp(name, "pid") || !strcmp(name, "cpu")) {
 		*v = name[0] == 't' ? smp->tid : name[0] == 'p' ? smp->pid : smp->cpu;
 		return 0;
 	}
-	if (!l->key_error[0]) {
-		fields[0] = '\0';
-		if (smp->raw_size)
-			kp_tp_field_names(l->tp, smp->raw, smp->raw_size, fields, sizeof(fields));
-		snprintf(l->key_error, sizeof(l->key_error), "'%s' has no field '%s': it has %s%stid, "
-			 "pid and cpu", side ? l->o->end : l->o->start, name, fields,
-			 fields[0] ? ", and the sample's " : "the sample's ");
-	}
+	no_field(l, i, smp, name, NULL);
 	return -1;
 }
 
-/* The key of @smp, as one number: FNV-1a over its fields' values (the chance that two keys
- * of one recording meet is about n^2 / 2^65). */
-static int key_of(struct kp_latency *l, int side, const struct kp_sample *smp, uint64_t *key)
+/* The key of @smp for part @i, as one number: FNV-1a over its fields' values (the chance that
+ * two keys of one recording meet is about n^2 / 2^65). */
+static int key_of(struct kp_latency *l, size_t i, const struct kp_sample *smp, uint64_t *key)
 {
 	uint64_t h = 14695981039346656037ull, v;
 
-	for (const char *const *k = l->o->keys[side]; *k; k++) {
-		if (field(l, side, smp, *k, &v))
+	for (const char *const *k = l->o->parts[i].keys; *k; k++) {
+		if (field(l, i, smp, *k, &v))
 			return -1;
 		for (int b = 0; b < 8; b++, v >>= 8)
 			h = (h ^ (v & 0xff)) * 1099511628211ull;
@@ -49,11 +58,30 @@ static int key_of(struct kp_latency *l, int side, const struct kp_sample *smp, u
 	return 0;
 }
 
+/* Whether @smp holds part @i's tests: 1, 0, or -1 (with l->key_error set) for a field its
+ * event lacks. */
+static int holds(struct kp_latency *l, size_t i, const struct kp_sample *smp)
+{
+	const struct kp_latency_test *t = l->o->parts[i].when;
+	uint64_t v;
+
+	for (; t < l->o->parts[i].when + KP_LAT_MAX_TESTS && t->field; t++) {
+		if (field(l, i, smp, t->field, &v))
+			return -1;
+		if (((v & t->mask) == t->value) == t->ne)
+			return 0;
+	}
+	return 1;
+}
+
 /* Keyed by the thread alone, STARTs nest (calls and returns); otherwise the last one counts. */
 static bool nests(const struct kp_latency_opts *o)
 {
-	return o->keys[0][0] && !o->keys[0][1] && !strcmp(o->keys[0][0], "tid") &&
-	       o->keys[1][0] && !o->keys[1][1] && !strcmp(o->keys[1][0], "tid");
+	for (size_t i = 0; i < o->nr_parts; i++)
+		if (!o->parts[i].keys[0] || o->parts[i].keys[1] ||
+		    strcmp(o->parts[i].keys[0], "tid"))
+			return false;
+	return o->nr_parts > 0;
 }
 
 static void start_profile(struct kp_latency *l)
@@ -67,23 +95,40 @@ static void start_profile(struct kp_latency *l)
 
 static void find_events(struct kp_latency *l)
 {
-	l->ev[0] = l->ev[1] = -1;
-	for (size_t e = 0; e < l->s.evl.nr; e++)
-		for (int side = 0; side < 2; side++)
-			if (!strcmp(l->s.evl.ev[e].name, side ? l->o->end : l->o->start) ||
-			    !strcmp(l->s.evl.ev[e].spec, side ? l->o->end : l->o->start))
-				l->ev[side] = (int)e;
+	for (size_t i = 0; i < l->o->nr_parts; i++) {
+		const char *name = l->o->parts[i].event;
+
+		l->ev[i] = -1;
+		for (size_t e = 0; e < l->s.evl.nr; e++)
+			if (!strcmp(l->s.evl.ev[e].name, name) || !strcmp(l->s.evl.ev[e].spec, name))
+				l->ev[i] = (int)e;
+	}
+}
+
+/* whether a part that must be there has no event in the recording */
+static bool lacks_events(const struct kp_latency *l)
+{
+	for (size_t i = 0; i < l->o->nr_parts; i++)
+		if (l->ev[i] < 0 && !l->o->parts[i].optional)
+			return true;
+	return false;
 }
 
 static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *rec)
 {
 	struct kp_latency *l = ctx;
+	const char *key, *value;
 
 	kp_tp_add_record(l->tp, rec);
+	if (rec->type == KP_REC_META) {
+		kp_rec_meta_view(rec, &key, &value);
+		if (!strcmp(key, "target"))
+			l->system_wide = !strcmp(value, "system-wide");
+	}
 	if (rec->type != KP_REC_ATTR && l->ev[0] == -2) {
 		find_events(l);
 		/* without any event, read on: the damage that lost them is said at the end */
-		if ((l->ev[0] < 0 || l->ev[1] < 0) && s->evl.nr)
+		if (lacks_events(l) && s->evl.nr)
 			return -KP_LAT_ENOEVENTS;
 	}
 	return 0;
@@ -182,34 +227,104 @@ static void end(struct kp_latency *l, uint64_t key, uint64_t time)
 	paired(l, &p, time);
 }
 
+/* The task a START of part @i names: its event's own fields (with the part's prefix: the
+ * task woken of sched_wakeup, the task switched out of sched_switch) where it has them, else
+ * the sample's thread @t. Whether a field named its pid. */
+static bool task_of(struct kp_latency *l, size_t i, const struct kp_sample *smp,
+		    const struct kp_thread *t, struct kp_latency_pair *p)
+{
+	const char *prefix = l->o->parts[i].prefix ? l->o->parts[i].prefix : "";
+	char name[64], comm[64];
+	uint64_t v;
+
+	bool named = false;
+
+	p->tid = smp->tid;
+	p->comm = t->comm;
+	if (!smp->raw_size)
+		return false;
+	snprintf(name, sizeof(name), "%spid", prefix);
+	if (!kp_tp_field(l->tp, smp->raw, smp->raw_size, name, 0, &v)) {
+		p->tid = (uint32_t)v;
+		named = true;
+	}
+	snprintf(name, sizeof(name), "%scomm", prefix);
+	if (!kp_tp_field_str(l->tp, smp->raw, smp->raw_size, name, comm, sizeof(comm)))
+		p->comm = kp_strtab_intern(&l->s.strs, comm);
+	return named;
+}
+
+/* The --by value of a START of part @i: its task's comm, pid or tid (the kernel's pid, a
+ * thread's, where a field @named it), else its event's field by that name (with the part's
+ * prefix first), or the sample's cpu. */
+static int by_of(struct kp_latency *l, size_t i, const struct kp_sample *smp,
+		 struct kp_latency_pair *p, bool named)
+{
+	const char *by = l->o->by, *prefix = l->o->parts[i].prefix;
+	char name[128];
+
+	if (!strcmp(by, "comm")) {
+		p->by = p->comm;
+		return 0;
+	}
+	if (!strcmp(by, "pid") || !strcmp(by, "tid")) {
+		p->by = named || by[0] == 't' ? p->tid : smp->pid;
+		return 0;
+	}
+	snprintf(name, sizeof(name), "%s%s", prefix ? prefix : "", by);
+	if (prefix && smp->raw_size && !kp_tp_field(l->tp, smp->raw, smp->raw_size, name, 0, &p->by))
+		return 0;
+	if (smp->raw_size && !kp_tp_field(l->tp, smp->raw, smp->raw_size, by, 0, &p->by))
+		return 0;
+	if (!strcmp(by, "cpu")) {
+		p->by = smp->cpu;
+		return 0;
+	}
+	no_field(l, i, smp, by, " and comm");
+	return -1;
+}
+
+/* Part @i's take on @smp: a START opened, or an END that closes one. */
+static int take_part(struct kp_latency *l, size_t i, const struct kp_sample *smp,
+		     const struct kp_rec_header *rec, struct kp_thread *t)
+{
+	uint64_t key;
+	int rc;
+
+	l->fired[i]++;
+	if ((rc = holds(l, i, smp)) <= 0)
+		return rc < 0 ? -KP_LAT_EKEY : 0;
+	l->taken[i]++;
+	if (key_of(l, i, smp, &key))
+		return -KP_LAT_EKEY;
+	if (l->o->parts[i].ends) {
+		end(l, key, smp->time);
+		return 0;
+	}
+	struct kp_latency_pair p = { .start = smp->time };
+	bool named = task_of(l, i, smp, t, &p);
+	p.node = kp_resolve_stack(&l->res, smp, rec->misc, t, false);
+	if (l->o->by && by_of(l, i, smp, &p, named))
+		return -KP_LAT_EBY;
+	start(l, key, &p);
+	return 0;
+}
+
 static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		     const struct kp_sample *smp, const struct kp_rec_header *rec,
 		     struct kp_thread *t)
 {
 	struct kp_latency *l = ctx;
-	int e = (int)(ev - s->evl.ev), side = e == l->ev[0] ? 0 : e == l->ev[1] ? 1 : -1;
-	uint64_t key;
+	int e = (int)(ev - s->evl.ev), rc;
 
-	if (side < 0)
-		return 0;
 	if (!l->ready)
 		start_profile(l);
-	if (key_of(l, side, smp, &key))
-		return -KP_LAT_EKEY;
-	if (side == 0) {
-		struct kp_latency_pair p = { .start = smp->time, .pid = smp->pid, .tid = smp->tid,
-					     .comm = t->comm };
-		p.node = kp_resolve_stack(&l->res, smp, rec->misc, t, false);
-		if (l->o->by && strcmp(l->o->by, "comm")) {
-			if (field(l, 0, smp, l->o->by, &p.by))
-				return -KP_LAT_EKEY;
-		} else {
-			p.by = t->comm;
-		}
-		start(l, key, &p);
-	} else {
-		end(l, key, smp->time);
-	}
+	/* an event's ENDs first, then its STARTs: a sample may end one wait and start the next */
+	for (int ends = 1; ends >= 0; ends--)
+		for (size_t i = 0; i < l->o->nr_parts; i++)
+			if (l->ev[i] == e && l->o->parts[i].ends == ends &&
+			    (rc = take_part(l, i, smp, rec, t)))
+				return rc;
 	return 0;
 }
 
@@ -228,7 +343,8 @@ int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o)
 	memset(l, 0, sizeof(*l));
 	l->o = o;
 	l->tp = kp_tp_new();
-	l->ev[0] = l->ev[1] = -2;
+	for (size_t i = 0; i < KP_LAT_MAX_PARTS; i++)
+		l->ev[i] = -2;
 	l->top = kp_xcalloc(o->top ? o->top : 1, sizeof(*l->top));
 	kp_hash_init(&l->group_ids);
 	kp_hash_init(&l->open_ids);
@@ -238,9 +354,9 @@ int kp_latency_run(struct kp_latency *l, const struct kp_latency_opts *o)
 	rc = kp_session_run(&l->s, &ops, l);
 	if (l->ev[0] == -2)
 		find_events(l);
-	if (l->ev[0] < 0 || l->ev[1] < 0)
+	if (lacks_events(l))
 		return -KP_LAT_ENOEVENTS;
-	if (rc == -KP_LAT_EKEY)
+	if (rc == -KP_LAT_EKEY || rc == -KP_LAT_EBY)
 		return rc;
 	if (!l->ready)
 		start_profile(l);

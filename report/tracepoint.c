@@ -182,6 +182,37 @@ int kp_tp_field(struct kp_tp *t, const void *raw, uint32_t size, const char *nam
 	return 0;
 }
 
+int kp_tp_field_str(struct kp_tp *t, const void *raw, uint32_t size, const char *name, char *buf,
+		    size_t cap)
+{
+	struct tep_event *ev = payload_event(t, raw, size);
+	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
+	uint32_t off, len;
+
+	if (cap)
+		buf[0] = '\0';
+	if (!f)
+		return -KP_ESAMPLE;
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) && f->size == 4) { /* in bounds: payload_event() */
+		memcpy(&off, (const char *)raw + f->offset, sizeof(off));
+		len = off >> 16;
+		off &= 0xffff;
+	} else if ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1) {
+		off = (uint32_t)f->offset;
+		len = (uint32_t)f->size;
+	} else {
+		return -KP_ESAMPLE;
+	}
+	const char *p = (const char *)raw + off, *nul = memchr(p, '\0', len);
+	len = nul ? (uint32_t)(nul - p) : len;
+	if (cap) {
+		len = len < cap - 1 ? len : (uint32_t)(cap - 1);
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+	}
+	return 0;
+}
+
 void kp_tp_field_names(struct kp_tp *t, const void *raw, uint32_t size, char *buf, size_t cap)
 {
 	struct tep_event *ev = payload_event(t, raw, size);

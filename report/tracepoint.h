@@ -51,6 +51,14 @@ int kp_tp_field(struct kp_tp *t, const void *raw, uint32_t size, const char *nam
 		uint64_t *val);
 
 /*
+ * kp_tp_field_str - the string field @name of a RAW payload of @size bytes (a char array, up to
+ * its first NUL, or a __data_loc string) into @buf of @cap bytes, always NUL-terminated.
+ * Returns 0, or -KP_ESAMPLE when the payload's event is unknown or has no such field.
+ */
+int kp_tp_field_str(struct kp_tp *t, const void *raw, uint32_t size, const char *name, char *buf,
+		    size_t cap);
+
+/*
  * kp_tp_field_names - the names of the fields of a RAW payload's event (the common ones left
  * out), ", "-separated, into @buf of @cap bytes; "" when the event is unknown.
  */

@@ -31,7 +31,8 @@ static const char latency_usage[] =
 	"percentiles, the call chains of the slowest STARTs, and a flame graph of them all.\n"
 	"Known pairs and their keys:\n"
 	"  block:block_rq_issue/block:block_rq_complete         dev,sector (as biolatency)\n"
-	"  sched:sched_wakeup/sched:sched_switch                 pid/next_pid (as runqlat)\n"
+	"  sched:sched_wakeup/sched:sched_switch                 pid/next_pid (as runqlat: also\n"
+	"      from sched_wakeup_new, and from a sched_switch that leaves its task runnable)\n"
 	"  uprobe:PATH:FUNC/uretprobe:PATH:FUNC                  tid (as funclatency)\n"
 	"  syscalls:sys_enter_NAME/syscalls:sys_exit_NAME        tid\n"
 	"any other pair is keyed by the thread (tid) unless --key says otherwise.\n"
@@ -39,7 +40,8 @@ static const char latency_usage[] =
 	"      --pair START/END   the two events (tracepoints, probes)\n"
 	"      --key K[/K2]       the key fields, comma-separated: a tracepoint's fields, or the\n"
 	"                         sample's tid, pid or cpu; K2 for END when its names differ\n"
-	"      --by FIELD         a table of the durations by this START field, or comm\n"
+	"      --by FIELD         a table of the durations by this START field, or by the\n"
+	"                         comm, pid or tid of the task it names (sched_wakeup's woken)\n"
 	"      --linear US        a linear histogram, buckets of US microseconds\n"
 	"      --top N            the N slowest with their START's call chain (default 5)\n"
 	"      --svg FILE         a flame graph of the STARTs' stacks weighted by duration\n"
@@ -53,26 +55,125 @@ static const char latency_usage[] =
 	"  -i, --input FILE       pair the events of a recording instead of recording\n"
 	"  -h, --help             this text\n";
 
+/* A known pair: its key fields, START's and END's, and what more it takes to be what the tool
+ * its users know measures: more STARTs (@also, with what the header says of them, @said), and
+ * a test on its ENDs. */
+struct known {
+	const char *start, *end, *keys;
+	const struct kp_latency_part *also;
+	size_t nr_also;
+	struct kp_latency_test end_when;
+	const char *said;
+};
+
+/* The idle task (pid 0) runs when nothing waits: it never waits on a run queue itself. */
+#define NOT_IDLE(f) { f, ~0ull, 0, true }
+
+/*
+ * runqlat's STARTs beside the wakeup: a new task's first (sched_wakeup_new), and a task
+ * switched out still runnable (prev_state R, preempted or yielding: the state's bits below
+ * TASK_REPORT_MAX, 0x100, all clear), which is back on the run queue until switched in.
+ */
+static const struct kp_latency_part runq[] = {
+	{ .event = "sched:sched_wakeup_new", .keys = { "pid" }, .optional = true },
+	{ .event = "sched:sched_switch", .keys = { "prev_pid" }, .prefix = "prev_",
+	  .when = { { "prev_state", 0xff, 0, false }, NOT_IDLE("prev_pid") } },
+};
+#define RUNQ .also = runq, .nr_also = ARRAY_SIZE(runq), .end_when = NOT_IDLE("next_pid"), \
+	.said = "a new task (sched:sched_wakeup_new, by pid), and of a task switched out " \
+		"runnable (sched:sched_switch with prev_state R: preempted), by prev_pid, as " \
+		"runqlat"
+#define PAIR(s, e, k) .start = s, .end = e, .keys = k
+
+static const struct known known[] = {
+	{ PAIR("block:block_rq_issue", "block:block_rq_complete", "dev,sector") },
+	{ PAIR("block:block_rq_insert", "block:block_rq_complete", "dev,sector") },
+	{ PAIR("block:block_rq_insert", "block:block_rq_issue", "dev,sector") },
+	{ PAIR("sched:sched_wakeup", "sched:sched_switch", "pid/next_pid"), RUNQ },
+	{ PAIR("sched:sched_waking", "sched:sched_switch", "pid/next_pid"), RUNQ },
+	{ PAIR("sched:sched_wakeup_new", "sched:sched_switch", "pid/next_pid"),
+	  .end_when = NOT_IDLE("next_pid") },
+};
+
 struct latency {
 	struct kp_latency_opts lo;
 	const char *pair, *key, *svg, *output, *input;
 	char *start, *end;
 	char *keybuf;
 	uint64_t linear_ns;
+	const struct known *known;	/* the known pair taken, with its parts */
+	struct kp_output svg_out;
+	FILE *svg_f;
 	struct kp_record_opts ro;
 };
 
-/* The known pairs: their key fields, START's and END's. */
+/*
+ * System calls that glibc (2.36, x86-64) does not make for the functions of their name: it
+ * makes another (or none: the vDSO answers them), and some have no tracepoint at all here. A
+ * pair of their events that never fired, or that names no tracepoint, names the one to trace.
+ */
+#define STATX " (coreutils' stat and ls make statx)"
 static const struct {
-	const char *start, *end, *keys;
-} known[] = {
-	{ "block:block_rq_issue", "block:block_rq_complete", "dev,sector" },
-	{ "block:block_rq_insert", "block:block_rq_complete", "dev,sector" },
-	{ "block:block_rq_insert", "block:block_rq_issue", "dev,sector" },
-	{ "sched:sched_wakeup", "sched:sched_switch", "pid/next_pid" },
-	{ "sched:sched_wakeup_new", "sched:sched_switch", "pid/next_pid" },
-	{ "sched:sched_waking", "sched:sched_switch", "pid/next_pid" },
+	const char *name, *makes, *funcs;
+} glibc_calls[] = {
+	{ "nanosleep", "clock_nanosleep", "nanosleep(), sleep() and usleep()" },
+	{ "open", "openat", "open(), fopen() and opendir()" },
+	{ "stat", "newfstatat", "stat()" STATX },
+	{ "newstat", "newfstatat", "stat()" STATX },
+	{ "lstat", "newfstatat", "lstat()" STATX },
+	{ "newlstat", "newfstatat", "lstat()" STATX },
+	{ "fstat", "newfstatat", "fstat()" },
+	{ "newfstat", "newfstatat", "fstat()" },
+	{ "pipe", "pipe2", "pipe()" },
+	{ "select", "pselect6", "select()" },
+	{ "getrlimit", "prlimit64", "getrlimit()" },
+	{ "setrlimit", "prlimit64", "setrlimit()" },
+	{ "utime", "utimensat", "utime()" },
+	{ "utimes", "utimensat", "utimes()" },
+	{ "getdents", "getdents64", "readdir()" },
+	{ "fork", "clone", "fork()" },
+	{ "clone", "clone3", "pthread_create(), posix_spawn() and system()" },
+	{ "wait", "wait4", "wait() and waitpid()" },
+	{ "waitpid", "wait4", "wait() and waitpid()" },
+	{ "sigaction", "rt_sigaction", "sigaction() and signal()" },
+	{ "signal", "rt_sigaction", "sigaction() and signal()" },
+	{ "sigprocmask", "rt_sigprocmask", "sigprocmask()" },
+	{ "gettimeofday", NULL, "gettimeofday()" },
+	{ "clock_gettime", NULL, "clock_gettime()" },
+	{ "time", NULL, "time()" },
 };
+
+/* The system call of a syscalls:sys_enter_NAME or sys_exit_NAME event, or NULL. */
+static const char *syscall_of(const char *event)
+{
+	static const char *const prefixes[] = { "syscalls:sys_enter_", "syscalls:sys_exit_" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(event, prefixes[i], strlen(prefixes[i])))
+			return event + strlen(prefixes[i]);
+	return NULL;
+}
+
+/* A hint for a system call's event that never fired (or is no tracepoint): the one glibc
+ * makes instead, and the pair to ask for. Whether it gave one. */
+static bool hint_glibc(const char *event)
+{
+	const char *name = syscall_of(event);
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(glibc_calls); i++) {
+		if (strcmp(name, glibc_calls[i].name))
+			continue;
+		if (!glibc_calls[i].makes)
+			kp_hint("glibc answers %s in the vDSO, without a system call",
+				glibc_calls[i].funcs);
+		else
+			kp_hint("glibc makes the %s system call for %s: --pair "
+				"syscalls:sys_enter_%s/syscalls:sys_exit_%s", glibc_calls[i].makes,
+				glibc_calls[i].funcs, glibc_calls[i].makes, glibc_calls[i].makes);
+		return true;
+	}
+	return false;
+}
 
 /* START/END: the END is the part after a '/' that begins a probe ("/uretprobe:"), else after
  * the last '/' (tracepoint names hold none; a probe's path does). */
@@ -90,15 +191,17 @@ static int split_pair(struct latency *l)
 		return kp_usage_error("latency", "--pair takes START/END, not '%s'", l->pair);
 	l->start = strndup(l->pair, (size_t)(cut - l->pair));
 	l->end = kp_xstrdup(cut + 1);
-	l->lo.start = l->start;
-	l->lo.end = l->end;
+	l->lo.parts[0] = (struct kp_latency_part){ .event = l->start };
+	l->lo.parts[1] = (struct kp_latency_part){ .event = l->end, .ends = true };
+	l->lo.nr_parts = 2;
 	return 0;
 }
 
-/* "dev,sector" or "pid/next_pid" into the opts' key lists (in l->keybuf). */
+/* "dev,sector" or "pid/next_pid" into START's and END's key lists (in l->keybuf). */
 static int parse_keys(struct latency *l, const char *spec, const char **said)
 {
 	char *slash, *tok, *save = NULL;
+	const char **keys[2] = { l->lo.parts[0].keys, l->lo.parts[1].keys };
 
 	free(l->keybuf);
 	l->keybuf = kp_xstrdup(spec);
@@ -109,29 +212,54 @@ static int parse_keys(struct latency *l, const char *spec, const char **said)
 		size_t n = 0;
 		char *list = side && slash ? slash : l->keybuf;
 		if (side && !slash) { /* the same names for END */
-			memcpy(l->lo.keys[1], l->lo.keys[0], sizeof(l->lo.keys[0]));
+			memcpy(keys[1], keys[0], sizeof(l->lo.parts[0].keys));
 			break;
 		}
 		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			if (n == KP_LAT_MAX_KEYS - 1)
 				return kp_usage_error("latency", "--key takes up to %d fields a side",
 						      KP_LAT_MAX_KEYS - 1);
-			l->lo.keys[side][n++] = tok;
+			keys[side][n++] = tok;
 		}
 		if (!n)
 			return kp_usage_error("latency", "--key names no field in '%s'", spec);
-		l->lo.keys[side][n] = NULL;
+		keys[side][n] = NULL;
 	}
 	*said = spec;
 	return 0;
 }
 
-static int default_keys(struct latency *l, const char **said)
+/* The keys: --key's, or the known pair's with its parts (which --key of other fields leaves
+ * out: they are keyed as the pair is), or the thread. */
+static int pair_keys(struct latency *l, const char **said)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (!strcmp(l->start, known[i].start) && !strcmp(l->end, known[i].end))
+		if (!strcmp(l->start, known[i].start) && !strcmp(l->end, known[i].end) &&
+		    (!l->key || !strcmp(l->key, known[i].keys))) {
+			l->known = &known[i];
+			l->lo.parts[1].when[0] = known[i].end_when;
+			for (size_t j = 0; j < known[i].nr_also; j++)
+				l->lo.parts[l->lo.nr_parts++] = known[i].also[j];
 			return parse_keys(l, known[i].keys, said);
-	return parse_keys(l, "tid", said);
+		}
+	return parse_keys(l, l->key ? l->key : "tid", said);
+}
+
+/* The events to record: each part's, once. */
+static int pair_events(struct latency *l)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < l->lo.nr_parts && !rc; i++) {
+		size_t j = 0;
+		while (j < i && strcmp(l->lo.parts[j].event, l->lo.parts[i].event))
+			j++;
+		if (j == i)
+			rc = kp_evspec_parse_arg(l->lo.parts[i].event, &l->ro.evs, &l->ro.nr_evs);
+		if (rc == 2) /* said why; and a system call glibc does not make, which it does */
+			hint_glibc(l->lo.parts[i].event);
+	}
+	return rc;
 }
 
 /* --- printing -------------------------------------------------------------------------------- */
@@ -246,18 +374,82 @@ static void groups(struct kp_latency *l)
 static int flame_graph(struct latency *lt, struct kp_latency *l)
 {
 	struct kp_view_opts vo = { .event = 0 };
-	struct kp_output o;
-	FILE *f;
 
 	kp_svg_opts_init(&vo.svg);
 	vo.svg.countname = "ns";
 	vo.svg.title = "Latency";
 	vo.svg.subtitle = lt->pair;
-	f = kp_output_open(&o, lt->svg, NULL);
-	if (!f)
-		return 1;
-	kp_view_svg(&l->prof, &vo, f);
-	return kp_output_commit(&o);
+	kp_view_svg(&l->prof, &vo, lt->svg_f);
+	lt->svg_f = NULL;
+	return kp_output_commit(&lt->svg_out);
+}
+
+/* --- what a pair that never paired says ------------------------------------------------------ */
+
+/* No pair at all: why, as far as the recording tells, and what to do. */
+static void no_pairs(const struct latency *lt, const struct kp_latency *l, const char *keys)
+{
+	uint64_t n[2] = { 0, 0 }; /* STARTs and ENDs taken */
+	bool glibc = false;
+
+	for (size_t i = 0; i < lt->lo.nr_parts; i++)
+		n[lt->lo.parts[i].ends] += l->taken[i];
+	if (!l->fired[0] && !l->fired[1] && !strcmp(lt->start, lt->end))
+		kp_error("no pairs: '%s' never fired", lt->start);
+	else if (!l->fired[0] && !l->fired[1])
+		kp_error("no pairs: neither '%s' nor '%s' fired", lt->start, lt->end);
+	else if (!l->fired[0] || !l->fired[1])
+		kp_error("no pairs: '%s' fired %llu times, '%s' never",
+			 l->fired[0] ? lt->start : lt->end,
+			 (unsigned long long)l->fired[l->fired[0] ? 0 : 1],
+			 l->fired[0] ? lt->end : lt->start);
+	else
+		kp_error("no pairs: %llu STARTs and %llu ENDs, but no END's key met an open "
+			 "START's", (unsigned long long)n[0], (unsigned long long)n[1]);
+	for (int side = 0; side < 2; side++) /* once for a system call's two events */
+		if (!l->fired[side] && !(side && !l->fired[0] && syscall_of(lt->start) &&
+					 syscall_of(lt->end) &&
+					 !strcmp(syscall_of(lt->start), syscall_of(lt->end))))
+			glibc |= hint_glibc(side ? lt->end : lt->start);
+	if (l->fired[0] && l->fired[1])
+		kp_hint("the key is %s: --key names the fields by which an END finds its START",
+			keys);
+	if (l->system_wide || glibc)
+		return;
+	if (!l->fired[0] != !l->fired[1])
+		kp_hint("'%s' may fire in an interrupt or in another task (as a block request's "
+			"completion does), where a recording of the command's own tasks (or of -p, "
+			"-t or -u's) does not see it: -a records every process",
+			l->fired[0] ? lt->end : lt->start);
+	else
+		kp_hint("an event that fires in an interrupt or in another task (as a block "
+			"request's completion does) is not seen by a recording of the command's "
+			"own tasks (or of -p, -t or -u's): -a records every process");
+}
+
+/* "'PATH' has no A and no B events": the parts' events the recording lacks. */
+static void no_events(const struct latency *lt, const struct kp_latency *l, const char *path)
+{
+	char names[1024];
+	size_t n = 0, said = 0;
+
+	names[0] = '\0';
+	for (size_t i = 0; i < lt->lo.nr_parts; i++) {
+		size_t j = 0;
+		if (l->ev[i] >= 0 || lt->lo.parts[i].optional)
+			continue;
+		while (j < i && strcmp(lt->lo.parts[j].event, lt->lo.parts[i].event))
+			j++;
+		if (j < i)
+			continue;
+		said++;
+		n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s",
+				      said > 1 ? " and no " : "", lt->lo.parts[i].event);
+		if (n >= sizeof(names))
+			break;
+	}
+	kp_error("'%s' has no %s events", path, names);
+	kp_hint("the recording's events: kprof script --header -i %s", path);
 }
 
 static int show(struct latency *lt, const char *path, const char *keys_said)
@@ -271,16 +463,13 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		kp_input_explain(&l.s.r, path, l.open_err);
 		out = 1;
 	} else if (rc == -KP_LAT_ENOEVENTS) {
-		if (l.s.evl.nr) { /* else kp_input_replayed() says it has none */
-			kp_error("'%s' has no %s%s%s events", path, l.ev[0] < 0 ? lt->start : "",
-				 l.ev[0] < 0 && l.ev[1] < 0 ? " and no " : "",
-				 l.ev[1] < 0 ? lt->end : "");
-			kp_hint("the recording's events: kprof script --header -i %s", path);
-		}
+		if (l.s.evl.nr) /* else kp_input_replayed() says it has none */
+			no_events(lt, &l, path);
 		kp_input_replayed(&l.s, path); /* and whether it was cut before them */
 		out = 1;
-	} else if (rc == -KP_LAT_EKEY) {
-		kp_error("--key %s: %s", keys_said, l.key_error);
+	} else if (rc == -KP_LAT_EKEY || rc == -KP_LAT_EBY) {
+		kp_error("%s %s: %s", rc == -KP_LAT_EBY ? "--by" : "--key",
+			 rc == -KP_LAT_EBY ? lt->lo.by : keys_said, l.key_error);
 		out = 2;
 	} else {
 		printf("# kprof latency of %s%s%s: %zu pairs of %s and %s, keyed by %s (%s)\n",
@@ -288,6 +477,12 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		       l.nr, lt->start, lt->end, keys_said,
 		       nest ? "an END closes its thread's latest START, as a return its call"
 			    : "a second START of a key replaces the first");
+		if (lt->known && lt->known->said)
+			printf("# and the STARTs of %s\n", lt->known->said);
+		for (size_t i = 2; i < lt->lo.nr_parts; i++)
+			if (l.ev[i] < 0)
+				printf("# not in the recording: %s, whose STARTs are left out\n",
+				       lt->lo.parts[i].event);
 		printf("# unpaired: %llu ENDs without a START, %llu STARTs without an END%s",
 		       (unsigned long long)l.no_start, (unsigned long long)l.no_end,
 		       nest ? "" : ", ");
@@ -312,8 +507,13 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		histogram(&l, lt->linear_ns);
 		groups(&l);
 		slowest(&l);
-		if (lt->svg)
+		fflush(stdout);
+		if (!l.nr) { /* and no flame graph of nothing */
+			no_pairs(lt, &l, keys_said);
+			out = 1;
+		} else if (lt->svg_f) {
 			out = flame_graph(lt, &l);
+		}
 		out |= kp_input_replayed(&l.s, path);
 	}
 	kp_latency_release(&l);
@@ -402,15 +602,17 @@ int cmd_latency(int argc, char **argv)
 	memset(&l, 0, sizeof(l));
 	rc = parse_options(&l, argc, argv);
 	if (!rc)
-		rc = l.key ? parse_keys(&l, l.key, &said) : default_keys(&l, &said);
+		rc = pair_keys(&l, &said);
+	/* the flame graph's file is made before anything runs, as a recording's is */
+	if (!rc && l.svg && !(l.svg_f = kp_output_open(&l.svg_out, l.svg, NULL)))
+		rc = 1;
 	if (rc < 0) {
 		rc = 0;
 	} else if (!rc) {
 		if (!l.input) {
 			l.ro.callchain = true;
 			l.ro.period = 1;
-			rc = kp_evspec_parse(l.start, &l.ro.evs, &l.ro.nr_evs) ||
-			     kp_evspec_parse(l.end, &l.ro.evs, &l.ro.nr_evs);
+			rc = pair_events(&l);
 			if (!rc) {
 				status = kp_cmd_record_into(&l.ro, l.output, argc, argv, &path, &fd);
 				if (!kp_cmd_recorded(path))
@@ -425,6 +627,8 @@ int cmd_latency(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (l.svg_f) /* not written */
+		kp_output_abort(&l.svg_out);
 	free(path);
 	free(l.start);
 	free(l.end);

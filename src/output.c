@@ -49,7 +49,7 @@ static int open_for_stream(struct kp_output *o, int stream)
 	n = strlen(dir) + 16;
 	o->tmp = kp_xmalloc(n);
 	snprintf(o->tmp, n, "%s/kprof.XXXXXX", dir);
-	o->fd = mkstemp(o->tmp);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0) {
 		kp_error("cannot create a temporary file in '%s' for '%s': %s", dir, o->path,
 			 strerror(errno));
@@ -80,7 +80,7 @@ int kp_output_open_fd(struct kp_output *o, const char *path, bool seeks)
 		return -1;
 	}
 	o->tmp = tmp_name(path);
-	o->fd = mkstemp(o->tmp); /* O_EXCL, mode 0600: never anything already there */
+	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* O_EXCL, mode 0600: never anything there */
 	if (o->fd < 0) {
 		kp_error("cannot create '%s': %s", path, strerror(errno));
 		free(o->tmp);

@@ -3,8 +3,13 @@
 # spin_for() (200 us 30 times, 1 ms 10 times) and the nanosleep tracepoints (1, 5 and 20 ms):
 # counts exact, p50, p90, p99 and max within 5% or 50 us of the workload's, the slowest's call
 # chain, the flame graph's total; block I/O of dd keyed by dev,sector and run-queue latency
-# keyed by pid/next_pid (-a); --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in
-# $TMPDIR; and the errors of a bad key and of a recording without the pair's events.
+# keyed by pid/next_pid (-a) as runqlat measures it: from a wakeup or a preemption to the run,
+# by the task that waited (never the idle task, swapper); one event as START and END (the
+# time off the CPU); --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in $TMPDIR; what
+# a pair that never paired says (an event that never fired, the system call glibc makes
+# instead, -a for ENDs in interrupts, the key), status 1; and the errors of a bad key or --by
+# field, an unknown event (status 2), an --svg that cannot be written (before anything runs),
+# and of a recording without the pair's events.
 KPROF_PRIVATE_MOUNTS=1 # tracepoints may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -81,11 +86,49 @@ check "block_rq_issue/complete of 50 direct writes: keyed by dev,sector, ${n:-no
 	sh -c "grep -q 'keyed by dev,sector' '$WORK/b.out' && [ '${n:-0}' -ge 50 ]"
 
 # --- run-queue latency, keyed by pid/next_pid: what runqlat does -----------------------------
-"$KPROF" latency --pair sched:sched_wakeup/sched:sched_switch -a --top 1 -- "$W" 10 0 1 \
+# the workload's sleeps, and two copies of a CPU-bound program on one CPU, which never sleep:
+# each waits on the run queue only when the other preempts it
+cp "$(command -v yes)" "$WORK/kp-preempted"
+"$KPROF" latency --pair sched:sched_wakeup/sched:sched_switch -a --top 1 --by comm -o "$WORK/r.kprof" \
+	-- sh -c "taskset -c 0 '$WORK/kp-preempted' >/dev/null & a=\$!
+		taskset -c 0 '$WORK/kp-preempted' >/dev/null & b=\$!
+		echo \$a \$b >'$WORK/r.pids'; '$W' 10 0 1 >/dev/null; sleep 0.2; kill \$a \$b" \
 	>"$WORK/r.out" 2>"$WORK/r.err"
 n=$(pairs "$WORK/r.out")
 check "sched_wakeup/sched_switch: keyed by pid/next_pid, ${n:-no} pairs, the workload's 7 sleeps woken at least" \
 	sh -c "grep -q 'keyed by pid/next_pid (a second START of a key replaces' '$WORK/r.out' && [ '${n:-0}' -ge 7 ]"
+# byval OUT NAME: the pairs of NAME in the --by table of OUT
+byval() { awk -v n="$2" '/^# by / { t = 1; next } t && /^$/ { t = 0 } t && $1 == n { print $2 }' "$1"; }
+sw=$(byval "$WORK/r.out" swapper)
+check "runqlat --by comm: the task that waited, never the idle task that woke it (swapper: ${sw:-no} pairs)" \
+	sh -c "grep -q '^# by comm' '$WORK/r.out' && ! grep -q '^  swapper' '$WORK/r.out'"
+# the truth, from the events as kprof script prints them: runqlat's pairing, a wait from a
+# task's wakeup (pid) or from its switch out still runnable (prev_state R, or R+), to its switch
+# in (next_pid); each switch ends a wait before it starts one
+read -r pa pb <"$WORK/r.pids"
+"$KPROF" script -F event,trace -i "$WORK/r.kprof" 2>/dev/null | awk '
+	function f(k) { return substr($0, index($0, " " k "=") + length(k) + 2) }
+	function v(k) { s = f(k); sub(/ .*/, "", s); return s }
+	$1 ~ /^sched:sched_wakeup(_new)?:$/ { comm[v("pid")] = v("comm"); at[v("pid")] = 1 }
+	$1 == "sched:sched_switch:" { n = v("next_pid"); p = v("prev_pid")
+		if (at[n]) { w[comm[n]]++; w[n]++; at[n] = 0 }
+		if (v("prev_state") ~ /^R\+?$/ && p != 0) { comm[p] = v("prev_comm"); at[p] = 1; r[p]++ } }
+	END { for (k in w) print "waits", k, w[k]; for (k in r) print "preempts", k, r[k] }' >"$WORK/r.truth"
+truth() { awk -v w="$1" -v k="$2" '$1 == w && $2 == k { print $3 }' "$WORK/r.truth"; }
+na=$(truth preempts "$pa") nb=$(truth preempts "$pb")
+nc=$(truth waits kp-preempted) np=$(byval "$WORK/r.out" kp-preempted)
+check "runqlat covers preemption: two CPU-bound tasks on one CPU, preempted ${na:-0} and ${nb:-0} times, waited ${np:-no} times by their comm, as runqlat pairs them (${nc:-none})" \
+	sh -c "[ '${na:-0}' -ge 2 ] && [ '${nb:-0}' -ge 2 ] && [ '${np:-0}' = '${nc:-none}' ] &&
+		grep -q '^# and the STARTs of .*preempted), by prev_pid, as runqlat' '$WORK/r.out'"
+"$KPROF" latency --pair sched:sched_wakeup/sched:sched_switch --by pid -i "$WORK/r.kprof" >"$WORK/rp.out" 2>&1
+wa=$(byval "$WORK/rp.out" "$pa") wb=$(byval "$WORK/rp.out" "$pb")
+check "--by pid: the task that waited, each preempted one's waits ($pa: ${wa:-none}, $pb: ${wb:-none}), as runqlat pairs them ($(truth waits "$pa"), $(truth waits "$pb"))" \
+	sh -c "[ '${wa:-0}' = '$(truth waits "$pa")' ] && [ '${wb:-0}' = '$(truth waits "$pb")' ]"
+"$KPROF" latency --pair sched:sched_switch/sched:sched_switch --key prev_pid/next_pid -i "$WORK/r.kprof" \
+	>"$WORK/off.out" 2>&1
+n=$(pairs "$WORK/off.out")
+check "one event as START and END (sched_switch by prev_pid/next_pid, the time off the CPU): ${n:-no} pairs" \
+	[ "${n:-0}" -gt 0 ]
 
 # --- SIGKILLed while the command runs: nothing of its recording is left in $TMPDIR ------------
 mkdir "$WORK/tmp"
@@ -96,13 +139,54 @@ touch "$WORK/go"
 check "SIGKILLed ($kos_rc) while the command runs: nothing left in \$TMPDIR ($(ls -A "$WORK/tmp" | head -3 | paste -sd' ' -))" \
 	sh -c "[ $kos_rc -eq 137 ] && [ -z \"\$(ls -A '$WORK/tmp')\" ]"
 
-# no pair at all (an END never follows, as both sides are one event): said, and no histogram
+# --- no pair at all: said, why, status 1, no histogram ---------------------------------------
+# the workload's nanosleep exits, each the START of the time to the next one, the END of the last
 "$KPROF" latency --pair syscalls:sys_exit_nanosleep/syscalls:sys_exit_nanosleep -i "$WORK/n.kprof" \
+	>"$WORK/x.out" 2>&1
+check "START and END one event: each sample ends one pair and starts the next, 34 of the 35 exits ($(pairs "$WORK/x.out"))" \
+	[ "$(pairs "$WORK/x.out")" = 34 ]
+# no_pairs TAG ERR... : status 1 ($rc), 0 pairs in $WORK/z.out, no histogram, each line of ERR
+# in $WORK/z.err as it is, and no sanitizer error
+no_pairs() {
+	tag=$1
+	shift
+	ok=1
+	[ $rc -eq 1 ] && [ "$(pairs "$WORK/z.out")" = 0 ] && ! grep -q usecs "$WORK/z.out" &&
+		! grep -q 'runtime error\|Sanitizer' "$WORK/z.err" || ok=
+	for line; do grep -qxF "$line" "$WORK/z.err" || ok=; done
+	if [ -n "$ok" ]; then pass "$tag: status 1, said"; else fail "$tag: status 1 ($rc), said" "$(cat "$WORK/z.err")"; fi
+}
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep --key rqtp/ret \
+	-i "$WORK/n.kprof" >"$WORK/z.out" 2>"$WORK/z.err"
+rc=$?
+no_pairs "keys that never meet (rqtp/ret)" \
+	"kprof: no pairs: 35 STARTs and 35 ENDs, but no END's key met an open START's" \
+	"hint: the key is rqtp/ret: --key names the fields by which an END finds its START"
+# coreutils' sleep calls nanosleep(), which glibc makes as clock_nanosleep
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep -- sleep 0.01 \
 	>"$WORK/z.out" 2>"$WORK/z.err"
 rc=$?
-check "a pair that never pairs: 0 pairs, status 0 ($rc), no histogram, no sanitizer error" \
-	sh -c "[ $rc -eq 0 ] && [ '$(pairs "$WORK/z.out")' = 0 ] && ! grep -q usecs '$WORK/z.out' &&
-		! grep -q 'runtime error\\|Sanitizer' '$WORK/z.err'"
+no_pairs "nanosleep's events never fire for sleep(1): the system call glibc makes is named" \
+	"kprof: no pairs: neither 'syscalls:sys_enter_nanosleep' nor 'syscalls:sys_exit_nanosleep' fired" \
+	"hint: glibc makes the clock_nanosleep system call for nanosleep(), sleep() and usleep(): --pair syscalls:sys_enter_clock_nanosleep/syscalls:sys_exit_clock_nanosleep"
+# dd's direct writes issued in its own task, completed in interrupts: without -a, no END
+f=$(mktemp /var/tmp/kprof-latency.XXXXXX)
+"$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete \
+	-- dd if=/dev/zero of="$f" bs=64k count=8 oflag=direct >"$WORK/z.out" 2>"$WORK/z.err"
+rc=$?
+rm -f "$f"
+n=$(pairs "$WORK/z.out")
+if [ "$n" = 0 ] && grep -q "^kprof: no pairs: neither" "$WORK/z.err"; then # issued elsewhere too
+	no_pairs "block_rq_issue/complete of dd without -a: neither seen, -a suggested" \
+		"hint: an event that fires in an interrupt or in another task (as a block request's completion does) is not seen by a recording of the command's own tasks (or of -p, -t or -u's): -a records every process"
+elif [ "$n" = 0 ]; then
+	issued=$(sed -n "s/^kprof: no pairs: 'block:block_rq_issue' fired \([0-9]*\) times, .*/\1/p" "$WORK/z.err")
+	no_pairs "block_rq_issue/complete of dd without -a: ${issued:-no} STARTs, ENDs in interrupts, -a suggested" \
+		"kprof: no pairs: 'block:block_rq_issue' fired ${issued:-N} times, 'block:block_rq_complete' never" \
+		"hint: 'block:block_rq_complete' may fire in an interrupt or in another task (as a block request's completion does), where a recording of the command's own tasks (or of -p, -t or -u's) does not see it: -a records every process"
+else
+	skip "a completion came in dd's own task: ${n:-no} pairs, nothing to hint at"
+fi
 
 # --- errors -----------------------------------------------------------------------------------
 "$KPROF" latency --pair block:block_rq_issue/block:block_rq_complete --key nosuch -i "$WORK/n.kprof" \
@@ -116,4 +200,20 @@ check "a key field END lacks is an error (status $?) that lists the fields it ha
 "$KPROF" latency --pair onlyone -- true >/dev/null 2>"$WORK/e3.err"
 check "--pair without a '/' is a usage error ($?)" \
 	sh -c "[ $? -eq 2 ] && grep -q 'takes START/END' '$WORK/e3.err'"
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep --by nosuchfield \
+	-i "$WORK/n.kprof" >/dev/null 2>"$WORK/e4.err"
+check "a --by field START lacks is an error (status $?) that names --by and the fields it has" \
+	sh -c "[ $? -eq 2 ] && grep -qxF \"kprof: --by nosuchfield: 'syscalls:sys_enter_nanosleep' has no field 'nosuchfield': it has __syscall_nr, rqtp, rmtp, and the sample's tid, pid, cpu and comm\" '$WORK/e4.err'"
+"$KPROF" latency --pair nosuch:event/sched:sched_switch -- true >/dev/null 2>"$WORK/e5.err"
+check "an unknown event is a usage error (status $?), as in record and top" \
+	sh -c "[ $? -eq 2 ] && grep -qxF \"kprof: no tracepoint matches 'nosuch:event'\" '$WORK/e5.err'"
+"$KPROF" latency --pair syscalls:sys_enter_nanosleep/syscalls:sys_exit_nanosleep \
+	--svg "$WORK/nodir/x.svg" -- touch "$WORK/ran" >/dev/null 2>"$WORK/e6.err"
+rc=$?
+check "an --svg that cannot be made fails (status $rc) before the command runs" \
+	sh -c "[ $rc -eq 1 ] && [ ! -e '$WORK/ran' ] && grep -qxF \"kprof: cannot create '$WORK/nodir/x.svg': No such file or directory\" '$WORK/e6.err'"
+"$KPROF" latency --pair syscalls:sys_enter_clock_nanosleep/syscalls:sys_exit_clock_nanosleep \
+	--svg "$WORK/c.svg" -- sh -c "ls -l /proc/self/fd/" >"$WORK/e7.out" 2>&1
+check "...and one that can is made then, but not left open in the command" \
+	sh -c "grep -q ' -> /proc/' '$WORK/e7.out' && ! grep -q 'c.svg' '$WORK/e7.out'"
 done_testing

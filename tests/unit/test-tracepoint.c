@@ -2,7 +2,8 @@
 /*
  * test-tracepoint.c - decoding tracepoint payloads (report/tracepoint.h) with a real tracefs
  * format, sched_switch's: the fields as "name=value", and a comm of bytes that are not
- * printable, which libtraceevent prints as an array, changing nothing for the payloads after.
+ * printable, which libtraceevent prints as an array, changing nothing for the payloads after;
+ * a char array field read as a string, to its NUL or its end, and cut to the buffer.
  * A recording of it converted to a perf.data (report/convert.h), as kprof recorded it before it
  * kept tracefs' ring buffer header files: its HEADER_TRACING_DATA as perf's trace-event-read.c
  * reads it, with header files libtraceevent takes; and a tracepoint of no stored format said.
@@ -253,6 +254,17 @@ int main(void)
 	ok(!kp_tp_format(t, p, sizeof(p), buf, sizeof(buf)) && strstr(buf, "next_comm=later "),
 	   "the next payload's comm is a string again, not an array: %s", buf);
 	ok(kp_tp_format(t, p, 10, buf, sizeof(buf)) != 0, "a payload shorter than its fields is refused");
+	ok(!kp_tp_field_str(t, p, sizeof(p), "next_comm", buf, sizeof(buf)) && !strcmp(buf, "later"),
+	   "a char array as a string, to its NUL: %s", buf);
+	payload(p, "sixteen-bytes-xx", 5, "b", 45);
+	ok(!kp_tp_field_str(t, p, sizeof(p), "prev_comm", buf, sizeof(buf)) &&
+	   !strcmp(buf, "sixteen-bytes-xx"), "... to its end without one: %s", buf);
+	ok(!kp_tp_field_str(t, p, sizeof(p), "prev_comm", buf, 4) && !strcmp(buf, "six"),
+	   "... cut to the buffer: %s", buf);
+	ok(kp_tp_field_str(t, p, sizeof(p), "prev_pid", buf, sizeof(buf)) != 0 && !buf[0] &&
+	   kp_tp_field_str(t, p, sizeof(p), "nosuch", buf, sizeof(buf)) != 0 &&
+	   kp_tp_field_str(t, p, 10, "prev_comm", buf, sizeof(buf)) != 0,
+	   "an integer, a missing field and a short payload are no string");
 	kp_tp_free(t);
 	test_convert();
 	return tap_done();
