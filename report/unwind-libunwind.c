@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ehhdr.h"
 #include "formats/util.h"
 #include "unwind-lib.h"
 
@@ -32,10 +33,6 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 /* libunwind keeps the register rules of this many IPs per address space (default 128) */
 #define RULE_CACHE_SIZE 1024
-
-/* .eh_frame_hdr encodings (DW_EH_PE_*): the table libunwind searches must be datarel|sdata4 */
-#define EH_PE_OMIT 0xff
-#define EH_PE_TABLE 0x3b
 
 /* A PT_LOAD segment: ELF addresses [vaddr, vaddr + filesz) are file bytes from off. */
 struct seg {
@@ -102,46 +99,17 @@ static const uint8_t *module_bytes(const struct module *mod, uint64_t vaddr, siz
 	return NULL;
 }
 
-/* The size of a DW_EH_PE_* encoded value; 0 for one .eh_frame_hdr has no business using. */
-static size_t enc_size(uint8_t enc)
-{
-	switch (enc & 0x0f) {
-	case 0x00: /* absptr */
-	case 0x04: /* udata8 */
-	case 0x0c: /* sdata8 */
-		return 8;
-	case 0x03: /* udata4 */
-	case 0x0b: /* sdata4 */
-		return 4;
-	default:
-		return 0;
-	}
-}
-
-/*
- * The search table of .eh_frame_hdr (version 1): the encodings of eh_frame_ptr, fde_count and
- * the table, then eh_frame_ptr, then fde_count, then the table. Only the layout libunwind can
- * search is taken: an absolute 4-byte count and datarel|sdata4 entries.
- */
+/* The search table of .eh_frame_hdr, where it is one libunwind can search (kp_ehhdr_parse()). */
 static void module_eh_frame_hdr(struct module *mod, uint64_t hdr, uint64_t len)
 {
-	const uint8_t *p = module_bytes(mod, hdr, 4);
-	size_t ptr_size, off;
-	uint32_t count;
+	const uint8_t *p = module_bytes(mod, hdr, (size_t)len);
+	struct kp_ehhdr h;
 
-	if (!p || p[0] != 1 || p[1] == EH_PE_OMIT || !(ptr_size = enc_size(p[1])) ||
-	    (p[2] != 0x03 && p[2] != 0x0b) || p[3] != EH_PE_TABLE)
-		return;
-	off = 4 + ptr_size;
-	if (len < off + 4 || !(p = module_bytes(mod, hdr + off, 4)))
-		return;
-	memcpy(&count, p, sizeof(count));
-	off += 4;
-	if (!count || (len - off) / 8 < count || !module_bytes(mod, hdr + off, (size_t)count * 8))
+	if (!p || !kp_ehhdr_parse(p, (size_t)len, hdr, &h))
 		return;
 	mod->hdr = hdr;
-	mod->table = hdr + off;
-	mod->nr_fdes = count;
+	mod->table = hdr + h.table;
+	mod->nr_fdes = h.nr;
 }
 
 static bool module_parse(struct module *mod)
