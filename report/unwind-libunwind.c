@@ -14,6 +14,11 @@
  * stops libunwind at such a frame instead, and the frame is passed here through its frame
  * pointer (saved RBP at [RBP], return address above it, caller's SP = RBP + 16), as libdw's
  * x86-64 backend does; unwinding then starts again, with CFI, from the caller's registers.
+ *
+ * JIT code is in no binary: where its jitdump gave its unwinding info, find_proc_info() hands
+ * libunwind its .eh_frame_hdr search table, and access_mem() the bytes of its .eh_frame and
+ * .eh_frame_hdr, at the addresses perf inject would give them (perfmap.h), as for a binary.
+ * Unusable info stops the stack there rather than be guessed through.
  */
 #include <libunwind.h>
 #include <gelf.h>
@@ -74,6 +79,7 @@ struct lu {
 	struct kp_unwind_slots slots;
 	/* the sample being unwound, for the accessors */
 	const struct kp_sample *smp;
+	struct kp_proc *proc;
 	const struct lu_space *sp;
 	const struct region *last;	/* the last region found: the next lookup often hits it */
 	uint64_t regs[KP_UNWIND_NR_REGS];	/* of the frame libunwind starts from */
@@ -81,6 +87,10 @@ struct lu {
 	bool beyond_copy;	/* a read above the SP missed the stack copy */
 	bool below_sp;		/* ... or one below it, in no binary: an unreadable stack */
 	bool no_cfi;		/* find_proc_info() found no CFI for the frame */
+	struct kp_perfmap_ent jit;	/* the JIT code it found last, whose unwinding info
+					 * access_mem() reads (a copy: the table may move) */
+	bool has_jit;
+	bool jit_bad;		/* ... and that info was unusable: the stack stops there */
 };
 
 /* --- binaries ----------------------------------------------------------------------------- */
@@ -240,6 +250,50 @@ static const struct region *region_of(struct lu *l, uint64_t addr)
 
 /* --- libunwind's accessors ----------------------------------------------------------------- */
 
+/*
+ * JIT code at @ip with unwinding info in its jitdump: its search table, searched as a binary's.
+ * -UNW_ENOINFO for none; -UNW_ESTOPUNWIND, with l->jit_bad, where the info is unusable, or has
+ * no FDE for @ip, or one that reaches outside the code (before it, or into the .eh_frame after
+ * it).
+ */
+static int jit_proc_info(struct lu *l, unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			 int need_unwind_info)
+{
+	const struct kp_map *m = kp_session_map(l->proc, ip);
+	const struct kp_perfmap_ent *e;
+	uint64_t hdr, table;
+	unw_dyn_info_t di;
+	int rc;
+
+	if (!m || !(m->flags & KP_MAP_ANON) || !(e = kp_session_jit(l->s, l->proc, ip)) ||
+	    !e->unwind)
+		return -UNW_ENOINFO;
+	l->jit = *e;
+	l->has_jit = true;
+	if (kp_perfmap_unwind_hdr(e, &hdr, &table)) {
+		memset(&di, 0, sizeof(di));
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.start_ip = e->start;
+		di.end_ip = e->end;
+		di.u.rti.segbase = hdr;
+		di.u.rti.table_data = table;
+		di.u.rti.table_len = e->unwind->nr_fdes * 8 / sizeof(unw_word_t);
+		/* first without the rules (nothing to release), to hold the FDE to the code */
+		rc = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, 0, l);
+		if (rc >= 0 && pi->start_ip >= e->start && pi->end_ip >= pi->start_ip &&
+		    pi->end_ip - e->start <= e->unwind->eh_frame_off)
+			rc = need_unwind_info ? UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
+										   1, l)
+					      : rc;
+		else
+			rc = -UNW_ENOINFO;
+		if (rc >= 0)
+			return rc;
+	}
+	l->jit_bad = true;
+	return -UNW_ESTOPUNWIND;
+}
+
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			  int need_unwind_info, void *arg)
 {
@@ -249,6 +303,8 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	unw_dyn_info_t di;
 	int rc = -UNW_ENOINFO;
 
+	if (!r && (rc = jit_proc_info(l, as, ip, pi, need_unwind_info)) != -UNW_ENOINFO)
+		return rc;
 	if (mod && mod->nr_fdes) {
 		memset(&di, 0, sizeof(di));
 		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
@@ -310,6 +366,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 	}
 	r = region_of(l, addr);
 	p = r ? module_bytes(&l->mods[r->mod], addr - r->bias, sizeof(*val)) : NULL;
+	if (!p && l->has_jit)
+		p = kp_perfmap_unwind_bytes(&l->jit, addr, sizeof(*val));
 	if (p) {
 		memcpy(val, p, sizeof(*val));
 		return 0;
@@ -463,8 +521,10 @@ static size_t lu_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (!l->sp->as)
 		return 0;
 	l->smp = smp;
+	l->proc = &l->s->procs[t->proc];
 	l->last = NULL;
 	l->beyond_copy = l->below_sp = false;
+	l->has_jit = l->jit_bad = false;
 	l->known = kp_unwind_regs(smp, l->regs);
 	pcs[n++] = l->regs[KP_UNWIND_RIP];
 	while (n < max) {
