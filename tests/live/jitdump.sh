@@ -19,17 +19,16 @@ JIT="$top_builddir/tests/workloads/jit"
 "$JIT" 0 "$WORK" >/dev/null 2>&1
 [ $? -ne 77 ] || skip_all "the JIT workload writes x86-64 code only"
 val() { sed -n "s/^$2=//p" "$1" | head -1; }
-self_of() { awk -v f="$1" '$NF == f { sub("%", "", $1); print $1; exit }' "$2"; }
 
 "$KPROF" record -g -o "$WORK/j.kprof" -- "$JIT" 1 "$WORK" >"$WORK/j.out" 2>"$WORK/j.err"
 "$KPROF" report -i "$WORK/j.kprof" --flat --color never >"$WORK/j.flat" 2>"$WORK/j.rep"
-hot=$(self_of jit_hot "$WORK/j.flat")
-cold=$(self_of jit_cold "$WORK/j.flat")
+hot=$(total_of jit_hot "$WORK/j.flat")
+cold=$(total_of jit_cold "$WORK/j.flat")
 t_hot=$(truth_of hot "$WORK/j.out")
 t_cold=$(truth_of cold "$WORK/j.out")
-check "jit_hot, named from the jitdump: ${hot:-none}% self, its clock's ${t_hot}%" \
+check "jit_hot, named from the jitdump: ${hot:-none}% in all, its clock's ${t_hot}%" \
 	points "$hot" "$t_hot" "$SHARE_POINTS"
-check "jit_cold, named after its move: ${cold:-none}% self, its clock's ${t_cold}%" \
+check "jit_cold, named after its move: ${cold:-none}% in all, its clock's ${t_cold}%" \
 	points "$cold" "$t_cold" "$SHARE_POINTS"
 check "no warning about the dump" sh -c '! grep -q "jit-" "$1"' - "$WORK/j.rep"
 "$KPROF" report -i "$WORK/j.kprof" --tree --srcline --color never >"$WORK/j.tree" 2>/dev/null
@@ -41,8 +40,7 @@ check "--srcline: jit_hot's source line from the dump's debug info" \
 export HOME="$WORK"
 if perf record -q -k mono -g -o "$WORK/p.data" -- "$JIT" 1 "$WORK" >"$WORK/p.out" 2>/dev/null &&
 	perf inject --jit -i "$WORK/p.data" -o "$WORK/pj.data" >/dev/null 2>&1; then
-	perf report -i "$WORK/pj.data" --stdio --no-children --sort sym 2>/dev/null >"$WORK/p.rep"
-	p_hot=$(awk '$NF == "jit_hot" { sub("%", "", $1); print $1; exit }' "$WORK/p.rep")
+	p_hot=$(total_perf jit_hot "$WORK/pj.data")
 	check "perf inject --jit names jit_hot too: perf ${p_hot:-none}%, kprof ${hot:-none}%" \
 		points "$p_hot" "$hot" "$SHARE_POINTS_2"
 else
