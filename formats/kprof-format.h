@@ -325,6 +325,9 @@ _Static_assert(sizeof(struct kp_rec_tp_format) == 24, "kp_rec_tp_format changed 
  * @end_memory, @end_depth: stacks that ended early because the CFI led below the sampled
  *                SP, or at the unwinder's frame limit. Added after the first files: a
  *                record of KP_REC_UNWIND_STATS_V1_SIZE bytes has neither (read them as 0).
+ * @end_jit_none, @end_jit_bad: stacks that ended early in JIT code without unwinding info in
+ *                its jitdump, or with unusable unwinding info. Added later still: a record of
+ *                KP_REC_UNWIND_STATS_V2_SIZE bytes has neither (read them as 0).
  */
 struct kp_rec_unwind_stats {
 	struct kp_rec_header h;
@@ -340,9 +343,12 @@ struct kp_rec_unwind_stats {
 	uint64_t cpu_ns;
 	uint64_t end_memory;
 	uint64_t end_depth;
+	uint64_t end_jit_none;
+	uint64_t end_jit_bad;
 };
-_Static_assert(sizeof(struct kp_rec_unwind_stats) == 104, "kp_rec_unwind_stats changed size");
+_Static_assert(sizeof(struct kp_rec_unwind_stats) == 120, "kp_rec_unwind_stats changed size");
 #define KP_REC_UNWIND_STATS_V1_SIZE 88 /* the record's minimum: without end_memory, end_depth */
+#define KP_REC_UNWIND_STATS_V2_SIZE 104 /* without end_jit_none, end_jit_bad */
 
 /**
  * struct kp_rec_unwind_dso - the early stops of unwinding while recording whose last frame was

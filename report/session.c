@@ -325,9 +325,19 @@ static void jit_load(struct kp_session *s, struct kp_proc *proc)
 const struct kp_perfmap_ent *kp_session_jit(struct kp_session *s, struct kp_proc *proc,
 					    uint64_t addr)
 {
-	if (!proc->jit.loaded)
+	const struct kp_perfmap_ent *e;
+
+	if (!proc->jit.loaded) {
 		jit_load(s, proc);
-	return kp_perfmap_lookup(&proc->jit, addr);
+		proc->jit_read_at = s->last_time;
+	}
+	e = kp_perfmap_lookup(&proc->jit, addr);
+	if (!e && s->last_time - proc->jit_read_at >= KP_SESSION_JIT_REREAD_NS) {
+		proc->jit_read_at = s->last_time;
+		if (kp_perfmap_reread(&proc->jit))
+			e = kp_perfmap_lookup(&proc->jit, addr);
+	}
+	return e;
 }
 
 /* META start-time ("2026-12-02T06:00:00Z") and start-monotonic-ns: the record clock's place

@@ -52,6 +52,7 @@ struct kp_proc {
 	size_t nr_maps, cap_maps;
 	struct kp_perfmap jit;	/* /tmp/perf-PID.map and its jitdump, loaded on the first
 				 * anonymous hit */
+	uint64_t jit_read_at;	/* the record time they were last read on at (a miss) */
 	uint32_t jitdump;	/* strtab id of the jit-PID.dump it mapped, 0 for none */
 	uint32_t cgroup;	/* strtab id of its cgroup (KP_REC_PROC_CGROUP), 0 unknown */
 };
@@ -221,7 +222,14 @@ struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t
 /* kp_session_map - the map of @proc holding @addr, or NULL. */
 const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr);
 
-/* kp_session_jit - the JIT code covering @addr in @proc's perf map or jitdump, or NULL. */
+/*
+ * kp_session_jit - the JIT code covering @addr in @proc's perf map or jitdump, or NULL. A JIT
+ * adds to its files as it compiles: an address they do not cover has them read on from where
+ * they were read up to (kp_perfmap_reread()), at most every KP_SESSION_JIT_REREAD_NS of record
+ * time, so that the unwinding while recording knows code compiled since it first read them.
+ * What it returns is valid until the next call.
+ */
+#define KP_SESSION_JIT_REREAD_NS 10000000ull
 const struct kp_perfmap_ent *kp_session_jit(struct kp_session *s, struct kp_proc *proc,
 					    uint64_t addr);
 

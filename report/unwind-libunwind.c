@@ -14,6 +14,11 @@
  * stops libunwind at such a frame instead, and the frame is passed here through its frame
  * pointer (saved RBP at [RBP], return address above it, caller's SP = RBP + 16), as libdw's
  * x86-64 backend does; unwinding then starts again, with CFI, from the caller's registers.
+ *
+ * JIT code is in no binary: where its jitdump gave its unwinding info, find_proc_info() hands
+ * libunwind its .eh_frame_hdr search table, and access_mem() the bytes of its .eh_frame and
+ * .eh_frame_hdr, at the addresses perf inject would give them (perfmap.h), as for a binary.
+ * Unusable info stops the stack there rather than be guessed through.
  */
 #include <libunwind.h>
 #include <gelf.h>
@@ -21,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ehhdr.h"
 #include "formats/util.h"
 #include "unwind-lib.h"
 
@@ -32,10 +38,6 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 /* libunwind keeps the register rules of this many IPs per address space (default 128) */
 #define RULE_CACHE_SIZE 1024
-
-/* .eh_frame_hdr encodings (DW_EH_PE_*): the table libunwind searches must be datarel|sdata4 */
-#define EH_PE_OMIT 0xff
-#define EH_PE_TABLE 0x3b
 
 /* A PT_LOAD segment: ELF addresses [vaddr, vaddr + filesz) are file bytes from off. */
 struct seg {
@@ -77,6 +79,7 @@ struct lu {
 	struct kp_unwind_slots slots;
 	/* the sample being unwound, for the accessors */
 	const struct kp_sample *smp;
+	struct kp_proc *proc;
 	const struct lu_space *sp;
 	const struct region *last;	/* the last region found: the next lookup often hits it */
 	uint64_t regs[KP_UNWIND_NR_REGS];	/* of the frame libunwind starts from */
@@ -84,6 +87,10 @@ struct lu {
 	bool beyond_copy;	/* a read above the SP missed the stack copy */
 	bool below_sp;		/* ... or one below it, in no binary: an unreadable stack */
 	bool no_cfi;		/* find_proc_info() found no CFI for the frame */
+	struct kp_perfmap_ent jit;	/* the JIT code it found last, whose unwinding info
+					 * access_mem() reads (a copy: the table may move) */
+	bool has_jit;
+	bool jit_bad;		/* ... and that info was unusable: the stack stops there */
 };
 
 /* --- binaries ----------------------------------------------------------------------------- */
@@ -102,46 +109,17 @@ static const uint8_t *module_bytes(const struct module *mod, uint64_t vaddr, siz
 	return NULL;
 }
 
-/* The size of a DW_EH_PE_* encoded value; 0 for one .eh_frame_hdr has no business using. */
-static size_t enc_size(uint8_t enc)
-{
-	switch (enc & 0x0f) {
-	case 0x00: /* absptr */
-	case 0x04: /* udata8 */
-	case 0x0c: /* sdata8 */
-		return 8;
-	case 0x03: /* udata4 */
-	case 0x0b: /* sdata4 */
-		return 4;
-	default:
-		return 0;
-	}
-}
-
-/*
- * The search table of .eh_frame_hdr (version 1): the encodings of eh_frame_ptr, fde_count and
- * the table, then eh_frame_ptr, then fde_count, then the table. Only the layout libunwind can
- * search is taken: an absolute 4-byte count and datarel|sdata4 entries.
- */
+/* The search table of .eh_frame_hdr, where it is one libunwind can search (kp_ehhdr_parse()). */
 static void module_eh_frame_hdr(struct module *mod, uint64_t hdr, uint64_t len)
 {
-	const uint8_t *p = module_bytes(mod, hdr, 4);
-	size_t ptr_size, off;
-	uint32_t count;
+	const uint8_t *p = module_bytes(mod, hdr, (size_t)len);
+	struct kp_ehhdr h;
 
-	if (!p || p[0] != 1 || p[1] == EH_PE_OMIT || !(ptr_size = enc_size(p[1])) ||
-	    (p[2] != 0x03 && p[2] != 0x0b) || p[3] != EH_PE_TABLE)
-		return;
-	off = 4 + ptr_size;
-	if (len < off + 4 || !(p = module_bytes(mod, hdr + off, 4)))
-		return;
-	memcpy(&count, p, sizeof(count));
-	off += 4;
-	if (!count || (len - off) / 8 < count || !module_bytes(mod, hdr + off, (size_t)count * 8))
+	if (!p || !kp_ehhdr_parse(p, (size_t)len, hdr, &h))
 		return;
 	mod->hdr = hdr;
-	mod->table = hdr + off;
-	mod->nr_fdes = count;
+	mod->table = hdr + h.table;
+	mod->nr_fdes = h.nr;
 }
 
 static bool module_parse(struct module *mod)
@@ -272,6 +250,50 @@ static const struct region *region_of(struct lu *l, uint64_t addr)
 
 /* --- libunwind's accessors ----------------------------------------------------------------- */
 
+/*
+ * JIT code at @ip with unwinding info in its jitdump: its search table, searched as a binary's.
+ * -UNW_ENOINFO for none; -UNW_ESTOPUNWIND, with l->jit_bad, where the info is unusable, or has
+ * no FDE for @ip, or one that reaches outside the code (before it, or into the .eh_frame after
+ * it).
+ */
+static int jit_proc_info(struct lu *l, unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			 int need_unwind_info)
+{
+	const struct kp_map *m = kp_session_map(l->proc, ip);
+	const struct kp_perfmap_ent *e;
+	uint64_t hdr, table;
+	unw_dyn_info_t di;
+	int rc;
+
+	if (!m || !(m->flags & KP_MAP_ANON) || !(e = kp_session_jit(l->s, l->proc, ip)) ||
+	    !e->unwind)
+		return -UNW_ENOINFO;
+	l->jit = *e;
+	l->has_jit = true;
+	if (kp_perfmap_unwind_hdr(e, &hdr, &table)) {
+		memset(&di, 0, sizeof(di));
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.start_ip = e->start;
+		di.end_ip = e->end;
+		di.u.rti.segbase = hdr;
+		di.u.rti.table_data = table;
+		di.u.rti.table_len = e->unwind->nr_fdes * 8 / sizeof(unw_word_t);
+		/* first without the rules (nothing to release), to hold the FDE to the code */
+		rc = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, 0, l);
+		if (rc >= 0 && pi->start_ip >= e->start && pi->end_ip >= pi->start_ip &&
+		    pi->end_ip - e->start <= e->unwind->eh_frame_off)
+			rc = need_unwind_info ? UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi,
+										   1, l)
+					      : rc;
+		else
+			rc = -UNW_ENOINFO;
+		if (rc >= 0)
+			return rc;
+	}
+	l->jit_bad = true;
+	return -UNW_ESTOPUNWIND;
+}
+
 static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			  int need_unwind_info, void *arg)
 {
@@ -281,6 +303,8 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	unw_dyn_info_t di;
 	int rc = -UNW_ENOINFO;
 
+	if (!r && (rc = jit_proc_info(l, as, ip, pi, need_unwind_info)) != -UNW_ENOINFO)
+		return rc;
 	if (mod && mod->nr_fdes) {
 		memset(&di, 0, sizeof(di));
 		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
@@ -342,6 +366,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int
 	}
 	r = region_of(l, addr);
 	p = r ? module_bytes(&l->mods[r->mod], addr - r->bias, sizeof(*val)) : NULL;
+	if (!p && l->has_jit)
+		p = kp_perfmap_unwind_bytes(&l->jit, addr, sizeof(*val));
 	if (p) {
 		memcpy(val, p, sizeof(*val));
 		return 0;
@@ -495,8 +521,10 @@ static size_t lu_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (!l->sp->as)
 		return 0;
 	l->smp = smp;
+	l->proc = &l->s->procs[t->proc];
 	l->last = NULL;
 	l->beyond_copy = l->below_sp = false;
+	l->has_jit = l->jit_bad = false;
 	l->known = kp_unwind_regs(smp, l->regs);
 	pcs[n++] = l->regs[KP_UNWIND_RIP];
 	while (n < max) {

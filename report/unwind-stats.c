@@ -12,9 +12,12 @@ static const char *const stop_str[KP_UNWIND_NR_STOPS] = {
 	[KP_UNWIND_STOP_MEMORY] = "unreadable stack",
 	[KP_UNWIND_STOP_DEPTH] = "depth limit",
 	[KP_UNWIND_STOP_UNMAPPED] = "unmapped code",
+	[KP_UNWIND_STOP_JIT_NONE] = "JIT code without unwind info",
+	[KP_UNWIND_STOP_JIT_BAD] = "unusable JIT unwind info",
 };
 
-/* The record fields of the reasons UNWIND_DSO counts, in enum order; UNMAPPED has no binary. */
+/* The record fields of the reasons UNWIND_DSO counts, in enum order; UNMAPPED and the JIT's have
+ * no binary. */
 #define NR_DSO_STOPS 4
 
 const char *kp_unwind_stop_str(enum kp_unwind_stop why)
@@ -86,7 +89,7 @@ void kp_unwind_stats_read(struct kp_unwind_stats *st, struct kp_strtab *strs,
 	if (rec->type == KP_REC_UNWIND_STATS) {
 		struct kp_rec_unwind_stats u = { .h = *rec };
 
-		/* a first-version record stops before end_memory: those read as 0 */
+		/* an older record stops before end_memory, or before end_jit_none: those read as 0 */
 		memcpy(&u, rec, rec->size < sizeof(u) ? rec->size : sizeof(u));
 		st->samples += u.unwound + u.kept_failed;
 		st->failed += u.failed;
@@ -95,6 +98,8 @@ void kp_unwind_stats_read(struct kp_unwind_stats *st, struct kp_strtab *strs,
 		st->stops[KP_UNWIND_STOP_MEMORY] += u.end_memory;
 		st->stops[KP_UNWIND_STOP_DEPTH] += u.end_depth;
 		st->stops[KP_UNWIND_STOP_UNMAPPED] += u.end_unmapped;
+		st->stops[KP_UNWIND_STOP_JIT_NONE] += u.end_jit_none;
+		st->stops[KP_UNWIND_STOP_JIT_BAD] += u.end_jit_bad;
 	} else if (rec->type == KP_REC_UNWIND_DSO) {
 		const struct kp_rec_unwind_dso *u = (const void *)rec;
 		const uint64_t n[NR_DSO_STOPS] = { u->end_copy, u->end_cfi, u->end_memory,
@@ -115,6 +120,8 @@ void kp_unwind_stats_fill(const struct kp_unwind_stats *st, struct kp_rec_unwind
 	rec->end_memory = st->stops[KP_UNWIND_STOP_MEMORY];
 	rec->end_depth = st->stops[KP_UNWIND_STOP_DEPTH];
 	rec->end_unmapped = st->stops[KP_UNWIND_STOP_UNMAPPED];
+	rec->end_jit_none = st->stops[KP_UNWIND_STOP_JIT_NONE];
+	rec->end_jit_bad = st->stops[KP_UNWIND_STOP_JIT_BAD];
 }
 
 void kp_unwind_stats_write(const struct kp_unwind_stats *st, const struct kp_strtab *strs,
@@ -224,6 +231,10 @@ bool kp_unwind_truncation(const struct kp_unwind_stats *st, const struct kp_strt
 	if (cfi >= 0)
 		APPEND(hint, size, &hl, "%sinstall the debug symbols (the -dbgsym package) of %s for "
 		       "its CFI", hl ? "; " : "", kp_strtab_get(strs, st->dsos[cfi].path));
+	if (st->stops[KP_UNWIND_STOP_JIT_NONE])
+		APPEND(hint, size, &hl, "%sa JIT that writes its code's unwinding info into its "
+		       "jitdump (python3 -X perf_jit; node --perf-prof --perf-prof-unwinding-info) "
+		       "or keeps frame pointers lets DWARF stacks through its code", hl ? "; " : "");
 	return true;
 }
 

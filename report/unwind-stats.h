@@ -25,7 +25,11 @@ enum kp_unwind_stop {
 	KP_UNWIND_STOP_CFI,	 /* no usable CFI, and no frame pointer to go on with */
 	KP_UNWIND_STOP_MEMORY,	 /* the CFI led below the sampled SP: an unreadable stack */
 	KP_UNWIND_STOP_DEPTH,	 /* more frames than an unwinder follows */
-	KP_UNWIND_STOP_UNMAPPED, /* an address in no file-backed map (JIT code, garbage) */
+	KP_UNWIND_STOP_UNMAPPED, /* an address in no file-backed map, nor in named JIT code */
+	KP_UNWIND_STOP_JIT_NONE, /* JIT code its JIT gave no unwinding info for, and no frame
+				  * pointer to go on with */
+	KP_UNWIND_STOP_JIT_BAD,	 /* JIT code whose unwinding info is unusable: damaged, not of
+				  * that code, or a rule the unwinder does not follow */
 	KP_UNWIND_NR_STOPS
 };
 

@@ -7,8 +7,10 @@
  * to libdw's callbacks through the state (PLATFORM.md measured 3-8 us per unwind this way,
  * against 600 us for a Dwfl per sample). Before libdw, the steps cached per (binary, offset)
  * by unwind-cfi.c unwind the sample when every frame's rule is a plain one; libdw does the rest,
- * and its x86-64 backend passes a frame without CFI through its frame pointer by itself. The
- * other library is in unwind-libunwind.c.
+ * and its x86-64 backend passes a frame without CFI through its frame pointer by itself. JIT
+ * code is in no module of libdw's: where its jitdump gave its CFI, libdw's walk stops at its
+ * frame, unwind-cfi.c steps out of it, and libdw starts again from the caller. The other
+ * library is in unwind-libunwind.c.
  */
 #include "unwind.h"
 
@@ -177,12 +179,21 @@ struct dw {
 	struct kp_cfi_cache *cfi;	/* the fast path's steps */
 	/* the sample being unwound, for the callbacks */
 	const struct kp_sample *smp;
+	struct kp_proc *proc;
 	uint32_t pid;
 	uint64_t *pcs;
 	size_t nr_pcs, max;
 	bool beyond_copy;	/* libdw asked for stack the copy does not hold */
 	bool below_sp;		/* ... or for memory below the sampled SP: garbage */
 	bool zero_pc;		/* a return address of 0: the end of a frame-pointer chain */
+	/* past JIT code: libdw starts again from its caller's registers, whose first frame, the
+	 * return address, is in pcs already */
+	bool restart, skip_first;
+	uint64_t regs[KP_UNWIND_NR_REGS];
+	uint32_t known;		/* which of @regs are (bit i: DWARF register i) */
+	bool jit_stepped;	/* the walk stopped at JIT code and stepped out of it into @regs */
+	bool jit_ended;		/* ... or the stack ends there, as @jit_end says */
+	enum kp_unwind_end jit_end;
 };
 
 /*
@@ -242,7 +253,14 @@ static bool dw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct dw *d = arg;
 	uint64_t regs[KP_UNWIND_NR_REGS];
-	uint32_t known = kp_unwind_regs(d->smp, regs);
+	uint32_t known;
+
+	if (d->restart) {
+		memcpy(regs, d->regs, sizeof(regs));
+		known = d->known;
+	} else {
+		known = kp_unwind_regs(d->smp, regs);
+	}
 
 	/* only those the sample has: the others stay undefined, as CFI that needs them learns */
 	for (int i = 0; i < KP_UNWIND_NR_REGS; i++) {
@@ -311,6 +329,47 @@ static struct dw_space *dw_space_of(struct dw *d, uint32_t proc)
 	return sp;
 }
 
+/*
+ * Whether the frame of @state, at @pc (the IP, or a return address minus one), is JIT code
+ * with unwinding info, which libdw would pass through its frame pointer: then stepped out of
+ * (d->jit_stepped, the caller's registers in d->regs) or ended in (d->jit_ended) here.
+ */
+static bool dw_jit_frame(struct dw *d, Dwfl_Frame *state, uint64_t pc)
+{
+	const struct kp_map *m = kp_session_map(d->proc, pc);
+	uint64_t regs[KP_UNWIND_NR_REGS];
+	uint32_t known = 0;
+	bool rbp_known;
+	int rc;
+
+	if (!m || !(m->flags & KP_MAP_ANON))
+		return false;
+	for (unsigned i = 0; i < KP_UNWIND_NR_REGS; i++) {
+		Dwarf_Word v;
+		regs[i] = 0;
+		if (dwfl_frame_reg(state, i, &v) == 0) {
+			regs[i] = v;
+			known |= 1u << i;
+		}
+	}
+	rbp_known = known >> KP_UNWIND_RBP & 1;
+	rc = kp_cfi_jit_step(d->s, d->proc, d->smp, pc, regs, &rbp_known, &d->jit_end);
+	if (!rc)
+		return false;
+	if (rc < 0 || !(known >> KP_UNWIND_RSP & 1)) {
+		if (rc > 0)
+			d->jit_end = KP_UNWIND_END_EARLY;
+		d->jit_ended = true;
+		return true;
+	}
+	/* the others are not followed through the JIT frame: unknown, as CFI that needs them
+	 * learns */
+	memcpy(d->regs, regs, sizeof(regs));
+	d->known = 1u << KP_UNWIND_RSP | 1u << KP_UNWIND_RIP | (uint32_t)rbp_known << KP_UNWIND_RBP;
+	d->jit_stepped = true;
+	return true;
+}
+
 static int dw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct dw *d = arg;
@@ -323,8 +382,11 @@ static int dw_frame(Dwfl_Frame *state, void *arg)
 		d->zero_pc = true;
 		return DWARF_CB_ABORT;
 	}
-	d->pcs[d->nr_pcs++] = pc;
-	return DWARF_CB_OK;
+	if (d->skip_first) /* a return address minus one, itself in pcs already */
+		d->skip_first = false;
+	else
+		d->pcs[d->nr_pcs++] = pc;
+	return dw_jit_frame(d, state, pc - !activation) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 static void *dw_new(struct kp_session *s)
@@ -359,7 +421,8 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (!sp->dwfl || !sp->attached)
 		return 0;
 	/* the cached steps first; a frame they cannot replay sends the sample to libdw */
-	rc = kp_cfi_unwind(d->cfi, d->s, &d->s->procs[t->proc], sp->dwfl, smp, pcs, max, end);
+	d->proc = &d->s->procs[t->proc];
+	rc = kp_cfi_unwind(d->cfi, d->s, d->proc, sp->dwfl, smp, pcs, max, end);
 	if (rc >= 0)
 		return (size_t)rc;
 	*end = KP_UNWIND_END_DONE;
@@ -369,9 +432,23 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	d->max = max;
 	d->nr_pcs = 0;
 	d->beyond_copy = d->below_sp = d->zero_pc = false;
-	/* -1: stopped early, for a reason to count; libdw also ends quietly (0) when the stack
-	 * it needs is not in the copy, which dw_memory_read() notes */
-	rc = dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, dw_frame, d);
+	d->restart = d->skip_first = false;
+	for (;;) {
+		d->jit_stepped = d->jit_ended = false;
+		/* -1: stopped early, for a reason to count; libdw also ends quietly (0) when the
+		 * stack it needs is not in the copy, which dw_memory_read() notes */
+		rc = dwfl_getthread_frames(sp->dwfl, (pid_t)t->pid, dw_frame, d);
+		if (!d->jit_stepped || d->nr_pcs >= max)
+			break;
+		/* on from the JIT code's caller, its rules looked up at the call */
+		d->pcs[d->nr_pcs++] = d->regs[KP_UNWIND_RIP];
+		d->regs[KP_UNWIND_RIP]--;
+		d->restart = d->skip_first = true;
+	}
+	if (d->jit_ended) {
+		*end = d->jit_end;
+		return d->nr_pcs;
+	}
 	if (d->nr_pcs >= max || d->zero_pc)
 		return d->nr_pcs;
 	if (d->beyond_copy)
@@ -448,23 +525,52 @@ static bool at_start(struct kp_unwinder *u, const struct kp_map *m, uint64_t add
 	return kp_dso_entry(dso, &entry) && off >= entry && off - entry < KP_START_SIZE;
 }
 
-/* Count an early end: why, and in which binary the last frame found was. An end at an address
- * no file maps (JIT code without a frame pointer, or garbage) is told apart from one in a binary
- * whose CFI was missing or could not be followed. */
+/* What the frame at @pc of @proc is in, of JIT code: none that a perf map or jitdump names, or
+ * code its JIT gave unwinding info for, or code without. */
+enum jit_kind { JIT_NOT, JIT_WITH_INFO, JIT_WITHOUT_INFO };
+
+static enum jit_kind jit_kind(struct kp_unwinder *u, struct kp_proc *proc, uint64_t pc)
+{
+	const struct kp_map *m = kp_session_map(proc, pc);
+	const struct kp_perfmap_ent *e;
+
+	if (!m || !(m->flags & KP_MAP_ANON) || !(e = kp_session_jit(u->s, proc, pc)))
+		return JIT_NOT;
+	return e->unwind ? JIT_WITH_INFO : JIT_WITHOUT_INFO;
+}
+
+/*
+ * Count an early end: why, and in which binary the last frame found was. An end in JIT code is
+ * told apart from one at an address no file maps (garbage, or JIT code nothing names), and
+ * from one in a binary whose CFI was missing or could not be followed: in JIT code without
+ * unwinding info (where the frame-pointer guess out of it failed, or led to no code or to
+ * stack that cannot be read), or with unusable info.
+ */
 static void count_end(struct kp_unwinder *u, const struct kp_thread *t, enum kp_unwind_end end,
 		      size_t n)
 {
+	struct kp_proc *proc = &u->s->procs[t->proc];
 	uint64_t pc = n ? u->pcs[n - 1] - (n > 1) : 0;
-	const struct kp_map *m = n ? kp_session_map(&u->s->procs[t->proc], pc) : NULL;
+	const struct kp_map *m = n ? kp_session_map(proc, pc) : NULL;
 	uint32_t path = m && !(m->flags & KP_MAP_ANON) ? u->s->dso_list[m->dso].path : 0;
+	enum jit_kind jit = n ? jit_kind(u, proc, pc) : JIT_NOT;
 	enum kp_unwind_stop why;
 
+	if (!jit && n > 1 && (!path || end == KP_UNWIND_END_MEMORY) &&
+	    jit_kind(u, proc, u->pcs[n - 2] - (n > 2)) == JIT_WITHOUT_INFO)
+		jit = JIT_WITHOUT_INFO;
+	if (jit)
+		path = 0;
 	if (end == KP_UNWIND_END_COPY)
 		why = KP_UNWIND_STOP_COPY;
+	else if (jit == JIT_WITHOUT_INFO)
+		why = KP_UNWIND_STOP_JIT_NONE;
 	else if (end == KP_UNWIND_END_MEMORY)
 		why = KP_UNWIND_STOP_MEMORY;
 	else if (n >= MAX_FRAMES)
 		why = KP_UNWIND_STOP_DEPTH;
+	else if (jit == JIT_WITH_INFO)
+		why = KP_UNWIND_STOP_JIT_BAD;
 	else if (!path)
 		why = KP_UNWIND_STOP_UNMAPPED;
 	else if (at_start(u, m, pc))

@@ -42,7 +42,7 @@ static void hold(struct held *h, const struct kp_rec_header *rec)
 		KP_GROW(h->rings, h->cap_rings, h->nr_rings + 1);
 		memcpy(&h->rings[h->nr_rings++], rec, sizeof(*h->rings));
 		break;
-	default: /* KP_REC_UNWIND_STATS, perhaps a first-version one without the last fields */
+	default: /* KP_REC_UNWIND_STATS, perhaps an older one without the last fields */
 		memcpy(&h->unwind, rec, rec->size < sizeof(h->unwind) ? rec->size : sizeof(h->unwind));
 		break;
 	}
@@ -59,6 +59,8 @@ static void merge(struct kp_rec_unwind_stats *now, const struct kp_rec_unwind_st
 	now->end_other += was->end_other;
 	now->end_memory += was->end_memory;
 	now->end_depth += was->end_depth;
+	now->end_jit_none += was->end_jit_none;
+	now->end_jit_bad += was->end_jit_bad;
 	now->cpu_ns += was->cpu_ns;
 }
 

@@ -8,23 +8,27 @@
 # all memory refused; a FIFO or a device at the perf map's or the dump's path refused, not
 # waited on; a perf map of another user ignored unless -f; and Python's -X perf_jit where
 # Debian's python3 has it (3.13).
+# DWARF stacks through JIT code, with the CFI its jitdump gives (JIT_CODE_UNWINDING_INFO):
+# the workload's --unwind mode, unwound while recording (its last function compiled after the
+# dump was first read) and in the report with each unwinder, reaches main as perf inject --jit
+# does on the same program; without unwinding info the stacks stop there and the warnings say
+# why; unwinding info whose sizes lie stops them there too, counted in --stats and named.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 JIT="$top_builddir/tests/workloads/jit"
 "$JIT" 0 "$WORK" >/dev/null 2>&1
 [ $? -ne 77 ] || skip_all "the JIT workload writes x86-64 code only"
 val() { sed -n "s/^$2=//p" "$1" | head -1; }
-self_of() { awk -v f="$1" '$NF == f { sub("%", "", $1); print $1; exit }' "$2"; }
 
 "$KPROF" record -g -o "$WORK/j.kprof" -- "$JIT" 1 "$WORK" >"$WORK/j.out" 2>"$WORK/j.err"
 "$KPROF" report -i "$WORK/j.kprof" --flat --color never >"$WORK/j.flat" 2>"$WORK/j.rep"
-hot=$(self_of jit_hot "$WORK/j.flat")
-cold=$(self_of jit_cold "$WORK/j.flat")
+hot=$(total_of jit_hot "$WORK/j.flat")
+cold=$(total_of jit_cold "$WORK/j.flat")
 t_hot=$(truth_of hot "$WORK/j.out")
 t_cold=$(truth_of cold "$WORK/j.out")
-check "jit_hot, named from the jitdump: ${hot:-none}% self, its clock's ${t_hot}%" \
+check "jit_hot, named from the jitdump: ${hot:-none}% in all, its clock's ${t_hot}%" \
 	points "$hot" "$t_hot" "$SHARE_POINTS"
-check "jit_cold, named after its move: ${cold:-none}% self, its clock's ${t_cold}%" \
+check "jit_cold, named after its move: ${cold:-none}% in all, its clock's ${t_cold}%" \
 	points "$cold" "$t_cold" "$SHARE_POINTS"
 check "no warning about the dump" sh -c '! grep -q "jit-" "$1"' - "$WORK/j.rep"
 "$KPROF" report -i "$WORK/j.kprof" --tree --srcline --color never >"$WORK/j.tree" 2>/dev/null
@@ -36,8 +40,7 @@ check "--srcline: jit_hot's source line from the dump's debug info" \
 export HOME="$WORK"
 if perf record -q -k mono -g -o "$WORK/p.data" -- "$JIT" 1 "$WORK" >"$WORK/p.out" 2>/dev/null &&
 	perf inject --jit -i "$WORK/p.data" -o "$WORK/pj.data" >/dev/null 2>&1; then
-	perf report -i "$WORK/pj.data" --stdio --no-children --sort sym 2>/dev/null >"$WORK/p.rep"
-	p_hot=$(awk '$NF == "jit_hot" { sub("%", "", $1); print $1; exit }' "$WORK/p.rep")
+	p_hot=$(total_perf jit_hot "$WORK/pj.data")
 	check "perf inject --jit names jit_hot too: perf ${p_hot:-none}%, kprof ${hot:-none}%" \
 		points "$p_hot" "$hot" "$SHARE_POINTS_2"
 else
@@ -132,6 +135,82 @@ if chown nobody "$pmap" 2>/dev/null; then
 else
 	skips 3 "chown to nobody is not permitted here"
 fi
+
+# --- DWARF stacks through JIT code. jit --unwind gives each function its unwinding info: it
+# spends half its time in jit_hot and jit_cold, then compiles jit_outer, which keeps no frame
+# pointer and calls back into C (jit_burn, directly and through jit_relay, a frame libdw's own
+# unwinder takes over), while the recording reads its dump. A stack through JIT code reaches
+# main only through the dump's CFI (without it, the frame-pointer guess stops or skips main).
+at_least() { awk -v m="$1" -v n="$2" 'BEGIN { exit !(m >= n) }'; }
+"$KPROF" record --call-graph dwarf -o "$WORK/u.kprof" -- "$JIT" 0.5 "$WORK" --unwind \
+	>"$WORK/u.out" 2>"$WORK/u.err"
+"$KPROF" report -i "$WORK/u.kprof" --folded >"$WORK/u.folded" 2>"$WORK/u.rep"
+m=$(reach_main_from "$WORK/u.folded" '^jit_')
+check "unwound while recording: ${m}% of the JIT code's stacks reach main (at least 95)" \
+	at_least "$m" 95
+m_outer=$(reach_main_from "$WORK/u.folded" '^jit_outer$')
+check "... ${m_outer}% of jit_outer's, compiled after the dump was first read (at least 95)" \
+	at_least "$m_outer" 95
+check "... through jit_relay too, where libdw's own unwinder hands JIT code over" \
+	grep -q ";main;jit_outer;jit_relay;jit_burn [0-9]*\$" "$WORK/u.folded"
+check "... and neither the recording nor the report says stacks stop" \
+	sh -c '! grep -q "stop before" "$1" "$2"' - "$WORK/u.err" "$WORK/u.rep"
+"$KPROF" record --call-graph dwarf --keep-stacks -o "$WORK/k.kprof" -- "$JIT" 0.5 "$WORK" \
+	--unwind >"$WORK/k.out" 2>/dev/null
+for u in libdw libunwind; do
+	"$KPROF" report -i "$WORK/k.kprof" --unwinder $u --folded >"$WORK/k.$u.folded" 2>/dev/null
+	m=$(reach_main_from "$WORK/k.$u.folded" '^jit_')
+	check "unwound in the report by $u: ${m}% of the JIT code's stacks reach main (at least 95)" \
+		at_least "$m" 95
+done
+# perf record -k 1 --call-graph dwarf, perf inject --jit (an ELF file per function, with its
+# .eh_frame, under $WORK) and perf script, on the same program: its jit_outer stacks too
+if perf record -q -k 1 --call-graph dwarf -o "$WORK/pu.data" -- "$JIT" 0.5 "$WORK" --unwind \
+		>/dev/null 2>&1 && perf inject --jit -i "$WORK/pu.data" -o "$WORK/puj.data" >/dev/null 2>&1; then
+	p=$(perf script -F ip,sym -i "$WORK/puj.data" 2>/dev/null |
+		awk 'BEGIN { RS = "" } /jit_outer/ { t++; if (/ main\n/) m++ } END { printf "%.2f", t ? 100 * m / t : 0 }')
+	check "perf reaches main from jit_outer in ${p}% of its stacks, kprof in ${m_outer}% (both 95 or more)" \
+		sh -c 'at_least() { awk -v m="$1" -v n="$2" "BEGIN { exit !(m >= n) }"; }
+			at_least "$1" 95 && at_least "$2" 95' - "$p" "$m_outer"
+else
+	skip "perf record --call-graph dwarf or perf inject --jit failed here"
+fi
+# without unwinding info: the stacks stop in jit_outer, and the recorder and the report say why
+"$KPROF" record --call-graph dwarf -o "$WORK/n.kprof" -- "$JIT" 0.3 "$WORK" --no-unwind \
+	>/dev/null 2>"$WORK/n.err"
+"$KPROF" report -i "$WORK/n.kprof" --folded >/dev/null 2>"$WORK/n.rep"
+check "no unwinding info: the recording says the stacks stop in JIT code without unwind info" \
+	grep -q "stop before their thread's entry: .*% JIT code without unwind info" "$WORK/n.err"
+check "... and so does the report, with what lets them through" \
+	sh -c 'grep -q "% JIT code without unwind info" "$1" && grep -q "^hint: a JIT that writes its code.s unwinding info" "$1"' - "$WORK/n.rep"
+check "... never an unreadable stack or unmapped code" \
+	sh -c '! grep -Eq "unreadable stack|unmapped code" "$1" "$2"' - "$WORK/n.err" "$WORK/n.rep"
+# jit_outer's unwinding info (the dump's third) with an eh_frame_hdr_size beyond its
+# unwinding_size: its frames stop there, counted in --stats, the record named; nothing read
+# beyond it (ASan's build runs this too)
+# rec_off DUMP ID N: the offset of the Nth record of type ID in the jitdump DUMP
+rec_off() {
+	ro_off=40 ro_k=0 ro_size=$(wc -c <"$1")
+	while [ $((ro_off + 16)) -le "$ro_size" ]; do
+		ro_id=$(od -An -tu4 -j$ro_off -N4 "$1" | tr -d ' ')
+		ro_len=$(od -An -tu4 -j$((ro_off + 4)) -N4 "$1" | tr -d ' ')
+		[ "$ro_id" -eq "$2" ] && ro_k=$((ro_k + 1)) && [ $ro_k -eq "$3" ] && echo $ro_off && return
+		[ "$ro_len" -gt 0 ] || return
+		ro_off=$((ro_off + ro_len))
+	done
+}
+dump=$(val "$WORK/k.out" dump)
+cp "$dump" "$WORK/k.whole"
+off=$(rec_off "$dump" 4 3)
+printf '\377\377\0\0' | dd of="$dump" bs=1 seek=$((${off:-0} + 24)) conv=notrunc 2>/dev/null
+"$KPROF" report -i "$WORK/k.kprof" --stats --folded >"$WORK/kb.folded" 2>"$WORK/kb.rep"
+n=$(sed -n 's/.* \([0-9]*\) unusable JIT unwind info$/\1/p' "$WORK/kb.rep" | head -1)
+past=$(awk -F';' '{ for (i = 3; i <= NF; i++) if ($i == "jit_outer") n++ } END { print n + 0 }' "$WORK/kb.folded")
+check "unwinding info whose sizes lie: --stats counts ${n:-no} stacks stopped at unusable JIT unwind info, $past going on past jit_outer" \
+	test "${n:-0}" -gt 0 -a "$past" -eq 0
+check "... the record is named, at offset ${off:-none}, with why" grep -qF \
+	"the unwinding info record at offset $off is unusable (DWARF stacks stop in its code): its eh_frame_hdr_size, 65535 bytes, is more than its unwinding_size" "$WORK/kb.rep"
+cp "$WORK/k.whole" "$dump"
 
 # Python's own jitdump (-X perf_jit, Python 3.13)
 if command -v python3 >/dev/null 2>&1 &&
