@@ -721,10 +721,14 @@ static void line_summary(struct ctx *c, struct kp_ann_func *f)
 		qsort_r(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line, c);
 }
 
-/* Why a NO_SYMBOL group's samples cannot be annotated. */
+/* Why a NO_SYMBOL group's samples cannot be annotated: what named the binary, and what did
+ * not name these addresses. */
 static void no_symbol(const struct group *g, struct kp_ann_func *f)
 {
-	enum kp_dso_status st = g->dso ? kp_dso_status(g->dso) : KP_DSO_OK;
+	enum kp_dso_status st = g->dso ? kp_dso_status(g->dso) : KP_DSO_OK, file_st;
+	enum kp_dso_dwarf dwarf;
+	const char *debug = g->dso ? kp_dso_debug_file(g->dso, &dwarf) : NULL;
+	enum kp_dso_source src = g->dso ? kp_dso_source(g->dso, &file_st) : KP_DSO_SRC_FILE;
 
 	if (!g->dso)
 		set_why(f, "no kernel symbol covers these addresses (the recording holds no "
@@ -735,9 +739,18 @@ static void no_symbol(const struct group *g, struct kp_ann_func *f)
 			f->file_build_id[0] ? f->file_build_id : "missing", f->build_id);
 	else if (st != KP_DSO_OK)
 		set_why(f, "'%s': %s", kp_dso_path(g->dso), kp_dso_status_str(st));
+	else if (debug)
+		set_why(f, "no symbol of '%s' or of its debug file '%s' covers these addresses",
+			kp_dso_path(g->dso), debug);
+	else if (src == KP_DSO_SRC_EMBEDDED || src == KP_DSO_SRC_EMBEDDED_NS)
+		set_why(f, "no symbol the recording embeds for '%s' covers these addresses",
+			kp_dso_path(g->dso));
+	else if (kp_dso_stripped(g->dso))
+		set_why(f, "no symbol of '%s' covers these addresses: it is stripped of its "
+			   ".symtab, and no debug file of it was found (by build-id under "
+			   "/usr/lib/debug, or by .gnu_debuglink)", kp_dso_path(g->dso));
 	else
-		set_why(f, "no symbol of '%s' covers these addresses (stripped of its .symtab: "
-			   "its debug file has the names)", kp_dso_path(g->dso));
+		set_why(f, "no symbol of '%s' covers these addresses", kp_dso_path(g->dso));
 }
 
 static void disassemble(struct ctx *c, size_t gi)

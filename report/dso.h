@@ -172,6 +172,13 @@ enum kp_dso_dwarf {
 };
 
 /*
+ * kp_dso_stripped - whether the file the DSO was read from (loaded first) has no .symtab of
+ * its own: its names are then .dynsym's, its PLT entries' and a separate debug file's, if one
+ * was found (kp_dso_debug_file()). False when no file was read (embedded symbols alone).
+ */
+bool kp_dso_stripped(struct kp_dso *d);
+
+/*
  * kp_dso_debug_file - the separate debug file libdw found for the DSO (for its symbols or its
  * DWARF), or NULL when none was opened; why its DWARF (or the binary's own) was read into
  * *@dwarf. Borrowed: valid until kp_dsos_free().
