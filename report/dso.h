@@ -22,6 +22,11 @@ struct kp_dso;
 
 struct kp_dso_opts {
 	bool inline_frames;	/* expand inlined functions (default true; --no-inline) */
+	bool inline_self;	/* a sample's own address gives its inline frames to its stack
+				 * too, the innermost taking its self (--inline-self); by default
+				 * the stack ends at the function holding the code, which perf
+				 * names, and only return addresses are expanded (the resolver
+				 * reads it: resolve.h) */
 	bool srcline;		/* fill file:line (--srcline); off saves the line-table lookups */
 	bool demangle;		/* C++ and Rust (legacy and v0) names demangled (--no-demangle) */
 	const char *kernel_release; /* of the recording: the live vDSO is used only if it matches */
