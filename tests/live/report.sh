@@ -132,6 +132,15 @@ check "--no-demangle keeps the mangled name" grep -q " _ZN6shapes6Engine4spinEl\
 "$KPROF" report -i "$c" --tree --srcline --inline-self --color never >"$WORK/c.src"
 check "--srcline names the source line of the inlined frame" \
 	grep -q "$ADD (inlined) inline.cc:[0-9]*\$" "$WORK/c.src"
+# annotate of the inlined function, which has no code of its own: the function holding it,
+# with its instructions marked
+"$KPROF" annotate -i "$c" --stdio --no-source "$ADD" >"$WORK/c.ann" 2>"$WORK/c.ann.err"
+rc=$?
+check "annotate $ADD: status 0 ($rc), saying it is inlined into spin" \
+	sh -c "[ $rc -eq 0 ] && grep -qxF 'kprof: $ADD is inlined into $SPIN: annotated there, its instructions marked |' '$WORK/c.ann.err'"
+check "...which it annotates, add's instructions marked, holding most of its samples" \
+	awk -v f="## $SPIN in " 'index($0, f) == 1 { in_f = 1 } in_f && /^ +[0-9.]+%/ { if ($2 ~ /\|$/) m += $1; else u += $1 }
+		END { exit !(in_f && m > u) }' "$WORK/c.ann"
 
 # bad input: a cut recording reports what it read, then the truncation
 size=$(stat -c %s "$WORK/s.kprof")
