@@ -101,18 +101,27 @@ static int addr_col(const struct printer *p)
 	return 17 + (p->o->callers ? 9 : 0) + 2;
 }
 
+/* Spaces up to column @col, with the mark in its column when @marked. */
+static void indent(struct printer *p, int col, bool marked)
+{
+	int at = addr_col(p) - 2;
+
+	fprintf(p->out, "%*s%c%*s", at, "", marked ? KP_ANN_MARK : ' ', col - at - 1, "");
+}
+
 static void print_source(struct printer *p, const struct kp_ann_insn *in, int col)
 {
 	const char *text = src_line(p, in->file, in->line);
 
-	fprintf(p->out, "%*s", col, "");
+	indent(p, col, in->marked);
 	kp_text_put(p->out, 0, base(in->file));
 	fprintf(p->out, ":%u", in->line);
 	if (text)
 		fprintf(p->out, "  %s", text);
 	fputc('\n', p->out);
 	if (in->nr_inl) {
-		fprintf(p->out, "%*sinlined:", col, "");
+		indent(p, col, in->marked);
+		fputs("inlined:", p->out);
 		for (size_t k = 0; k < in->nr_inl; k++) {
 			fputs(k ? " < " : " ", p->out);
 			kp_text_put(p->out, 0, in->inl[k]);
@@ -147,8 +156,8 @@ static void print_insn(struct printer *p, const struct kp_ann_func *f,
 		fprintf(p->out, " %8llu", (unsigned long long)in->calls.count);
 	else if (p->o->callers)
 		fputs("         ", p->out);
-	fprintf(p->out, "  %*llx:  %s%s%s", aw, (unsigned long long)in->addr, in->mnemonic,
-		*in->operands ? " " : "", in->operands);
+	fprintf(p->out, "%c %*llx:  %s%s%s", in->marked ? KP_ANN_MARK : ' ', aw,
+		(unsigned long long)in->addr, in->mnemonic, *in->operands ? " " : "", in->operands);
 	if (in->target_label)
 		fprintf(p->out, " -> L%u", in->target_label);
 	else if (in->target_name) {
@@ -174,7 +183,8 @@ static void print_lines(struct printer *p, const struct kp_ann_func *f)
 
 		fputs(" ", p->out);
 		kp_view_print_pct(p->out, kp_view_pct(weight(p, &l->w), fw), p->o->color);
-		fprintf(p->out, " %8llu  ", (unsigned long long)l->w.count);
+		fprintf(p->out, " %8llu%c ", (unsigned long long)l->w.count,
+			l->marked ? KP_ANN_MARK : ' ');
 		kp_text_put(p->out, 0, base(l->file));
 		fprintf(p->out, ":%u", l->line);
 		if (text)
@@ -219,6 +229,13 @@ static void print_func(struct printer *p, const struct kp_annotation *a,
 	if (f->outside)
 		fprintf(p->out, "# warning: %llu sample%s past the last instruction decoded\n",
 			(unsigned long long)f->outside, f->outside == 1 ? "" : "s");
+	for (size_t k = 0; k < f->nr_marks; k++) {
+		fputs("# ", p->out);
+		kp_text_put(p->out, 0, f->marks[k]);
+		fputs(" is inlined into ", p->out);
+		kp_text_put(p->out, 0, f->name);
+		fprintf(p->out, ": its instructions and source lines are marked %c\n", KP_ANN_MARK);
+	}
 	fprintf(p->out, "# percent  samples%s  %*s   instruction\n",
 		p->o->callers ? "  callers" : "", aw, "address");
 	for (size_t i = 0; i < f->nr_insns; i++) {
@@ -228,7 +245,8 @@ static void print_func(struct printer *p, const struct kp_annotation *a,
 			char l[16];
 
 			snprintf(l, sizeof(l), "L%u", in->label);
-			fprintf(p->out, "%*s%*s:\n", addr_col(p), "", aw, l);
+			indent(p, addr_col(p), in->marked);
+			fprintf(p->out, "%*s:\n", aw, l);
 		}
 		if (new_source(in, prev))
 			print_source(p, in, addr_col(p) + aw + 3);
@@ -363,6 +381,11 @@ static void json_func(struct printer *p, struct kp_json *j, const struct kp_anno
 		kp_json_str(j, f->no_lines);
 	else
 		kp_json_null(j);
+	kp_json_key(j, "marked"); /* the names inlined here it is annotated for */
+	kp_json_arr(j);
+	for (size_t k = 0; k < f->nr_marks; k++)
+		kp_json_str(j, f->marks[k]);
+	kp_json_arr_end(j);
 	kp_json_key(j, "instructions");
 	kp_json_arr(j);
 	for (size_t i = 0; i < f->nr_insns; i++)

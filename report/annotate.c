@@ -428,7 +428,69 @@ static void add_func(struct ctx *c, struct group *g)
 	g->chosen = a->nr_funcs;
 }
 
-/* The functions to annotate: the names asked for, or the hottest. */
+/* The annotation's own DSO of @g's binary (lines and inline frames on); NULL for the kernel. */
+static struct kp_dso *ann_dso(struct ctx *c, const struct group *g)
+{
+	const uint8_t *bits;
+	size_t len;
+
+	if (!g->dso)
+		return NULL;
+	len = kp_dso_build_id(g->dso, &bits);
+	return kp_dsos_find(c->a->dsos, kp_dso_path(g->dso), len ? bits : NULL, len);
+}
+
+/* Whether @name is one of the inlined frames of @fr (@n frames, innermost first: the last is
+ * the function holding them). */
+static bool inlined_in(const struct kp_sym_frame *fr, int n, const char *name)
+{
+	for (int k = 0; k < n - 1; k++)
+		if (fr[k].func && !strcmp(fr[k].func, name))
+			return true;
+	return false;
+}
+
+/* Whether @name is inlined at one of @g's sampled instructions. */
+static bool inlined_at_hits(struct ctx *c, const struct group *g, const char *name)
+{
+	struct kp_dso *d = g->start != NO_SYMBOL ? ann_dso(c, g) : NULL;
+	struct kp_sym_frame fr[KP_DSO_MAX_FRAMES];
+
+	for (size_t i = d ? g->hits : 0; i; i = c->hits[i - 1].prev) {
+		uint64_t off = g->off + (c->hits[i - 1].addr - g->start);
+
+		if (inlined_in(fr, kp_dso_symbolize(d, off, fr, KP_DSO_MAX_FRAMES), name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @name, which no sampled function has: each function (hottest first) it is inlined into at
+ * their samples is annotated for it, @name among its marks. False when there is none.
+ */
+static bool choose_holders(struct ctx *c, const size_t *order, const char *name)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < c->nr_groups; i++) {
+		struct group *g = &c->groups[order[i]];
+		struct kp_ann_func *f;
+
+		if (!g->w.count || !inlined_at_hits(c, g, name))
+			continue;
+		if (!g->chosen)
+			add_func(c, g);
+		f = &c->a->funcs[g->chosen - 1];
+		f->marks = kp_xrealloc(f->marks, (f->nr_marks + 1) * sizeof(*f->marks));
+		f->marks[f->nr_marks++] = intern(c->a, name);
+		found = true;
+	}
+	return found;
+}
+
+/* The functions to annotate: the names asked for (or those they are inlined into), or the
+ * hottest. */
 static void choose(struct ctx *c)
 {
 	struct kp_annotation *a = c->a;
@@ -441,6 +503,7 @@ static void choose(struct ctx *c)
 	for (size_t i = 0; i < c->nr_groups; i++)
 		a->names[a->nr_names++] = intern(a, c->groups[order[i]].name);
 	a->missing = kp_xcalloc(c->o->nr_names ? c->o->nr_names : 1, sizeof(*a->missing));
+	a->inlined = kp_xcalloc(c->o->nr_names ? c->o->nr_names : 1, sizeof(*a->inlined));
 	for (size_t k = 0; k < c->o->nr_names; k++) {
 		bool found = false;
 
@@ -453,7 +516,9 @@ static void choose(struct ctx *c)
 				add_func(c, g);
 			found = true;
 		}
-		if (!found)
+		if (!found && choose_holders(c, order, c->o->names[k]))
+			a->inlined[a->nr_inlined++] = c->o->names[k];
+		else if (!found)
 			a->missing[a->nr_missing++] = c->o->names[k];
 	}
 	/* a name may be missing because its binary cannot be read: say which cannot */
@@ -627,21 +692,18 @@ static void label(struct ctx *c, const struct group *g, struct kp_ann_func *f)
 	}
 }
 
-/* Source lines and inline frames, from the annotation's own DSO table (lines on). */
+/* Source lines and inline frames, from the annotation's own DSO table (lines on); the
+ * instructions of the functions it is annotated for (@f's marks) marked. */
 static void lines(struct ctx *c, const struct group *g, struct kp_ann_func *f)
 {
-	struct kp_dso *d;
+	struct kp_dso *d = ann_dso(c, g);
 	struct kp_sym_frame fr[KP_DSO_MAX_FRAMES];
 	enum kp_dso_status st;
-	const uint8_t *bits;
-	size_t len;
 
-	if (!g->dso) {
+	if (!d) {
 		f->no_lines = "kernel code: source lines are not read";
 		return;
 	}
-	len = kp_dso_build_id(g->dso, &bits);
-	d = kp_dsos_find(c->a->dsos, kp_dso_path(g->dso), len ? bits : NULL, len);
 	st = kp_dso_status(d);
 	for (size_t i = 0; st == KP_DSO_OK && i < f->nr_insns; i++) {
 		struct kp_ann_insn *in = &f->insns[i];
@@ -654,6 +716,8 @@ static void lines(struct ctx *c, const struct group *g, struct kp_ann_func *f)
 		f->has_lines |= in->file != NULL;
 		for (int k = 0; k < n - 1 && in->nr_inl < KP_ANN_MAX_INLINE; k++)
 			in->inl[in->nr_inl++] = intern(c->a, fr[k].func);
+		for (size_t k = 0; k < f->nr_marks && !in->marked; k++)
+			in->marked = inlined_in(fr, n, f->marks[k]);
 	}
 	if (!f->has_lines)
 		f->no_lines = "no DWARF line table in the binary or a debug file for it (a -dbgsym "
@@ -711,20 +775,25 @@ static void line_summary(struct ctx *c, struct kp_ann_func *f)
 			KP_GROW(f->lines, cap, f->nr_lines + 1);
 			kp_hash_put(&ids, key, f->nr_lines);
 			l = &f->lines[f->nr_lines++];
-			*l = (struct kp_ann_line){ in->file, in->line, { 0, 0 } };
+			*l = (struct kp_ann_line){ in->file, in->line, { 0, 0 }, false };
 		}
 		l->w.count += in->self.count;
 		l->w.period += in->self.period;
+		l->marked |= in->marked;
 	}
 	kp_hash_release(&ids);
 	if (f->nr_lines)
 		qsort_r(f->lines, f->nr_lines, sizeof(*f->lines), cmp_line, c);
 }
 
-/* Why a NO_SYMBOL group's samples cannot be annotated. */
+/* Why a NO_SYMBOL group's samples cannot be annotated: what named the binary, and what did
+ * not name these addresses. */
 static void no_symbol(const struct group *g, struct kp_ann_func *f)
 {
-	enum kp_dso_status st = g->dso ? kp_dso_status(g->dso) : KP_DSO_OK;
+	enum kp_dso_status st = g->dso ? kp_dso_status(g->dso) : KP_DSO_OK, file_st;
+	enum kp_dso_dwarf dwarf;
+	const char *debug = g->dso ? kp_dso_debug_file(g->dso, &dwarf) : NULL;
+	enum kp_dso_source src = g->dso ? kp_dso_source(g->dso, &file_st) : KP_DSO_SRC_FILE;
 
 	if (!g->dso)
 		set_why(f, "no kernel symbol covers these addresses (the recording holds no "
@@ -735,9 +804,18 @@ static void no_symbol(const struct group *g, struct kp_ann_func *f)
 			f->file_build_id[0] ? f->file_build_id : "missing", f->build_id);
 	else if (st != KP_DSO_OK)
 		set_why(f, "'%s': %s", kp_dso_path(g->dso), kp_dso_status_str(st));
+	else if (debug)
+		set_why(f, "no symbol of '%s' or of its debug file '%s' covers these addresses",
+			kp_dso_path(g->dso), debug);
+	else if (src == KP_DSO_SRC_EMBEDDED || src == KP_DSO_SRC_EMBEDDED_NS)
+		set_why(f, "no symbol the recording embeds for '%s' covers these addresses",
+			kp_dso_path(g->dso));
+	else if (kp_dso_stripped(g->dso))
+		set_why(f, "no symbol of '%s' covers these addresses: it is stripped of its "
+			   ".symtab, and no debug file of it was found (by build-id under "
+			   "/usr/lib/debug, or by .gnu_debuglink)", kp_dso_path(g->dso));
 	else
-		set_why(f, "no symbol of '%s' covers these addresses (stripped of its .symtab: "
-			   "its debug file has the names)", kp_dso_path(g->dso));
+		set_why(f, "no symbol of '%s' covers these addresses", kp_dso_path(g->dso));
 }
 
 static void disassemble(struct ctx *c, size_t gi)
@@ -881,10 +959,12 @@ void kp_annotation_release(struct kp_annotation *a)
 		free(a->funcs[i].why);
 		free(a->funcs[i].insns);
 		free(a->funcs[i].lines);
+		free(a->funcs[i].marks);
 	}
 	free(a->funcs);
 	free(a->names);
 	free(a->missing);
+	free(a->inlined);
 	if (a->dsos)
 		kp_dsos_free(a->dsos);
 	kp_strtab_release(&a->strs);

@@ -10,7 +10,8 @@
  * ELF symbols of the binaries whose build-id the recording names (the report's own lookup,
  * --symfs included), or kernel symbols read from /proc/kcore or a vmlinux. Lines and inline
  * frames come from a DSO table of the annotation's own, with source lines on, so the report
- * before it pays for none.
+ * before it pays for none. A name asked for that no sampled function has, but that is inlined
+ * at the sampled instructions of some, annotates those, its instructions and lines marked.
  */
 #ifndef KP_ANNOTATE_H
 #define KP_ANNOTATE_H
@@ -28,6 +29,9 @@
 #define KP_ANN_MAX_FUNC (1u << 20)
 /* Inlined functions named around one instruction; deeper nesting keeps the innermost. */
 #define KP_ANN_MAX_INLINE 8
+/* The text's mark of the code of an inlined function a function is annotated for
+ * (kp_ann_func.marks), in the column before the addresses. */
+#define KP_ANN_MARK '|'
 
 struct kp_ann_opts {
 	size_t event;			/* the report's event to count */
@@ -46,6 +50,8 @@ struct kp_ann_opts {
  * @addr:   its address: an ELF address in a binary, the running address in the kernel
  * @self:   samples whose address is in it
  * @call:   it is a call instruction
+ * @marked: one of the functions inlined around it is one its function is annotated for
+ *          (kp_ann_func.marks)
  * @calls:  with callers, for a call: samples whose chain passes through it
  * @label:  n when a jump of the function lands here (shown "Ln"), else 0
  * @target: a direct jump's or call's destination, 0 when it has none
@@ -58,7 +64,7 @@ struct kp_ann_opts {
 struct kp_ann_insn {
 	uint64_t addr;
 	uint8_t size;
-	bool call;
+	bool call, marked;
 	uint8_t bytes[16];
 	char mnemonic[32];
 	char operands[160];
@@ -72,11 +78,13 @@ struct kp_ann_insn {
 	const char *inl[KP_ANN_MAX_INLINE];
 };
 
-/* One source line's share of a function: the instructions it maps to, summed. */
+/* One source line's share of a function: the instructions it maps to, summed; @marked when
+ * one of them is. */
 struct kp_ann_line {
 	const char *file;
 	uint32_t line;
 	struct kp_weight w;
+	bool marked;
 };
 
 /**
@@ -91,6 +99,9 @@ struct kp_ann_line {
  * @why:         NULL when it was disassembled, else why not (a sentence, owned)
  * @has_lines:   some instruction has a source line
  * @no_lines:    without them, why not (static string), NULL otherwise
+ * @marks:       the names asked for (kp_ann_opts.names) that no sampled function has, and
+ *               that are inlined at its sampled instructions: it is annotated for them, their
+ *               instructions marked (@nr_marks of them)
  */
 struct kp_ann_func {
 	const char *name, *dso;
@@ -106,6 +117,8 @@ struct kp_ann_func {
 	size_t nr_insns;
 	struct kp_ann_line *lines;	/* hottest first */
 	size_t nr_lines;
+	const char **marks;
+	size_t nr_marks;
 };
 
 struct kp_annotation {
@@ -115,8 +128,13 @@ struct kp_annotation {
 	struct kp_weight unnamed;	/* samples where no symbol is (not annotated) */
 	const char **names;		/* every function with samples, for suggestions */
 	size_t nr_names;
-	const char **missing;		/* names asked for that no sampled function has */
+	const char **missing;		/* names asked for that no sampled function has, nor
+					 * is inlined at one's samples */
 	size_t nr_missing;
+	const char **inlined;		/* names asked for that no sampled function has, but
+					 * that are inlined into some: those are annotated in
+					 * their place (their kp_ann_func.marks name them) */
+	size_t nr_inlined;
 	struct kp_dsos *dsos;		/* owned: lines and inline frames */
 	struct kp_strtab strs;		/* owned: the strings above */
 };

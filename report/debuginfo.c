@@ -142,6 +142,13 @@ bool kp_debuginfo_has_dwarf(Elf *elf)
 	return elf && section(elf, ".debug_info", &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size;
 }
 
+bool kp_debuginfo_has_symtab(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return elf && section(elf, ".symtab", &sh) && sh.sh_type == SHT_SYMTAB;
+}
+
 uint64_t kp_debuginfo_inflated(const char *path)
 {
 	int fd = kp_open_file(path, 0, 0, NULL);

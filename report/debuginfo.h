@@ -30,6 +30,9 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 /* kp_debuginfo_has_dwarf - whether @elf carries DWARF of its own (a .debug_info with bytes). */
 bool kp_debuginfo_has_dwarf(Elf *elf);
 
+/* kp_debuginfo_has_symtab - whether @elf has a .symtab of its own (it was not stripped). */
+bool kp_debuginfo_has_symtab(Elf *elf);
+
 /*
  * kp_debuginfo_inflated - the bytes that reading the DWARF of the ELF file at @path inflates:
  * the uncompressed size of its compressed .debug_* sections (0 when none, or unreadable).

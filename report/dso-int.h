@@ -78,6 +78,7 @@ struct kp_dso {
 	size_t nr_syms, cap_syms;
 	struct kp_hash cache; /* file_off -> packed frame range */
 	bool own_dwarf;	/* the binary carries its DWARF (else only a debug file can have it) */
+	bool own_symtab; /* the binary has its .symtab (was not stripped) */
 	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
 	uint8_t file_build_id[20]; /* the file's, read when it is checked */
 	size_t file_build_id_len;

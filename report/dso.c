@@ -215,6 +215,12 @@ enum kp_dso_source kp_dso_source(struct kp_dso *d, enum kp_dso_status *file_stat
 	return d->source;
 }
 
+bool kp_dso_stripped(struct kp_dso *d)
+{
+	kp_dso_status(d);
+	return d->mod && !d->own_symtab;
+}
+
 const char *kp_dso_path(const struct kp_dso *d)
 {
 	return d->path;
@@ -531,6 +537,7 @@ static void file_load(struct kp_dso *d)
 		return;
 	}
 	d->own_dwarf = kp_debuginfo_has_dwarf(dwfl_module_getelf(d->mod, &dbias));
+	d->own_symtab = kp_debuginfo_has_symtab(dwfl_module_getelf(d->mod, &dbias));
 	/* A symbol table (.symtab, .dynsym, separate debuginfo, minidebuginfo) or else DWARF. */
 	syms_load(d);
 	if (d->nr_syms || (dwarf_wanted(d, false) && dwfl_module_getdwarf(d->mod, &dbias)))

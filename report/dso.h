@@ -22,6 +22,11 @@ struct kp_dso;
 
 struct kp_dso_opts {
 	bool inline_frames;	/* expand inlined functions (default true; --no-inline) */
+	bool inline_self;	/* a sample's own address gives its inline frames to its stack
+				 * too, the innermost taking its self (--inline-self); by default
+				 * the stack ends at the function holding the code, which perf
+				 * names, and only return addresses are expanded (the resolver
+				 * reads it: resolve.h) */
 	bool srcline;		/* fill file:line (--srcline); off saves the line-table lookups */
 	bool demangle;		/* C++ and Rust (legacy and v0) names demangled (--no-demangle) */
 	const char *kernel_release; /* of the recording: the live vDSO is used only if it matches */
@@ -170,6 +175,13 @@ enum kp_dso_dwarf {
 	KP_DWARF_UNNAMED,	/* a debug file's, for an address no symbol table names */
 	KP_DWARF_INLINE,	/* a debug file's, for inline frames (--inline) */
 };
+
+/*
+ * kp_dso_stripped - whether the file the DSO was read from (loaded first) has no .symtab of
+ * its own: its names are then .dynsym's, its PLT entries' and a separate debug file's, if one
+ * was found (kp_dso_debug_file()). False when no file was read (embedded symbols alone).
+ */
+bool kp_dso_stripped(struct kp_dso *d);
 
 /*
  * kp_dso_debug_file - the separate debug file libdw found for the DSO (for its symbols or its

@@ -28,6 +28,7 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 	r->p = p;
 	r->comm_root = true;
 	kp_hash_init(&r->cache);
+	kp_hash_init(&r->held);
 	kp_hash_init(&r->comm_locs);
 	kp_hash_init(&r->cgroup_locs);
 	r->unwinder = kp_unwinder_new(s, unwinder);
@@ -39,6 +40,7 @@ void kp_resolver_init(struct kp_resolver *r, struct kp_session *s, struct kp_pro
 void kp_resolver_release(struct kp_resolver *r)
 {
 	kp_hash_release(&r->cache);
+	kp_hash_release(&r->held);
 	kp_hash_release(&r->comm_locs);
 	kp_hash_release(&r->cgroup_locs);
 	kp_hash_release(&r->stacks);
@@ -140,9 +142,10 @@ static uint32_t resolve_kernel(struct kp_resolver *r, uint64_t addr)
 	return add_run(r, &loc, 1);
 }
 
-/* The frames of a file offset in @m's DSO, through the symbolizer; "dso+0xoff" without a
- * symbol. */
-static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint64_t off)
+/* The frames of a file offset in @m's DSO, through the symbolizer, or with @held the function
+ * holding them alone; "dso+0xoff" without a symbol. */
+static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint64_t off,
+			    bool held)
 {
 	struct kp_session_dso *sd = &r->s->dso_list[m->dso];
 	struct kp_sym_frame fr[MAX_INLINE];
@@ -151,6 +154,10 @@ static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint6
 	struct at at = at_file(r, m, off);
 	char buf[512];
 
+	if (held && n > 1) {
+		fr[0] = fr[n - 1];
+		n = 1;
+	}
 	if (n <= 0) {
 		snprintf(buf, sizeof(buf), "%s+0x%llx", kp_strtab_get(&r->s->strs, sd->short_name),
 			 (unsigned long long)off);
@@ -169,9 +176,12 @@ static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint6
 	return add_run(r, locs, (uint32_t)n);
 }
 
+/* @addr's locations in @t's process, innermost first, or with @held the function holding it
+ * alone; a run made on the spot goes in @tmp. */
 static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
-				   uint32_t *tmp)
+				   bool held, uint32_t *tmp)
 {
+	struct kp_hash *cache = held ? &r->held : &r->cache;
 	struct kp_proc *proc = &r->s->procs[t->proc];
 	const struct kp_map *m = kp_session_map(proc, addr);
 	uint64_t key, off, *hit;
@@ -205,10 +215,10 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 	}
 	off = addr - m->start + m->pgoff;
 	key = user_key(m->dso, off);
-	hit = kp_hash_get(&r->cache, key);
+	hit = kp_hash_get(cache, key);
 	if (!hit) {
-		kp_hash_put(&r->cache, key, resolve_dso(r, m, off));
-		hit = kp_hash_get(&r->cache, key);
+		kp_hash_put(cache, key, resolve_dso(r, m, off, held));
+		hit = kp_hash_get(cache, key);
 	}
 	r->s->dso_list[m->dso].frames++;
 	KP_GROW(r->log, r->log_cap, r->log_len + 1);
@@ -228,13 +238,13 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 }
 
 static const uint32_t *lookup(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
-			      bool kernel, uint32_t *tmp)
+			      bool kernel, bool held, uint32_t *tmp)
 {
 	uint64_t *hit;
 
 	r->st.frames++;
 	if (!kernel)
-		return lookup_user(r, t, addr, tmp);
+		return lookup_user(r, t, addr, held, tmp);
 	hit = kp_hash_get(&r->cache, addr);
 	if (!hit) {
 		kp_hash_put(&r->cache, addr, resolve_kernel(r, addr));
@@ -322,14 +332,21 @@ struct sample_walk {
 	bool cut;
 };
 
-/* Appends an address's locations; stops when the stack is full. */
+/*
+ * Appends an address's locations; stops when the stack is full. An address looked up as it is
+ * (the sample's own, or where user space entered the kernel) is the function holding it: the
+ * sample's self is that function's, as perf names it, and the functions inlined there are
+ * frames only with inline_self (the innermost then takes the self). A return address keeps the
+ * functions inlined at its call, between the caller and the callee.
+ */
 static bool walk_add(void *ctx, uint64_t addr, bool kernel, bool ret)
 {
 	struct sample_walk *w = ctx;
 	uint32_t tmp[2];
+	const uint32_t *run = lookup(w->r, w->t, ret ? addr - 1 : addr, kernel,
+				     !ret && !w->r->s->dso_opts.inline_self, tmp);
 
-	w->n = append(w->locs, w->n, w->room, lookup(w->r, w->t, ret ? addr - 1 : addr, kernel, tmp),
-		      &w->cut);
+	w->n = append(w->locs, w->n, w->room, run, &w->cut);
 	return w->n >= w->room;
 }
 

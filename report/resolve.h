@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * resolve.h - turns a sample into the locations of its stack, root first: the comm, then each
- * frame from the outermost caller to the leaf, inlined functions expanded.
+ * frame from the outermost caller to the leaf, the functions inlined at each call expanded
+ * (between the caller and its callee). An address that is no return address (the sampled one,
+ * or where user space entered the kernel) is the function that holds it, as perf names the
+ * sample's: the functions inlined there are frames too only with kp_dso_opts.inline_self, the
+ * innermost then the leaf's self.
  *
  * Frames come from the kernel's call chain (or the sample's ip alone). The chain's
  * PERF_CONTEXT_* markers say which part is kernel and which user; entry 0 is the sampled ip and
@@ -53,6 +57,8 @@ struct kp_resolver {
 	bool comm_root;		/* put the comm at the top of each stack */
 	bool cgroup_root;	/* and the process's cgroup above it (--sort cgroup) */
 	struct kp_hash cache;	/* key (see resolve.c) -> index into runs */
+	struct kp_hash held;	/* the same for the function holding the address alone (an
+				 * address looked up as it is, without inline_self) */
 	uint32_t *runs;		/* [n, loc_1 .. loc_n] innermost first */
 	size_t nr_runs, cap_runs;
 	uint32_t unknown_loc;	/* "[unknown]" */

@@ -142,11 +142,32 @@ static int parse_options(struct annotate *a, int argc, char **argv)
 	return 0;
 }
 
+/* "NAME is inlined into F, G: annotated there, ..." for a name asked for that only exists
+ * inlined. */
+static void tell_inlined(const struct kp_annotation *an, const char *name)
+{
+	char into[1024];
+	size_t len = 0;
+
+	into[0] = '\0';
+	for (size_t i = 0; i < an->nr_funcs && len < sizeof(into); i++)
+		for (size_t k = 0; k < an->funcs[i].nr_marks; k++)
+			if (!strcmp(an->funcs[i].marks[k], name)) {
+				len += (size_t)snprintf(into + len, sizeof(into) - len, "%s%s",
+							len ? ", " : "", an->funcs[i].name);
+				break;
+			}
+	kp_notice("%s is inlined into %s: annotated there, its instructions marked %c", name, into,
+		  KP_ANN_MARK);
+}
+
 /* What could not be annotated, on stderr; returns whether anything was. */
 static bool tell(const struct kp_annotation *an, const char *input)
 {
 	size_t done = 0;
 
+	for (size_t i = 0; i < an->nr_inlined; i++)
+		tell_inlined(an, an->inlined[i]);
 	for (size_t i = 0; i < an->nr_missing; i++) {
 		kp_error("no function called '%s' has samples in '%s'", an->missing[i], input);
 		kp_hint_nearest(an->missing[i], an->names, an->nr_names);

@@ -56,6 +56,8 @@ static const char report_usage[] =
 	"      --no-inline        do not expand inlined functions\n"
 	"      --inline           expand them also where only a separate debug file has them\n"
 	"                         (libc6-dbg, -dbgsym packages): slower, its DWARF is inflated\n"
+	"      --inline-self      self time to the function inlined where a sample fell, not to\n"
+	"                         the function holding its code (perf's name, the default)\n"
 	"      --no-demangle      keep C++ and Rust names mangled\n"
 	"      --event NAME       the event to show, when the recording has several\n"
 	"                         (offcpu: where a recording --off-cpu blocked, in ns)\n"
@@ -343,8 +345,8 @@ static int run(struct report *r)
 
 enum {
 	OPT_TREE = 256, OPT_FLAT, OPT_FOLDED, OPT_FORMAT, OPT_INVERTED, OPT_LIMIT,
-	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_NO_DEMANGLE, OPT_EVENT, OPT_PID,
-	OPT_TID,
+	OPT_ANNOTATE, OPT_SRCLINE, OPT_NO_INLINE, OPT_INLINE, OPT_INLINE_SELF, OPT_NO_DEMANGLE,
+	OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_CGROUP, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
 	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE, OPT_TUI,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
@@ -363,6 +365,7 @@ static const struct option long_opts[] = {
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "inline-self", no_argument, NULL, OPT_INLINE_SELF },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "pid", required_argument, NULL, OPT_PID },
@@ -435,6 +438,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_SRCLINE: r->vo.srcline = r->ro.dso.srcline = true; return 0;
 	case OPT_NO_INLINE: r->ro.dso.inline_frames = false; return 0;
 	case OPT_INLINE: r->ro.dso.inline_frames = r->ro.dso.inline_debug = true; return 0;
+	case OPT_INLINE_SELF: r->ro.dso.inline_self = true; return 0;
 	case OPT_NO_DEMANGLE: r->ro.dso.demangle = false; return 0;
 	case OPT_EVENT: r->ro.event_name = optarg; return 0;
 	case OPT_PID: return kp_cmd_idlist("report", "--pid", optarg, false, 0, KP_MAX_PID,

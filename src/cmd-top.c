@@ -41,6 +41,8 @@ static const char top_usage[] =
 	"  -E, --entries N       the functions shown (default 20; on a terminal, all that fit)\n"
 	"  -s, --sort KEY        sym (the default), dso, comm or comm,sym\n"
 	"  -K, --hide-kernel     count kernel samples for the user function below them\n"
+	"      --inline-self     count a sample for the function inlined where it fell, not\n"
+	"                        for the function holding its code (perf's name, the default)\n"
 	"  -o, --output FILE     also write the recording to FILE, for kprof report\n"
 	"\n"
 	"On a terminal: q quits (as Ctrl-C does), / filters by a regular expression on the\n"
@@ -58,6 +60,7 @@ struct top_run {
 	struct kp_tui ui;
 	enum kp_top_sort sort;
 	bool kernel;		/* kernel functions shown (k) */
+	bool inline_self;	/* --inline-self: inline frames read, the innermost counted */
 	bool callers;		/* the callers of callers_of shown under it (g) */
 	uint32_t callers_of;
 	bool chains;		/* -g: there are callers to show */
@@ -303,6 +306,8 @@ static int parse_u64(const char *s, const char *what, uint64_t min, uint64_t max
 	return kp_cmd_number("top", what, s, min, max, out);
 }
 
+enum { OPT_INLINE_SELF = 256 };
+
 static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 {
 	uint64_t v;
@@ -341,6 +346,9 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 	case 'K':
 		r->kernel = false;
 		return 0;
+	case OPT_INLINE_SELF:
+		r->inline_self = true;
+		return 0;
 	case 'o':
 		r->output = optarg;
 		return 0;
@@ -359,6 +367,7 @@ int cmd_top(int argc, char **argv)
 		{ "delay", required_argument, NULL, 'd' }, { "entries", required_argument, NULL, 'E' },
 		{ "sort", required_argument, NULL, 's' }, { "hide-kernel", no_argument, NULL, 'K' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "inline-self", no_argument, NULL, OPT_INLINE_SELF },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct kp_dso_opts dso = { .inline_frames = false, .demangle = true };
@@ -392,6 +401,9 @@ int cmd_top(int argc, char **argv)
 		r.chains = o.callchain;
 		kp_tui_init(&r.ui, "   share  of func  symbol  [binary]", top_keys);
 		clock_gettime(CLOCK_MONOTONIC, &r.t0);
+		/* without --inline-self a sample counts for the function holding its code: no
+		 * DWARF is read for the inline frames it would drop */
+		dso.inline_frames = dso.inline_self = r.inline_self;
 		kp_top_init(&r.model, &dso);
 		if (r.output && open_file(&r)) {
 			kp_top_release(&r.model);

@@ -47,6 +47,9 @@ run annotate.json annotate -i basic.kprof --symfs root --json --no-source --top 
 run annotate-stray annotate -i basic2.kprof --symfs root --stdio --no-source --callers top
 case_ tree-srcline --tree --srcline
 case_ tree-no-inline --tree --no-inline
+# a sample's own inlined function (tiny's hot, in top) takes its self only with --inline-self
+case_ tree-inline-self --tree --inline-self
+case_ flat-inline-self --flat --inline-self
 case_ tree-inverted --tree --inverted
 case_ tree-limit --tree --percent-limit 10
 case_ flat --flat
@@ -174,17 +177,18 @@ check "--diff: a function that vanished is shown at 0% with its loss" \
 	grep -Eq '^ +0\.00% +0\.00% +-[0-9]+\.[0-9]+%  .*jit_compiled_fn' "$WORK/dvanish"
 
 # One weight rule: hot()'s samples stand for 3 times the period of the others. By period (the
-# default) and with --weight samples, its share is one number in tree, flat, folded and the SVG.
+# default) and with --weight samples, its share is one number in tree, flat, folded and the SVG
+# (hot being inlined, --inline-self gives it its samples).
 "$top_builddir/tests/golden/mkfixture" "$WORK/periods.kprof" --periods
 share() { # share WEIGHT VIEW: hot()'s share of the whole, in percent, as VIEW shows it
 	case $2 in
-	flat) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --color never --flat --weight $1 |
+	flat) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --inline-self --color never --flat --weight $1 |
 		awk '$NF == "hot" { sub("%", "", $1); print $1 }' ;;
-	tree) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --color never --tree --weight $1 |
+	tree) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --inline-self --color never --tree --weight $1 |
 		awk '/[- ]hot( \(inlined\))?$/ { sub("%", "", $2); s += $2 } END { printf "%.2f\n", s }' ;;
-	folded) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --folded --weight $1 |
+	folded) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --inline-self --folded --weight $1 |
 		awk '{ t += $NF } /;hot [0-9]+$/ { h += $NF } END { printf "%.2f\n", 100 * h / t }' ;;
-	svg) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --svg --no-js --weight $1 |
+	svg) "$KPROF" report -i "$WORK/periods.kprof" --symfs "$g/root" --inline-self --svg --no-js --weight $1 |
 		awk '/<svg / { match($0, /data-total="[0-9.]+"/); T = substr($0, RSTART + 12, RLENGTH - 13) }
 			/<title>hot \(/ { match($0, /data-v="[0-9.]+"/); v += substr($0, RSTART + 8, RLENGTH - 9) }
 			END { printf "%.2f\n", 100 * v / T }' ;;

@@ -139,6 +139,14 @@ check "a stripped binary's work_a (named by .dynsym) is disassembled" \
 check "... without source lines, saying why" \
 	json "$WORK/st.json" 'all("file" not in i for i in f["instructions"]) and "DWARF" in (f["no_source_lines"] or "")'
 unset FUNC
+# stripped of its .symtab with no debug file anywhere (and without -rdynamic, no name in .dynsym):
+# its code is named by nothing, and the reason says so, no debug file claimed
+cp "$SPLIT" "$WORK/bare"
+strip "$WORK/bare"
+"$KPROF" record -o "$WORK/bare.kprof" -- "$WORK/bare" 0.1 >/dev/null 2>&1
+"$KPROF" annotate -i "$WORK/bare.kprof" --stdio --top 1 >"$WORK/bare.ann" 2>&1
+check "a stripped binary with no debug file: not annotated, and why (no debug file was found)" \
+	sh -c "grep -qF \"'$WORK/bare' covers these addresses: it is stripped of its .symtab, and no debug file of it was found\" '$WORK/bare.ann' && ! grep -q 'its debug file has' '$WORK/bare.ann'"
 
 cp "$LOOPS" "$WORK/rebuilt"
 "$KPROF" record -o "$WORK/rb.kprof" -- "$WORK/rebuilt" 0.3 >/dev/null 2>&1

@@ -55,13 +55,13 @@ check "archived again without the binary, it keeps the workload's symbols" \
 # --- the C++ inline workload, under every naming option (the call tree: inline marks, lines)
 cp "$top_builddir/tests/workloads/inline" "$WORK/bin/inline"
 "$KPROF" record -g -o "$WORK/i.kprof" -- "$WORK/bin/inline" 0.5 >/dev/null 2>&1
-for o in "" --srcline --no-inline "--srcline --no-inline" --inline --no-demangle; do
+for o in "" --srcline --no-inline "--srcline --no-inline" "--srcline --inline-self" --inline --no-demangle; do
 	# shellcheck disable=SC2086 # $o is zero, one or two options
 	tree "$WORK/i.kprof" $o >"$WORK/i.before$(echo "$o" | tr -d ' ')"
 done
 "$KPROF" archive -i "$WORK/i.kprof" 2>/dev/null
 rm "$WORK/bin/inline"
-for o in "" --srcline --no-inline "--srcline --no-inline" --inline --no-demangle; do
+for o in "" --srcline --no-inline "--srcline --no-inline" "--srcline --inline-self" --inline --no-demangle; do
 	n=$(echo "$o" | tr -d ' ')
 	# shellcheck disable=SC2086
 	tree "$WORK/i.kprof" $o --symfs "$WORK/empty" >"$WORK/i.after$n"
@@ -69,7 +69,7 @@ for o in "" --srcline --no-inline "--srcline --no-inline" --inline --no-demangle
 		cmp -s "$WORK/i.before$n" "$WORK/i.after$n"
 done
 check "... with the inlined function and its source line" \
-	grep -q "shapes::Accumulator<double>::add(double) (inlined) inline.cc:[0-9]" "$WORK/i.after--srcline"
+	grep -q "shapes::Accumulator<double>::add(double) (inlined) inline.cc:[0-9]" "$WORK/i.after--srcline--inline-self"
 
 # --- Debian's gzip, stripped, unwound with DWARF while recording
 if [ -x /usr/bin/gzip ]; then

@@ -74,19 +74,73 @@ else
 	for f in work_a work_b work_c; do skip "$f against perf: perf record is not available here"; done
 fi
 
-# C++: demangled names and the inlined template member
-"$KPROF" record -g -o "$WORK/c.kprof" -- "$INLINE" 0.5 >/dev/null 2>&1
-"$KPROF" report -i "$WORK/c.kprof" --tree --color never >"$WORK/c.tree"
-check "C++: the method's name is demangled" grep -q -- "- shapes::Engine::spin(long)\$" "$WORK/c.tree"
-check "C++: the template member inlined into it is a frame of its own" \
-	grep -q -- "- shapes::Accumulator<double>::add(double) (inlined)\$" "$WORK/c.tree"
-"$KPROF" report -i "$WORK/c.kprof" --tree --no-inline --color never >"$WORK/c.noinline"
-check "--no-inline folds the inlined frame into its caller" sh -c "! grep -q inlined '$WORK/c.noinline'"
-"$KPROF" report -i "$WORK/c.kprof" --flat --no-demangle >"$WORK/c.mangled"
+# C++: demangled names, and the loop of a template member inlined into its caller, spin: the
+# code is spin's, its lines add's. Recorded by perf where it can, so that kprof names it as perf
+# report does on the same file.
+SPIN="shapes::Engine::spin(long)" ADD="shapes::Accumulator<double>::add(double)"
+if [ -n "$PERF" ] &&
+	"$PERF" record -q -B -N -g -o "$WORK/c.data" -- "$INLINE" 0.5 >/dev/null 2>&1; then
+	c=$WORK/c.data
+else
+	c=$WORK/c.kprof
+	"$KPROF" record -g -o "$c" -- "$INLINE" 0.5 >/dev/null 2>&1
+fi
+"$KPROF" report -i "$c" --tree --color never >"$WORK/c.tree"
+check "C++: the method's name is demangled" grep -q -- "- $SPIN\$" "$WORK/c.tree"
+# first_row FLAT: the symbol of the first row of a --flat listing; folded_top FOLDED: the last
+# frame of the heaviest stack; self_in_tree NAME TREE: the self % of NAME's line in a --tree
+first_row() { awk '!/^#/ && NF { print $NF; exit }' "$1"; }
+folded_top() {
+	awk '$NF > m { m = $NF; s = $0 } END { sub(/ [0-9]+$/, "", s); n = split(s, f, ";"); print f[n] }' "$1"
+}
+self_in_tree() {
+	awk -v f="- $1" 'substr($0, length($0) - length(f) + 1) == f { sub("%", "", $2); s += $2 }
+		END { printf "%.2f", s }' "$2"
+}
+"$KPROF" report -i "$c" --flat --color never >"$WORK/c.flat"
+"$KPROF" report -i "$c" --folded >"$WORK/c.folded"
+got=$(first_row "$WORK/c.flat")
+check "the inlined loop: --flat names the function holding its code first ($got)" [ "$got" = "$SPIN" ]
+s=$(self_in_tree "$SPIN" "$WORK/c.tree") a=$(self_in_tree "$ADD (inlined)" "$WORK/c.tree")
+check "...the tree gives it the self ($s%), none to add ($a%)" \
+	sh -c "awk -v s=$s -v a=$a 'BEGIN { exit !(s >= 50 && a == 0) }'"
+got=$(folded_top "$WORK/c.folded")
+check "...--folded's heaviest stack ends in it ($got)" [ "$got" = "$SPIN" ]
+if [ "$c" = "$WORK/c.data" ]; then
+	p=$("$PERF" report -i "$c" --no-children --stdio -g none --sort sym 2>/dev/null |
+		awk '$1 ~ /%$/ { print $NF; exit }')
+	k=$(first_row "$WORK/c.flat")
+	check "...as perf report --no-children names it, first ($p against ${k%%(*})" [ "${k%%(*}" = "$p" ]
+else
+	skip "the inlined loop against perf report: perf record is not available here"
+fi
+"$KPROF" report -i "$c" --flat --inline-self --color never >"$WORK/c.flat-is"
+"$KPROF" report -i "$c" --folded --inline-self >"$WORK/c.folded-is"
+"$KPROF" report -i "$c" --tree --inline-self --color never >"$WORK/c.tree-is"
+got=$(first_row "$WORK/c.flat-is")
+check "--inline-self: --flat names the inlined function first ($got)" [ "$got" = "$ADD" ]
+s=$(self_in_tree "$ADD (inlined)" "$WORK/c.tree-is")
+check "...the tree has it as an inlined frame, with the self ($s%)" \
+	sh -c "awk -v s=$s 'BEGIN { exit !(s >= 50) }'"
+got=$(folded_top "$WORK/c.folded-is")
+check "...--folded's heaviest stack ends in it ($got)" [ "$got" = "$ADD" ]
+"$KPROF" report -i "$c" --tree --inline-self --no-inline --color never >"$WORK/c.noinline"
+check "--no-inline folds the inlined frame into its caller, --inline-self or not" \
+	sh -c "! grep -q inlined '$WORK/c.noinline'"
+"$KPROF" report -i "$c" --flat --no-demangle >"$WORK/c.mangled"
 check "--no-demangle keeps the mangled name" grep -q " _ZN6shapes6Engine4spinEl\$" "$WORK/c.mangled"
-"$KPROF" report -i "$WORK/c.kprof" --tree --srcline --color never >"$WORK/c.src"
+"$KPROF" report -i "$c" --tree --srcline --inline-self --color never >"$WORK/c.src"
 check "--srcline names the source line of the inlined frame" \
-	grep -q "shapes::Accumulator<double>::add(double) (inlined) inline.cc:[0-9]*\$" "$WORK/c.src"
+	grep -q "$ADD (inlined) inline.cc:[0-9]*\$" "$WORK/c.src"
+# annotate of the inlined function, which has no code of its own: the function holding it,
+# with its instructions marked
+"$KPROF" annotate -i "$c" --stdio --no-source "$ADD" >"$WORK/c.ann" 2>"$WORK/c.ann.err"
+rc=$?
+check "annotate $ADD: status 0 ($rc), saying it is inlined into spin" \
+	sh -c "[ $rc -eq 0 ] && grep -qxF 'kprof: $ADD is inlined into $SPIN: annotated there, its instructions marked |' '$WORK/c.ann.err'"
+check "...which it annotates, add's instructions marked, holding most of its samples" \
+	awk -v f="## $SPIN in " 'index($0, f) == 1 { in_f = 1 } in_f && /^ +[0-9.]+%/ { if ($2 ~ /\|$/) m += $1; else u += $1 }
+		END { exit !(in_f && m > u) }' "$WORK/c.ann"
 
 # bad input: a cut recording reports what it read, then the truncation
 size=$(stat -c %s "$WORK/s.kprof")

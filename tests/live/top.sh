@@ -27,6 +27,26 @@ for f in work_a work_b; do
 	check "$f: ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" points "${got:--100}" "${want:-0}" $SHARE_POINTS
 done
 
+# --- a loop inlined into its caller (tests/workloads/inline): counted for the function that
+# holds its code, as perf names it (and kprof report: report.sh), or with --inline-self for the
+# inlined function. Two tops watch one run.
+"$top_builddir/tests/workloads/inline" 4 >/dev/null &
+ipid=$!
+"$KPROF" top -p "$ipid" -d 0.5 -E 1 >"$WORK/i.top" 2>&1 &
+tpid=$!
+"$KPROF" top -p "$ipid" -d 0.5 -E 1 --inline-self >"$WORK/is.top" 2>&1
+rc=$?
+wait "$tpid"
+rc0=$?
+kill "$ipid" 2>/dev/null
+wait "$ipid" 2>/dev/null
+first=$(awk '!/^#/ { print $2; exit }' "$WORK/i.top")
+check "top names the inlined loop by the function holding its code ($first)" \
+	[ $rc0 -eq 0 -a "$first" = "shapes::Engine::spin(long)" ]
+first=$(awk '!/^#/ { print $2; exit }' "$WORK/is.top")
+check "top --inline-self names the inlined function ($first)" \
+	[ $rc -eq 0 -a "$first" = "shapes::Accumulator<double>::add(double)" ]
+
 # --- the whole machine -------------------------------------------------------------------------
 "$SPLIT" 4 >/dev/null &
 spid=$!

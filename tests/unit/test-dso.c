@@ -227,7 +227,8 @@ static const char *show(const struct kp_sym_frame *f, int n, int i)
 
 static struct kp_dsos *table(bool inl, bool srcline, bool demangle, const char *release)
 {
-	struct kp_dso_opts o = { inl, srcline, demangle, release, false, false };
+	struct kp_dso_opts o = { .inline_frames = inl, .srcline = srcline, .demangle = demangle,
+				 .kernel_release = release };
 
 	return kp_dsos_new(&o);
 }
