@@ -98,9 +98,13 @@ int kp_input_replayed(const struct kp_session *s, const char *path)
 			"the first in the chunk at offset %llu: ignored, as no recorder writes them "
 			"there", path, (unsigned long long)s->late_attrs,
 			(unsigned long long)s->late_attr_off);
-	if (s->no_event)
+	if (s->no_event) {
 		kp_warn("'%s': %llu records belong to no recorded event and were skipped", path,
 			(unsigned long long)s->no_event);
+		kp_hint("samples of another tool's event id are the kernel's, made while that tool "
+			"recorded the same software event or tracepoint: kprof record gives them "
+			"back to their event (kprof-record(1), \"The summary\")");
+	}
 	return kp_input_error(&s->r, path) | !s->evl.nr;
 }
 

@@ -340,7 +340,7 @@ static bool switch_event_in(const struct kp_recorder *rec, const uint8_t *p, siz
 static void drain_all(struct kp_recorder *rec)
 {
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
-		size_t n = kp_ring_drain(&rec->rings[ci], &rec->w);
+		size_t n = kp_ring_drain(&rec->rings[ci], &rec->w, &rec->evl);
 		/* the copy is the last n bytes of the writer's buffer */
 		if (n)
 			kp_buildids_fill(&rec->bids, rec->w.buf + rec->w.len - n, n);
@@ -570,7 +570,7 @@ static void off_cpu_summary(const struct kp_recorder *rec)
 struct written {
 	char what[PATH_MAX * 2 + 64];	/* "'FILE'", or "N files, 'FIRST' to 'LAST'" */
 	struct kp_rotated f;
-	uint64_t throttles;
+	uint64_t throttles, relabeled, foreign;
 };
 
 static void summary(const struct kp_recorder *rec, const struct written *wr)
@@ -599,6 +599,12 @@ static void summary(const struct kp_recorder *rec, const struct written *wr)
 	if (wr->throttles)
 		kp_warn("the kernel throttled sampling %llu times: lower -F or raise -c",
 			(unsigned long long)wr->throttles);
+	if (wr->relabeled || wr->foreign)
+		kp_notice("%llu samples came with another tool's event id (the kernel shares one "
+			  "sample's data between the tools that record the same software event or "
+			  "tracepoint): %llu given back to their event, %llu left out",
+			  (unsigned long long)(wr->relabeled + wr->foreign),
+			  (unsigned long long)wr->relabeled, (unsigned long long)wr->foreign);
 	if (rec->o->off_cpu)
 		off_cpu_summary(rec);
 }
@@ -831,9 +837,12 @@ static int finish(struct kp_recorder *rec)
 		snprintf(wr.what, sizeof(wr.what), "'%s'", rec->o->output);
 		wr.f = f;
 	}
-	wr.throttles = 0;
-	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
+	wr.throttles = wr.relabeled = wr.foreign = 0;
+	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
 		wr.throttles += rec->rings[ci].throttles;
+		wr.relabeled += rec->rings[ci].relabeled;
+		wr.foreign += rec->rings[ci].foreign;
+	}
 	summary(rec, &wr);
 	if (rc)
 		return rc;

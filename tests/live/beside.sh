@@ -61,4 +61,25 @@ if [ -n "$tp_ok" ]; then
 else
 	skips 6 "no syscall tracepoints to trace (tracefs is not readable here)"
 fi
+
+# Two recorders of context switches: kprof record --off-cpu of a command while kprof record -a
+# --off-cpu records the whole machine. The kernel prepares one sample for both events at each
+# switch, and the system-wide one's gets the other's event id and record size (Linux 6.1 to
+# 6.18): those samples are its own, given back their event, and the report reads every record.
+"$KPROF" record -a -F 99 --off-cpu -o "$WORK/x.kprof" >/dev/null 2>"$WORK/x.err" &
+k=$!
+attached $k
+"$KPROF" record --off-cpu -g -o "$WORK/x2.kprof" -- \
+	sh -c 'i=0; while [ $i -lt 40 ]; do sleep 0.01; i=$((i + 1)); done' >/dev/null 2>&1
+kill -INT $k
+wait $k
+krc=$?
+"$KPROF" report -i "$WORK/x.kprof" --event offcpu --flat >/dev/null 2>"$WORK/x.rerr"
+n=$(sed -n "s/.* \([0-9]*\) samples came with another tool's event id .*/\1/p" "$WORK/x.err")
+if [ -n "$n" ] || grep -q 'no recorded event' "$WORK/x.rerr"; then
+	check "kprof record -a --off-cpu beside another's: ${n:-none} samples of the other's event id, each given back to its event, and the report reads every record" \
+		sh -c "[ $krc -eq 0 ] && grep -q ' ${n:-x} given back to their event, 0 left out' '$WORK/x.err' && ! grep -q 'no recorded event' '$WORK/x.rerr'"
+else
+	skip "this kernel gave kprof -a none of the other recording's event ids (status $krc)"
+fi
 done_testing
