@@ -83,7 +83,7 @@ require_perf_events() {
 
 # record_killed FILE ARGS...: `kprof record -o FILE ARGS... -- CMD` in the background,
 # SIGKILLed with its command at a random moment, as a user's kill comes: without waiting for
-# anything to reach the disk. The moment is once the command has run a random 2.5 to 4 s of CPU
+# anything to reach the disk. The moment is once the command has run a random 2 to 3 s of CPU
 # (from /proc, in 10 ms ticks), so that a busy machine, which runs it slower, still tests as
 # much. Sets rk_cpu_ms, the command's CPU time when it was killed, which the file's samples
 # should cover, and rk_delay, the wall time it took (s).
@@ -111,7 +111,7 @@ attached() {
 }
 record_killed() {
 	rk_file=$1; shift
-	rk_want=$(awk 'BEGIN { srand(); printf "%d", 2500 + 1500 * rand() }')
+	rk_want=$(awk 'BEGIN { srand(); printf "%d", 2000 + 1000 * rand() }')
 	"$KPROF" record -o "$rk_file" "$@" >/dev/null 2>&1 &
 	rk_pid=$!
 	rk_i=0 rk_cpu_ms=0 rk_child=
