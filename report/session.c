@@ -720,6 +720,21 @@ int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
 	return feed(s, rec, false);
 }
 
+int kp_session_feed_chunk(struct kp_session *s, const uint8_t *buf, size_t len)
+{
+	int rc = 0;
+
+	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len && !rc;) {
+		const struct kp_rec_header *h = (const void *)(buf + pos);
+
+		if (h->size < sizeof(*h) || h->size > len - pos)
+			break; /* the recorder's own records: never, but not past the chunk */
+		rc = feed(s, h, false);
+		pos += h->size;
+	}
+	return rc;
+}
+
 int kp_session_end(struct kp_session *s)
 {
 	return kp_order_flush(&s->order, emit, s);

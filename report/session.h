@@ -211,6 +211,12 @@ void kp_session_start(struct kp_session *s, const struct kp_session_ops *ops, vo
  */
 int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec);
 
+/*
+ * kp_session_feed_chunk - kp_session_feed() each whole record of the @len bytes at @buf (a
+ * chunk as a writer's sink gets it), in order. Returns 0 or the first non-zero return.
+ */
+int kp_session_feed_chunk(struct kp_session *s, const uint8_t *buf, size_t len);
+
 /* kp_session_end - end of input: deliver every record still queued. */
 int kp_session_end(struct kp_session *s);
 

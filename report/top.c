@@ -76,20 +76,13 @@ int kp_top_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec
 {
 	static const struct kp_session_ops ops = { .sample = on_sample, .side = on_side };
 	struct kp_top *t = ctx;
-	const uint8_t *p = *buf;
 
 	(void)cap;
 	(void)nrec;
 	if (!t->s.ops)
 		kp_session_start(&t->s, &ops, t);
-	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len && !t->err;) {
-		const struct kp_rec_header *h = (const void *)(p + pos);
-
-		if (h->size < sizeof(*h) || h->size > len - pos)
-			break; /* the recorder's own records: never, but not past the chunk */
-		t->err = kp_session_feed(&t->s, h);
-		pos += h->size;
-	}
+	if (!t->err)
+		t->err = kp_session_feed_chunk(&t->s, *buf, len);
 	return t->err;
 }
 
