@@ -156,7 +156,9 @@ void kp_kallsyms_scan(struct kp_kallsyms *k, const struct kp_evlist *evl, const 
 		if (h->size < sizeof(*h))
 			break;
 		pos += h->size;
+		/* an event that records no address (kprof trace's) is not parsed at all */
 		if (h->type != PERF_RECORD_SAMPLE || !(ev = kp_evlist_find(evl, h)) ||
+		    !(ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ||
 		    kp_rec_parse_sample(&ev->attr, h, &s))
 			continue;
 		hit(k, s.ip);
