@@ -26,6 +26,7 @@
 struct chunk {
 	uint8_t *data;		/* cap bytes; the records, or their zstd frame of zlen bytes */
 	size_t len, cap, zlen;	/* zlen: 0 for records as they are */
+	uint32_t nrec;
 	uint64_t queued_ns;	/* CLOCK_MONOTONIC when the recorder handed it over */
 	uint64_t packed_end;	/* in the packed queue (this struct too): where it ends there */
 };
@@ -153,6 +154,8 @@ struct kp_online {
 	struct kp_writer out;
 	struct kp_rewrite rw;		/* into out; rw.behind: the chunk being replayed waited
 					 * too long or found the backlog full */
+	kp_writer_sink_fn *live;	/* kp_online_start_live()'s consumer, instead of rw */
+	void *live_ctx;
 	uint64_t cpu_ns;		/* the thread's, at its end */
 };
 
@@ -174,6 +177,40 @@ static const uint8_t *records_of(struct kp_online *on, const struct chunk *c)
 		return NULL;
 	}
 	return on->unpacked;
+}
+
+/*
+ * Without unwinding: @c's records to the live consumer, then to the file as they are, but for
+ * a STATS record's sizes, which are the file's before this chunk (FORMAT.md), not those of the
+ * recorder's writer, which wrote none.
+ */
+static void pass(struct kp_online *on, const struct chunk *c)
+{
+	uint8_t *p = (uint8_t *)records_of(on, c), *dst;
+	size_t cap = c->len;
+	int err;
+
+	if (!p)
+		return;
+	err = on->live(on->live_ctx, &p, &cap, c->len, c->nrec);
+	if (err && !atomic_load(&on->err))
+		atomic_store(&on->err, err);
+	if (on->fd < 0)
+		return;
+	dst = kp_writer_reserve(&on->out, c->len);
+	memcpy(dst, p, c->len);
+	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= c->len;) {
+		struct kp_rec_header *rec = (void *)(dst + pos);
+		if (rec->size < sizeof(*rec) || rec->size > c->len - pos)
+			break; /* the rings' records are whole: this cannot happen */
+		if (rec->type == KP_REC_STATS && rec->size >= sizeof(struct kp_rec_stats)) {
+			struct kp_rec_stats *st = (void *)rec;
+			st->raw_bytes = on->out.raw_bytes;
+			st->file_bytes = on->out.off;
+		}
+		pos += rec->size;
+	}
+	kp_writer_commit(&on->out, c->len, c->nrec);
 }
 
 static void replay(struct kp_online *on, const struct chunk *c)
@@ -219,8 +256,9 @@ static int start_thread(struct kp_online *on)
 {
 	int err;
 
-	kp_rewrite_init(&on->rw, &on->out);
-	err = kp_writer_init(&on->out, on->fd, on->level, KP_WRITER_CHUNK);
+	if (!on->live)
+		kp_rewrite_init(&on->rw, &on->out);
+	err = on->fd < 0 ? 0 : kp_writer_init(&on->out, on->fd, on->level, KP_WRITER_CHUNK);
 	if (!err && !(on->zd = ZSTD_createDCtx()))
 		err = -ENOMEM;
 	atomic_store(&on->err, err);
@@ -251,12 +289,13 @@ static void *run(void *arg)
 			     (on->backlog != KP_ONLINE_NEVER_BEHIND &&
 			      now_ns() - c->queued_ns > MAX_WAIT_NS);
 		if (!on->out.err && !atomic_load(&on->drop))
-			replay(on, c);
+			(on->live ? pass : replay)(on, c);
 		/* each chunk goes out as soon as it is unwound: the metadata at once, as without
 		 * this stage, and the rest no later than the recorder's writer closes by age */
-		if (!atomic_load(&on->drop))
+		if (!atomic_load(&on->drop) && on->fd >= 0)
 			kp_writer_flush(&on->out);
-		atomic_store(&on->err, on->out.err);
+		if (on->out.err)
+			atomic_store(&on->err, on->out.err);
 		atomic_fetch_sub(&on->queued, c->len);
 		atomic_fetch_sub(&on->held, c->zlen ? c->zlen : c->cap);
 		if (c->packed_end) /* this release the last access to it */
@@ -265,7 +304,7 @@ static void *run(void *arg)
 			chunk_free(c);
 		sem_post(&on->room);
 	}
-	if (!atomic_load(&on->drop))
+	if (!atomic_load(&on->drop) && !on->live)
 		kp_rewrite_end(&on->rw);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
 	on->cpu_ns = cpu.tv_sec * 1000000000ull + cpu.tv_nsec;
@@ -331,7 +370,6 @@ static int sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec
 	struct chunk *c;
 	size_t queued, held;
 
-	(void)nrec;
 	if ((c = take_spare(on))) {
 		uint8_t *spare = c->data;
 		size_t spare_cap = c->cap;
@@ -344,6 +382,7 @@ static int sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec
 		return -ENOMEM;
 	}
 	c->len = len;
+	c->nrec = nrec;
 	c->queued_ns = now_ns();
 	held = c->zlen ? c->zlen : c->cap;
 	if (atomic_load(&on->held) > on->hard)
@@ -364,8 +403,8 @@ static int sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec
 	return atomic_load(&on->err);
 }
 
-struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
-				  struct kp_writer *in, int *err)
+static struct kp_online *start(int fd, int level, size_t backlog, size_t reserve,
+			       kp_writer_sink_fn *fn, void *ctx, struct kp_writer *in, int *err)
 {
 	struct kp_online *on = kp_xcalloc(1, sizeof(*on));
 	sigset_t all, old;
@@ -377,7 +416,10 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	on->level = level;
 	on->backlog = backlog;
 	on->hard = (size_t)256 << 20;
-	kp_dso_local_only(); /* not in the thread, later, with the drain loop waiting on its mmaps */
+	on->live = fn;
+	on->live_ctx = ctx;
+	if (!fn) /* not in the thread, later, with the drain loop waiting on its mmaps */
+		kp_dso_local_only();
 	on->packed.base = mmap(NULL, PACKED_BYTES, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (on->packed.base == MAP_FAILED)
@@ -423,6 +465,20 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 	return on;
 }
 
+struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t reserve,
+				  struct kp_writer *in, int *err)
+{
+	return start(fd, level, backlog, reserve, NULL, NULL, in, err);
+}
+
+struct kp_online *kp_online_start_live(int fd, int level, size_t reserve, kp_writer_sink_fn *fn,
+				       void *ctx, struct kp_writer *in, int *err)
+{
+	/* a backlog of its own would only say when to keep copies: none here. Not NEVER_BEHIND:
+	 * the recorder packs chunks rather than wait for the thread */
+	return start(fd, level, 0, reserve, fn, ctx, in, err);
+}
+
 static void stop(struct kp_online *on)
 {
 	if (!on->running)
@@ -436,7 +492,10 @@ static void stop(struct kp_online *on)
 struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st)
 {
 	stop(on);
-	kp_rewrite_stats(&on->rw, on->backlog_max, on->cpu_ns, st);
+	if (on->live)
+		memset(st, 0, sizeof(*st));
+	else
+		kp_rewrite_stats(&on->rw, on->backlog_max, on->cpu_ns, st);
 	return &on->out;
 }
 
@@ -467,7 +526,8 @@ void kp_online_free(struct kp_online *on)
 	free(on->unpacked);
 	if (on->out.buf)
 		kp_writer_close(&on->out);
-	kp_rewrite_release(&on->rw);
+	if (!on->live)
+		kp_rewrite_release(&on->rw);
 	sem_destroy(&on->ready);
 	sem_destroy(&on->room);
 	sem_destroy(&on->started);

@@ -18,6 +18,11 @@
  * that only copies chunks lets 256 MiB queue only when starved for long.
  * Chunks still queued when the recorder is killed are lost with it, as the rings' contents are;
  * every chunk the thread wrote is complete on disk.
+ *
+ * Without unwinding (kp_online_start_live()), the same thread and queues hand each chunk to a
+ * live consumer, then to the file unchanged: a consumer slower than the kernel makes records
+ * (kprof trace's, pairing and printing system calls) never holds the drain loop up, memory
+ * does, up to the same 256 MiB.
  */
 #ifndef KP_ONLINE_H
 #define KP_ONLINE_H
@@ -45,9 +50,18 @@ struct kp_online *kp_online_start(int fd, int level, size_t backlog, size_t rese
 				  struct kp_writer *in, int *err);
 
 /*
+ * kp_online_start_live - the stage without unwinding: the thread gives each chunk to @fn (with
+ * @ctx; a sink that leaves the buffer where it is), then, with @fd >= 0, writes it to that file
+ * (zstd @level) as it is. A non-zero return of @fn is returned to @in's next chunk (and so
+ * ends the recording). Returns NULL as kp_online_start() does.
+ */
+struct kp_online *kp_online_start_live(int fd, int level, size_t reserve, kp_writer_sink_fn *fn,
+				       void *ctx, struct kp_writer *in, int *err);
+
+/*
  * kp_online_finish - after @in's last chunk was flushed: unwind and write what is queued, end
  * the thread, write where its stacks stopped early (UNWIND_DSO records) and fill @st (for an
- * UNWIND_STATS record). Returns the file writer (for the final records, then
+ * UNWIND_STATS record; zero without unwinding). Returns the file writer (for the final records, then
  * kp_writer_close()), owned by @on.
  */
 struct kp_writer *kp_online_finish(struct kp_online *on, struct kp_rec_unwind_stats *st);

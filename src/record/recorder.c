@@ -31,6 +31,10 @@
 #include "synth.h"
 
 #define POLL_MS 100
+/* A live consumer without a tick (kprof trace) gets each chunk once it is this old, or as the
+ * writer closes it by size (KP_WRITER_CHUNK): what it shows lags the command by about this
+ * much, in chunks few enough for its thread's queue (online.h) however fast records come. */
+#define LIVE_AGE_NS 100000000ull
 #define DRAIN_NICE (-10) /* where permitted: the rings drain even when the command fills every CPU */
 
 static uint64_t default_sample_type(const struct kp_record_opts *o)
@@ -287,7 +291,15 @@ static int write_header(struct kp_recorder *rec)
 	size_t per_ev = kp_evset_per_event(&rec->set);
 	uint64_t *ids = kp_xcalloc(per_ev, sizeof(*ids));
 
-	if (o->live) {
+	if (o->live && o->live_thread) {
+		/* the consumer's thread, writing the file (if any) after it */
+		int err;
+		rec->online = kp_online_start_live(rec->out_fd, o->level, reserve, o->live,
+						   o->live_ctx, &rec->w, &err);
+		if (!rec->online)
+			return kp_error("cannot start the thread that reads the records: %s",
+					kp_strerror(err));
+	} else if (o->live) {
 		kp_writer_init_sink(&rec->w, o->live, o->live_ctx, reserve);
 	} else if (o->stack_user && !o->keep_stacks) {
 		/* the copies are unwound by a thread that writes the file */
@@ -385,6 +397,12 @@ static int setup_interrupted(struct kp_recorder *rec)
 	return 128 + kp_child_last_signal();
 }
 
+/* Whether the recording has a file: always but for a live consumer without @output. */
+static bool has_file(const struct kp_record_opts *o)
+{
+	return !o->live || (o->live_thread && o->output);
+}
+
 /* Whether to stop: the command ended; or, without one, a signal, the duration, the targets gone. */
 static bool finished(struct kp_recorder *rec)
 {
@@ -441,6 +459,9 @@ static void record_loop(struct kp_recorder *rec)
 		if (rec->o->tick) { /* what was drained reaches the live consumer now */
 			kp_writer_flush(&rec->w);
 			rec->ticked_out = rec->o->tick(rec->o->live_ctx) != 0;
+		} else if (rec->o->live && rec->w.opened_ns &&
+			   now_ns() - rec->w.opened_ns >= LIVE_AGE_NS) {
+			kp_writer_flush(&rec->w);
 		}
 		kp_child_reap(&rec->child);
 		if (rec->o->argv && kp_child_signals() > 1 && !killed) {
@@ -582,18 +603,19 @@ static void summary(const struct kp_recorder *rec, const struct written *wr)
 		kp_notice("recorded %llu samples, %llu lost, into %s: %.3f MiB (%.3f MiB raw, "
 			  "%.1fx)", (unsigned long long)wr->f.samples, (unsigned long long)wr->f.lost,
 			  wr->what, file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
-	if (rec->online)
+	if (rec->online && !rec->o->live)
 		kp_notice("unwound %llu of %llu stack copies while recording (%.2f s of CPU); "
 			  "%llu kept as copies for the report to unwind",
 			  (unsigned long long)us->unwound, (unsigned long long)us->samples,
 			  us->cpu_ns / 1e9, (unsigned long long)(us->kept_behind + us->kept_failed));
-	if (rec->online && !rec->o->sw.on) /* (each file of --switch-output holds its own) */
+	/* (each file of --switch-output holds its own) */
+	if (rec->online && !rec->o->live && !rec->o->sw.on)
 		warn_truncated(rec->online);
 	if (us->kept_behind)
 		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
 			"--unwind-backlog, or a lower -F, avoids it)",
 			(unsigned long long)us->kept_behind);
-	if (wr->f.lost)
+	if (wr->f.lost && !rec->o->live)
 		kp_warn("%llu samples were lost: the rings overflowed; try a larger -m or a "
 			"lower -F", (unsigned long long)wr->f.lost);
 	if (wr->throttles)
@@ -675,6 +697,8 @@ static int close_file(struct kp_recorder *rec, struct kp_rotated *f)
 	int werr;
 
 	read_lost(rec);
+	if (rec->o->live) /* the counts to the consumer, through the thread, and to the file */
+		write_stats(rec, &rec->w, &s);
 	if (rec->online) {
 		/* the last chunk to the thread, then the file is the thread's writer's */
 		kp_writer_flush(&rec->w);
@@ -683,7 +707,8 @@ static int close_file(struct kp_recorder *rec, struct kp_rotated *f)
 			w->err = rec->w.err;
 		else if (w->err && !rec->w.err) /* the thread's writer failed on the last chunks */
 			kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(w->err));
-		kp_writer_add(w, &rec->unwind);
+		if (!rec->o->live)
+			kp_writer_add(w, &rec->unwind);
 	}
 	if (w->err) {
 		/* record_loop() already said what failed */
@@ -692,7 +717,8 @@ static int close_file(struct kp_recorder *rec, struct kp_rotated *f)
 	}
 	if (rec->stopped_ns) /* where intervals still open end (off-CPU) */
 		kp_meta_add_u64(w, "end-monotonic-ns", rec->stopped_ns);
-	write_stats(rec, w, &s);
+	if (!rec->o->live)
+		write_stats(rec, w, &s);
 	werr = kp_writer_close(w);
 	if (werr) {
 		kp_error("cannot write '%s': %s", rec->o->output, kp_strerror(werr));
@@ -800,10 +826,17 @@ static int finish(struct kp_recorder *rec)
 	char cut[PATH_MAX + 128] = "";
 	int rc;
 
-	if (rec->o->live) { /* no file: the last records, and the counts, to the consumer */
+	if (!has_file(rec->o)) {
+		/* no file: the last records, and the counts, to the consumer */
 		read_lost(rec);
 		write_stats(rec, &rec->w, &s);
-		return kp_writer_close(&rec->w) ? 1 : 0;
+		if (rec->online) { /* its thread takes what is queued, and ends */
+			kp_writer_flush(&rec->w);
+			kp_online_finish(rec->online, &rec->unwind);
+		}
+		if (kp_writer_close(&rec->w))
+			return 1;
+		return rec->o->argv ? kp_child_exit_code(rec->child.status) : 0;
 	}
 	/* a switch that failed said why, and kept the file it closed */
 	rc = rec->sw.failed ? 1 : close_file(rec, &f);
@@ -889,12 +922,12 @@ int kp_recorder_run(struct kp_recorder *rec, const struct kp_record_opts *o)
 	kp_kallsyms_read(&rec->ks);
 	kp_cgroups_init(&rec->cg);
 	kp_buildids_init(&rec->bids);
-	rc = o->live ? 0 : open_stream(rec, &out_is_stdout);
+	rc = has_file(o) ? open_stream(rec, &out_is_stdout) : 0;
 	if (!rc && o->argv)
 		rc = kp_child_start(&rec->child, o->argv, out_is_stdout);
 	if (!rc)
 		rc = open_events(rec);
-	if (!rc && !o->live)
+	if (!rc && has_file(o))
 		rc = open_output(rec);
 	if (!rc)
 		rc = write_header(rec);

@@ -60,18 +60,27 @@ struct kp_record_opts {
 	char **argv_all;
 	const char *version;	/* kprof's, for the metadata (the CLI knows it; NULL: none) */
 	bool quiet;		/* no "recorded N samples into FILE" line: the caller shows what
-				 * it recorded (kprof trace, into a file of its own) */
+				 * it recorded (kprof latency, into a file of its own) */
 	struct kp_nsfiles *nsfiles; /* the binaries of processes in other mount namespaces go
 				 * here as they are mapped (the caller's; NULL: not looked at) */
 	struct kp_switch_opts sw;
 	/*
 	 * kprof top: the records go to @live, each chunk as it closes, instead of a file (no -o);
 	 * after each drain the chunk is closed and @tick called, whose non-zero return ends the
-	 * recording. Both get @live_ctx.
+	 * recording. Both get @live_ctx. Without @tick, a chunk closes once a tenth of a second
+	 * old (or KP_WRITER_CHUNK long).
 	 */
 	kp_writer_sink_fn *live;
 	int (*tick)(void *ctx);
 	void *live_ctx;
+	/*
+	 * kprof trace: @live is called in a thread of its own (online.h) with each chunk, which
+	 * it leaves where it is: a consumer slower than the kernel never holds the rings up. With
+	 * @output, the records also go to that file, unchanged. (@tick, if set, is still the
+	 * drain loop's.) With @live, the recorder does not warn of lost records: the consumer,
+	 * which gets the counts (the STATS record), says what they cost it.
+	 */
+	bool live_thread;
 };
 
 /* The files of a --switch-output recording, as the recorder writes them. */
