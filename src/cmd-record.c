@@ -315,19 +315,8 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		o->output = optarg;
 		return 0;
 	case 'm':
-		if (parse_num(optarg, "-m", 1, 1u << 20, &v))
+		if (kp_cmd_pages("record", optarg, &o->pages))
 			return 2;
-		if (v & (v - 1))
-			return kp_usage_error("record", "-m must be a power of two, not %llu",
-					      (unsigned long long)v);
-		/* a ring is drained into one chunk, which a reader takes up to KP_CHUNK_MAX_USIZE */
-		if (v * (uint64_t)sysconf(_SC_PAGESIZE) > KP_CHUNK_MAX_USIZE / 2)
-			return kp_usage_error("record", "-m %llu is more than a ring may hold: at most "
-					      "%u MiB a CPU (%llu pages)", (unsigned long long)v,
-					      KP_CHUNK_MAX_USIZE / 2 >> 20,
-					      (unsigned long long)(KP_CHUNK_MAX_USIZE / 2 /
-								   (uint64_t)sysconf(_SC_PAGESIZE)));
-		o->pages = v;
 		o->pages_given = true;
 		return 0;
 	case 'z':

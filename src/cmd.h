@@ -91,6 +91,11 @@ int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr);
 int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
 		  uint64_t *out);
 
+/* kp_cmd_pages - @s, @cmd's -m: data pages per ring, a power of two that a ring may hold (at
+ * most kp_cmd_pages_max()), into *@pages: 0, or 2 after saying what is wrong. */
+int kp_cmd_pages(const char *cmd, const char *arg, size_t *pages);
+size_t kp_cmd_pages_max(void);
+
 /* kp_cmd_real - @s as a number from @min to @max into *@out, as kp_cmd_number(): not "nan",
  * not "inf", nothing after the number. */
 int kp_cmd_real(const char *cmd, const char *what, const char *s, double min, double max,

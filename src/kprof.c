@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "diag.h"
+#include "formats/kprof-format.h"
 #include "formats/util.h"
 #include "idlist.h"
 
@@ -172,6 +173,29 @@ int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min
 		return kp_usage_error(cmd, "%s must be a number from %llu to %llu, not '%s'", what,
 				      (unsigned long long)min, (unsigned long long)max, s);
 	*out = v;
+	return 0;
+}
+
+size_t kp_cmd_pages_max(void)
+{
+	/* a ring is drained into one chunk, which a reader takes up to KP_CHUNK_MAX_USIZE */
+	return KP_CHUNK_MAX_USIZE / 2 / (size_t)sysconf(_SC_PAGESIZE);
+}
+
+int kp_cmd_pages(const char *cmd, const char *arg, size_t *pages)
+{
+	uint64_t v;
+
+	if (kp_cmd_number(cmd, "-m", arg, 1, 1u << 20, &v))
+		return 2;
+	if (v & (v - 1))
+		return kp_usage_error(cmd, "-m must be a power of two, not %llu",
+				      (unsigned long long)v);
+	if (v > kp_cmd_pages_max())
+		return kp_usage_error(cmd, "-m %llu is more than a ring may hold: at most %u MiB a "
+				      "CPU (%zu pages)", (unsigned long long)v,
+				      KP_CHUNK_MAX_USIZE / 2 >> 20, kp_cmd_pages_max());
+	*pages = (size_t)v;
 	return 0;
 }
 
