@@ -51,6 +51,13 @@ static bool wanted(const struct kp_trace *t, long nr)
 	return !t->only || (nr >= 0 && nr < kp_syscall_max() && t->only[nr]);
 }
 
+static void who(const struct kp_trace *t, const struct kp_trace_thread *x, struct kp_trace_call *c)
+{
+	c->pid = x->pid;
+	c->tid = x->tid;
+	c->comm = kp_strtab_get(&t->s.strs, x->comm);
+}
+
 /* Hand call @c of thread @x on, and count it; without an exit, @lost says whether another
  * entry came first (its exit lost) or the recording ended. */
 static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_call *c,
@@ -60,9 +67,7 @@ static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_
 
 	if (!wanted(t, c->nr))
 		return;
-	c->pid = x->pid;
-	c->tid = x->tid;
-	c->comm = kp_strtab_get(&t->s.strs, x->comm);
+	who(t, x, c);
 	st = stat_of(t, x, c->nr);
 	if (!c->enter) {
 		st->no_entry++;
@@ -92,7 +97,8 @@ static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_
 /* The entry @x left open ends without its exit (@lost: another entry came first). */
 static void close_open(struct kp_trace *t, struct kp_trace_thread *x, uint32_t cpu, bool lost)
 {
-	struct kp_trace_call c = { .cpu = cpu, .nr = (long)x->open_nr, .enter = x->open_at };
+	struct kp_trace_call c = { .cpu = cpu, .nr = (long)x->open_nr, .enter = x->open_at,
+				   .part = x->open_shown ? KP_TRACE_RESUMED : KP_TRACE_WHOLE };
 
 	if (!x->open)
 		return;
@@ -120,7 +126,8 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	uint64_t nr, v;
 
 	(void)rec;
-	if ((e != t->enter_ev && e != t->exit_ev) || !(smp->sample_type & PERF_SAMPLE_TID))
+	if ((e != t->enter_ev && e != t->exit_ev) || !(smp->sample_type & PERF_SAMPLE_TID) ||
+	    (t->skip_pid && smp->pid == t->skip_pid))
 		return 0;
 	if (!smp->raw_size || kp_tp_field(t->tp, smp->raw, smp->raw_size, "id", 0, &nr)) {
 		t->bad++;
@@ -138,6 +145,7 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		x->open_nr = nr;
 		x->open_at = smp->time ? smp->time : 1;
 		x->open = true;
+		x->open_shown = false;
 		return 0;
 	}
 	struct kp_trace_call c = { .cpu = smp->cpu, .nr = (long)nr, .exit = smp->time ? smp->time : 1 };
@@ -148,6 +156,7 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	if (x->open && x->open_nr == nr) {
 		c.enter = x->open_at;
 		memcpy(c.args, x->open_args, sizeof(c.args));
+		c.part = x->open_shown ? KP_TRACE_RESUMED : KP_TRACE_WHOLE;
 		x->open = false;
 	} else {
 		close_open(t, x, smp->cpu, true); /* an entry of another call: its exit was lost */
@@ -181,13 +190,10 @@ static int on_first(void *ctx, struct kp_session *s, const struct kp_rec_header 
 	return on_own(ctx, s, rec);
 }
 
-int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_trace_call_fn fn,
-		 void *ctx)
-{
-	static const struct kp_session_ops ops = { .own = on_first, .sample = on_sample };
-	struct kp_dso_opts dso = { 0 };
-	int rc;
+static const struct kp_session_ops trace_ops = { .own = on_first, .sample = on_sample };
 
+static void setup(struct kp_trace *t, const bool *only, kp_trace_call_fn fn, void *ctx)
+{
 	memset(t, 0, sizeof(*t));
 	t->tp = kp_tp_new();
 	kp_hash_init(&t->thread_ids);
@@ -196,10 +202,11 @@ int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_tra
 	t->fn = fn;
 	t->ctx = ctx;
 	t->enter_ev = -2; /* found once the events are known */
-	t->open_err = kp_session_open(&t->s, input, &dso);
-	if (t->open_err)
-		return -KP_TRACE_EOPEN;
-	rc = kp_session_run(&t->s, &ops, t);
+}
+
+/* The replay ended with @rc: the events it had, and the calls still in flight. */
+static int ended(struct kp_trace *t, int rc)
+{
 	if (t->enter_ev == -2) /* a file of ATTR records only */
 		find_events(t);
 	if (t->enter_ev < 0 || t->exit_ev < 0)
@@ -207,6 +214,62 @@ int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_tra
 	for (size_t i = 0; i < t->nr_threads; i++) /* still in flight when the recording ended */
 		close_open(t, &t->threads[i], 0, false);
 	return rc;
+}
+
+int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_trace_call_fn fn,
+		 void *ctx)
+{
+	struct kp_dso_opts dso = { 0 };
+
+	setup(t, only, fn, ctx);
+	t->open_err = kp_session_open(&t->s, input, &dso);
+	if (t->open_err)
+		return -KP_TRACE_EOPEN;
+	return ended(t, kp_session_run(&t->s, &trace_ops, t));
+}
+
+void kp_trace_init(struct kp_trace *t, const bool *only, kp_trace_call_fn fn, void *ctx)
+{
+	struct kp_dso_opts dso = { 0 };
+
+	setup(t, only, fn, ctx);
+	kp_session_init(&t->s, &dso);
+	kp_session_start(&t->s, &trace_ops, t);
+}
+
+int kp_trace_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec)
+{
+	struct kp_trace *t = ctx;
+
+	(void)cap;
+	(void)nrec;
+	if (!t->err)
+		t->err = kp_session_feed_chunk(&t->s, *buf, len);
+	return t->err;
+}
+
+void kp_trace_pending(struct kp_trace *t, uint64_t before)
+{
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct kp_trace_thread *x = &t->threads[i];
+		struct kp_trace_call c = { .nr = (long)x->open_nr, .enter = x->open_at,
+					   .part = KP_TRACE_UNFINISHED };
+
+		if (!x->open || x->open_shown || x->open_at >= before || !wanted(t, c.nr))
+			continue;
+		x->open_shown = true;
+		memcpy(c.args, x->open_args, sizeof(c.args));
+		who(t, x, &c);
+		if (t->fn)
+			t->fn(t->ctx, &c);
+	}
+}
+
+int kp_trace_end(struct kp_trace *t)
+{
+	int rc = kp_session_end(&t->s);
+
+	return ended(t, t->err ? t->err : rc);
 }
 
 void kp_trace_release(struct kp_trace *t)

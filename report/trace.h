@@ -11,6 +11,11 @@
  * duration, counted apart; so is an entry with no exit when the
  * recording ended, or a second entry of a thread before the first one's exit (an exit lost).
  * exit and exit_group never return: they are counted, not left in flight.
+ *
+ * The records come from a file (kp_trace_run()) or from a recording as it is made, chunk by
+ * chunk (kp_trace_init(), kp_trace_sink() as the recorder's live sink, kp_trace_end()); then a
+ * call still in flight can be handed on before its exit (kp_trace_pending()), and again, whole,
+ * when it returns, as strace shows a call unfinished and resumed.
  */
 #ifndef KP_TRACE_H
 #define KP_TRACE_H
@@ -23,6 +28,13 @@
 #include "session.h"
 #include "tracepoint.h"
 
+/* Which part of a call kp_trace_call_fn is given. */
+enum kp_trace_part {
+	KP_TRACE_WHOLE,		/* the call, once it ended (or the recording did) */
+	KP_TRACE_UNFINISHED,	/* its entry, while it is still in flight (kp_trace_pending()) */
+	KP_TRACE_RESUMED,	/* the call whose entry was handed on unfinished, once it ended */
+};
+
 /* A system call as the recording tells it. */
 struct kp_trace_call {
 	uint32_t pid, tid, cpu;
@@ -31,6 +43,7 @@ struct kp_trace_call {
 	uint64_t args[6];	/* with an entry */
 	uint64_t enter, exit;	/* ns of the recording's clock; 0 for the side not recorded */
 	int64_t ret;		/* with an exit */
+	enum kp_trace_part part;
 };
 
 /* One thread's counts of one system call (complete calls: both sides recorded). */
@@ -50,9 +63,11 @@ struct kp_trace_thread {
 	uint64_t open_nr, open_at;	/* an entry waiting for its exit (open) */
 	uint64_t open_args[6];
 	bool open;
+	bool open_shown;	/* the open entry was handed on as KP_TRACE_UNFINISHED */
 };
 
-/* Called for each call as its exit comes (or, for one left open, at the end). */
+/* Called for each call as its exit comes (or, for one left open, at the end), and for each
+ * entry kp_trace_pending() hands on. */
 typedef void (*kp_trace_call_fn)(void *ctx, const struct kp_trace_call *c);
 
 struct kp_trace {
@@ -66,11 +81,14 @@ struct kp_trace {
 	size_t nr_stats, cap_stats;
 	struct kp_hash stat_ids;	/* thread << 32 | nr -> index */
 	const bool *only;		/* [kp_syscall_max()]: the calls wanted, NULL for all */
+	uint32_t skip_pid;		/* a process whose events are neither shown nor counted
+					 * (the tracer's own, system-wide), 0 for none */
 	uint64_t first, last;		/* ns: the first and last event's time */
 	uint64_t calls, no_entry, no_exit, lost_exit, no_return, bad;
 	kp_trace_call_fn fn;
 	void *ctx;
 	int open_err;			/* the reader's error when the file would not open */
+	int err;			/* kp_trace_sink()'s: the session's first error (sticky) */
 };
 
 /*
@@ -83,6 +101,34 @@ struct kp_trace {
 int kp_trace_run(struct kp_trace *t, const char *input, const bool *only, kp_trace_call_fn fn,
 		 void *ctx);
 void kp_trace_release(struct kp_trace *t);
+
+/*
+ * kp_trace_init - a trace fed by a recording as it is made, with @only, @fn and @ctx as
+ * kp_trace_run() takes them: kp_trace_sink() takes its chunks, kp_trace_end() ends it. Call
+ * kp_trace_release() after.
+ */
+void kp_trace_init(struct kp_trace *t, const bool *only, kp_trace_call_fn fn, void *ctx);
+
+/*
+ * kp_trace_sink - a kp_writer_sink_fn (and a recorder's live sink): feed the @nrec records of
+ * @len bytes at *@buf (a closed chunk, left where it is) to @ctx, a struct kp_trace initialised
+ * by kp_trace_init(). Returns 0 or the session's error (also kept in t->err).
+ */
+int kp_trace_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec);
+
+/*
+ * kp_trace_pending - hand each call that entered before @before (ns of the recording's clock)
+ * and whose exit has not come, to the trace's fn as KP_TRACE_UNFINISHED, once: its exit comes
+ * as KP_TRACE_RESUMED.
+ */
+void kp_trace_pending(struct kp_trace *t, uint64_t before);
+
+/*
+ * kp_trace_end - the recording ended: deliver what is still queued, hand on the calls still
+ * in flight and fill the counts. Returns 0, -KP_TRACE_ENOEVENTS when it had no
+ * raw_syscalls:sys_enter and sys_exit, or the session's error.
+ */
+int kp_trace_end(struct kp_trace *t);
 
 #define KP_TRACE_EOPEN		1000
 #define KP_TRACE_ENOEVENTS	1001

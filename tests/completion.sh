@@ -27,6 +27,8 @@ check "kprof tr -> trace" offers "trace" "$K" tr
 check "kprof record --ca -> --call-graph, once" offers "--call-graph" "$K" record --ca
 check "kprof report --tim -> --time --timeline" offers "--time --timeline" "$K" report --tim
 check "kprof trace --f -> --failure --filter" offers "--failure --filter" "$K" trace --f
+check "kprof trace --rec -> --record" offers "--record" "$K" trace --rec
+check "kprof trace --record '' -> any file, as -o" offers "a.kprof notes.txt perf.data sub" "$K" trace --record ""
 check "kprof report --format t -> timeline tree" offers "timeline tree" "$K" report --format t
 check "kprof report --sort comm, -> the three lists after comm" \
 	offers "comm,dso comm,dso,sym comm,sym" "$K" report --sort comm,

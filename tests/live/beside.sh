@@ -55,7 +55,7 @@ beside "record -a --call-graph dwarf" "$WORK/d.kprof" record -a -F 99 --call-gra
 beside "record -a --off-cpu" "$WORK/o.kprof" record -a -F 99 -g --off-cpu -o "$WORK/o.kprof"
 beside "top" "$WORK/top.kprof" top -a -F 99 -d 60 -o "$WORK/top.kprof"
 if [ -n "$tp_ok" ]; then
-	beside "trace -a" "$WORK/t.kprof" trace -a -e mmap -o "$WORK/t.kprof"
+	beside "trace -a" "$WORK/t.kprof" trace -a -e mmap --record "$WORK/t.kprof"
 	beside "latency -a" "$WORK/l.kprof" latency -a \
 		--pair syscalls:sys_enter_mmap/syscalls:sys_exit_mmap -o "$WORK/l.kprof"
 else
