@@ -58,6 +58,21 @@ static void who(const struct kp_trace *t, const struct kp_trace_thread *x, struc
 	c->comm = kp_strtab_get(&t->s.strs, x->comm);
 }
 
+/* Whether @c, the first event of its thread, is the return that begins it as the kernel
+ * enables tracing at its exec, or as a new thread or process returns from its parent's call:
+ * a call whose entry no trace can have. */
+static bool begins_thread(const struct kp_trace_call *c)
+{
+	static const char *const starts[] = { "execve", "execveat", "clone", "clone3", "fork",
+					      "vfork" };
+	const char *n = kp_syscall_name(c->nr);
+
+	for (size_t i = 0; n && i < ARRAY_SIZE(starts); i++)
+		if (!strcmp(n, starts[i]))
+			return i < 2 || c->ret == 0;
+	return false;
+}
+
 /* Hand call @c of thread @x on, and count it; without an exit, @lost says whether another
  * entry came first (its exit lost) or the recording ended. */
 static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_call *c,
@@ -71,7 +86,10 @@ static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_
 	st = stat_of(t, x, c->nr);
 	if (!c->enter) {
 		st->no_entry++;
-		t->no_entry++;
+		if (x->events == 1 && begins_thread(c))
+			t->no_entry_begun++;
+		else
+			t->no_entry++;
 	} else if (!c->exit) {
 		st->no_exit++;
 		if (kp_syscall_never_returns(c->nr))
@@ -146,6 +164,8 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		x->open_at = smp->time ? smp->time : 1;
 		x->open = true;
 		x->open_shown = false;
+		if (kp_syscall_never_returns((long)nr)) /* shown now, "= ?", as strace does */
+			close_open(t, x, smp->cpu, false);
 		return 0;
 	}
 	struct kp_trace_call c = { .cpu = smp->cpu, .nr = (long)nr, .exit = smp->time ? smp->time : 1 };

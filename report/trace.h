@@ -85,6 +85,8 @@ struct kp_trace {
 					 * (the tracer's own, system-wide), 0 for none */
 	uint64_t first, last;		/* ns: the first and last event's time */
 	uint64_t calls, no_entry, no_exit, lost_exit, no_return, bad;
+	uint64_t no_entry_begun;	/* of no_entry's kind, but the return that begins a thread
+					 * (its exec, its fork): no trace can have their entry */
 	kp_trace_call_fn fn;
 	void *ctx;
 	int open_err;			/* the reader's error when the file would not open */

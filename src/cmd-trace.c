@@ -674,7 +674,7 @@ static FILE *open_out(struct trace *tr, struct kp_output *o)
 	FILE *f;
 
 	if (tr->output) {
-		f = kp_output_open(o, tr->output, NULL);
+		f = kp_output_open_log(o, tr->output); /* as strace -o: tail -f can read it */
 	} else {
 		fd = dup(STDERR_FILENO);
 		f = fd < 0 ? NULL : fdopen(fd, "w");

@@ -108,6 +108,24 @@ FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt)
 	return o->f;
 }
 
+FILE *kp_output_open_log(struct kp_output *o, const char *path)
+{
+	int fd;
+
+	*o = (struct kp_output){ path, NULL, NULL, -1, -1 };
+	if (kp_output_check_path(path))
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		kp_error("cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	o->fd = fd;
+	return o->f;
+}
+
 /* Close what kp_output_open*() opened (not a standard stream); 0 or the first errno. */
 static int close_output(struct kp_output *o)
 {

@@ -30,6 +30,14 @@ struct kp_output {
  */
 FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt);
 
+/*
+ * kp_output_open_log - @path written in place from the start, for a log that is read while it
+ * grows (strace -o, tail -f) and keeps what was written when kprof is killed: created or
+ * truncated (mode 0666 less the umask), a symbolic link refused as kp_output_check_path()
+ * does. Returns the stream, or NULL after saying why; kp_output_commit() closes it.
+ */
+FILE *kp_output_open_log(struct kp_output *o, const char *path);
+
 /* kp_output_open_fd - the same for a writer of its own: the fd (mode 0600, as for a
  * recording), or -1 after saying why. @path may not be NULL. A writer that @seeks (writes at
  * offsets, reads back) gets a temporary file for a stream, which commit copies to it. */

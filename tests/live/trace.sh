@@ -219,26 +219,33 @@ else
 	skips 3 "strace is not installed (contrib/setup.sh --check installs it)"
 fi
 
-# a line while the command runs: a shell's kill -0 of itself, then an open of a FIFO that waits
-# for this test's writer: the kill's line comes before the shell ends, and the open shows
-# unfinished, then resumed
+# a line while the command runs, into -o's file as strace -o writes it (tail -f follows it): a
+# shell's kill -0 of itself, then an open of a FIFO that waits for this test's writer: the
+# kill's line comes before the shell ends, and the open shows unfinished, then resumed
 mkfifo "$WORK/fifo"
-"$KPROF" trace -e kill,openat -- sh -c 'kill -0 $$; read x <"$1"; echo "$x"' - "$WORK/fifo" \
-	>"$WORK/live.out" 2>"$WORK/live.err" &
+"$KPROF" trace -e kill,openat,exit_group -o "$WORK/live.txt" -- \
+	sh -c 'kill -0 $$; read x <"$1"; echo "$x"' - "$WORK/fifo" >"$WORK/live.out" 2>"$WORK/live.err" &
 k=$!
 i=0
-while [ $i -lt 600 ] && kill -0 $k 2>/dev/null && ! grep -q 'openat(.* <unfinished \.\.\.>$' "$WORK/live.err"; do
+while [ $i -lt 600 ] && kill -0 $k 2>/dev/null && ! grep -q 'openat(.* <unfinished \.\.\.>$' "$WORK/live.txt" 2>/dev/null; do
 	sleep 0.1; i=$((i + 1))
 done
-check "line mode prints while the command runs: its kill -0 of itself, its open of a FIFO that waits unfinished" \
-	sh -c "kill -0 $k && grep -qE '): sh/[0-9]+ kill\(pid: [0-9]+, sig: 0\) = 0$' '$WORK/live.err' &&
-		grep -qE '): sh/[0-9]+ openat\(.* <unfinished \.\.\.>$' '$WORK/live.err' && [ ! -s '$WORK/live.out' ]"
+check "line mode writes -o's file while the command runs: its kill -0 of itself, its open of a FIFO that waits unfinished" \
+	sh -c "kill -0 $k && grep -qE '): sh/[0-9]+ kill\(pid: [0-9]+, sig: 0\) = 0$' '$WORK/live.txt' &&
+		grep -qE '): sh/[0-9]+ openat\(.* <unfinished \.\.\.>$' '$WORK/live.txt' && [ ! -s '$WORK/live.out' ] && [ ! -s '$WORK/live.err' ]"
 exec 3<>"$WORK/fifo" # a writer, which never waits: the shell's open returns
 echo released >&3
 exec 3>&-
 wait $k
 check "...and once it returns, its line '<... openat resumed>' with the descriptor (status $?)" \
-	sh -c "grep -qE '): sh/[0-9]+ <\.\.\. openat resumed>\) = [0-9]+$' '$WORK/live.err' && grep -qx released '$WORK/live.out'"
+	sh -c "grep -qE '): sh/[0-9]+ <\.\.\. openat resumed>\) = [0-9]+$' '$WORK/live.txt' && grep -qx released '$WORK/live.out'"
+# a child that exits while its parent goes on: its exit_group at once, "= ?", as strace shows it;
+# the returns that begin a thread (the command's execve, the child's from vfork or clone) are no
+# call apart worth a notice
+"$KPROF" trace -- sh -c '/bin/true; sleep 0.7' 2>"$WORK/eg.err"
+check "exit_group shown when it is entered, '= ?', never unfinished; no notice of calls apart" \
+	sh -c "grep -qE '): true/[0-9]+ exit_group\(error_code: 0\) = \?$' '$WORK/eg.err' &&
+		! grep -q 'exit_group.*unfinished\|exit_group resumed' '$WORK/eg.err' && ! grep -q '^kprof:' '$WORK/eg.err'"
 
 # rings too small for the calls: one warning, of events, with a -m that keeps more
 "$KPROF" trace -s -m 1 -- "$W" 10000 0 0 >/dev/null 2>"$WORK/m1.err"
