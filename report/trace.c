@@ -58,19 +58,20 @@ static void who(const struct kp_trace *t, const struct kp_trace_thread *x, struc
 	c->comm = kp_strtab_get(&t->s.strs, x->comm);
 }
 
-/* Whether @c, the first event of its thread, is the return that begins it as the kernel
- * enables tracing at its exec, or as a new thread or process returns from its parent's call:
- * a call whose entry no trace can have. */
-static bool begins_thread(const struct kp_trace_call *c)
+/* Whether @c, the first event of thread @x and an exit without its entry, is the return that
+ * begins the thread: 1 for its exec, as the kernel enables tracing there (a call of the thread,
+ * counted apart); 2 for its return from its parent's clone, fork or vfork (no call of its own,
+ * counted nowhere, as strace -c counts it once, in the parent). 0 otherwise. */
+static int begins_thread(const struct kp_trace_thread *x, const struct kp_trace_call *c)
 {
 	static const char *const starts[] = { "execve", "execveat", "clone", "clone3", "fork",
 					      "vfork" };
 	const char *n = kp_syscall_name(c->nr);
 
-	for (size_t i = 0; n && i < ARRAY_SIZE(starts); i++)
+	for (size_t i = 0; x->events == 1 && n && i < ARRAY_SIZE(starts); i++)
 		if (!strcmp(n, starts[i]))
-			return i < 2 || c->ret == 0;
-	return false;
+			return i < 2 ? 1 : c->ret == 0 ? 2 : 0;
+	return 0;
 }
 
 /* Hand call @c of thread @x on, and count it; without an exit, @lost says whether another
@@ -79,17 +80,20 @@ static void done(struct kp_trace *t, struct kp_trace_thread *x, struct kp_trace_
 		 bool lost)
 {
 	struct kp_trace_stat *st;
+	int begun;
 
 	if (!wanted(t, c->nr))
 		return;
 	who(t, x, c);
-	st = stat_of(t, x, c->nr);
-	if (!c->enter) {
+	begun = c->enter ? 0 : begins_thread(x, c);
+	st = begun == 2 ? NULL : stat_of(t, x, c->nr);
+	if (begun) {
+		t->no_entry_begun++;
+		if (st)
+			st->no_entry++;
+	} else if (!c->enter) {
 		st->no_entry++;
-		if (x->events == 1 && begins_thread(c))
-			t->no_entry_begun++;
-		else
-			t->no_entry++;
+		t->no_entry++;
 	} else if (!c->exit) {
 		st->no_exit++;
 		if (kp_syscall_never_returns(c->nr))

@@ -85,8 +85,9 @@ struct kp_trace {
 					 * (the tracer's own, system-wide), 0 for none */
 	uint64_t first, last;		/* ns: the first and last event's time */
 	uint64_t calls, no_entry, no_exit, lost_exit, no_return, bad;
-	uint64_t no_entry_begun;	/* of no_entry's kind, but the return that begins a thread
-					 * (its exec, its fork): no trace can have their entry */
+	uint64_t no_entry_begun;	/* exits without their entry that begin a thread (its
+					 * exec: in the thread's stats; its return from a fork:
+					 * in none), which no trace can have the entry of */
 	kp_trace_call_fn fn;
 	void *ctx;
 	int open_err;			/* the reader's error when the file would not open */

@@ -215,8 +215,21 @@ if command -v strace >/dev/null 2>&1; then
 	check "dd bs=1 count=100000 with the default rings: none of its events lost ($(lost_said "$WORK/dd.err")), every call's count and errors strace's (read and write 99,000 more)" \
 		sh -c "! grep -q 'events were lost' '$WORK/dd.err' && [ -s '$WORK/dd.s' ] && cmp '$WORK/dd.k' '$WORK/dd.s' &&
 			cmp -s '$WORK/dd.alone' '$WORK/dd.out'"
+	# a command that forks 300 children: each child's return from its parent's clone is no call
+	# of its own (strace -c counts a clone once, in the parent); the clones that made a child
+	# (a clone a signal interrupted is restarted: counted with an error, by both), the execs and
+	# the exits are strace's, and nothing is lost
+	kids='i=0; while [ $i -lt 300 ]; do /bin/true & i=$((i + 1)); done; wait'
+	"$KPROF" trace -s -- sh -c "$kids" >/dev/null 2>"$WORK/kids.err"
+	strace -c -f -o "$WORK/kids.strace" sh -c "$kids" >/dev/null 2>&1
+	counts "$WORK/kids.err" | awk '$1 == "clone" { print "clone", $2 - $3 } $1 == "execve" || $1 == "exit_group" { print $1, $2 }' >"$WORK/kids.k"
+	strace_counts "$WORK/kids.strace" | awk '$1 == "clone" { print "clone", $2 - $3 } $1 == "execve" { print $1, $2 }' >"$WORK/kids.s"
+	echo "exit_group 301" >>"$WORK/kids.s" # (strace -c lists no call that does not return)
+	check "300 children: $(tr '\n' ' ' <"$WORK/kids.k")as strace counts them, nothing lost" \
+		sh -c "sort '$WORK/kids.s' | cmp -s - '$WORK/kids.k' && grep -qx 'clone 300' '$WORK/kids.k' &&
+			grep -q 'Summary of events' '$WORK/kids.err' && ! grep -q 'were lost' '$WORK/kids.err'"
 else
-	skips 3 "strace is not installed (contrib/setup.sh --check installs it)"
+	skips 4 "strace is not installed (contrib/setup.sh --check installs it)"
 fi
 
 # a line while the command runs, into -o's file as strace -o writes it (tail -f follows it): a
@@ -248,7 +261,7 @@ check "exit_group shown when it is entered, '= ?', never unfinished; no notice o
 		! grep -q 'exit_group.*unfinished\|exit_group resumed' '$WORK/eg.err' && ! grep -q '^kprof:' '$WORK/eg.err'"
 
 # rings too small for the calls: one warning, of events, with a -m that keeps more
-"$KPROF" trace -s -m 1 -- "$W" 10000 0 0 >/dev/null 2>"$WORK/m1.err"
+"$KPROF" trace -s -m 1 -- "$W" 100000 0 0 >/dev/null 2>"$WORK/m1.err"
 check "-m 1: one warning of lost events, saying which -m keeps more: $(lost_said "$WORK/m1.err")" \
 	sh -c "[ \$(grep -c 'were lost' '$WORK/m1.err') -eq 1 ] && ! grep -qE 'samples|-F' '$WORK/m1.err' &&
 		grep -qE '^kprof: warning: [0-9]+ events were lost \(the rings of 1 page a CPU overflowed\): calls around them are missing; a larger -m keeps them, e\.g\. -m [0-9]+$' '$WORK/m1.err'"
