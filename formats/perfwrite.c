@@ -278,7 +278,8 @@ static void put_cmdlines(struct kp_perfwrite *pw)
 {
 	struct kp_bytes o = { NULL, 0, 0 };
 
-	qsort(pw->comms, pw->nr_comms, sizeof(*pw->comms), cmp_comm);
+	if (pw->nr_comms) /* (qsort() of no array, NULL, is undefined) */
+		qsort(pw->comms, pw->nr_comms, sizeof(*pw->comms), cmp_comm);
 	for (size_t i = 0; i < pw->nr_comms; i++) {
 		char line[48];
 		int n;

@@ -29,8 +29,10 @@ else
 	# ld.so relocating libc (ld.so's debug file is libc6-dbg's too)
 	"$KPROF" record -g -o "$WORK/t.kprof" -- sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i + 1)); done' \
 		>/dev/null 2>&1
-	"$KPROF" report -i "$WORK/t.kprof" --folded --annotate >"$WORK/plain" 2>/dev/null
-	"$KPROF" report -i "$WORK/t.kprof" --folded --annotate --inline >"$WORK/inl" 2>/dev/null
+	# (with --inline-self, as the inlined code sampled is what ld.so's has: its frame-pointer
+	# chains have no return address in libc's inlined code to show)
+	"$KPROF" report -i "$WORK/t.kprof" --folded --annotate --inline-self >"$WORK/plain" 2>/dev/null
+	"$KPROF" report -i "$WORK/t.kprof" --folded --annotate --inline-self --inline >"$WORK/inl" 2>/dev/null
 	strip_inlined() {
 		awk '{ c = $NF; $NF = ""; n = split($0, f, ";"); s = ""
 			for (i = 1; i <= n; i++) { x = f[i]; sub(/ +$/, "", x); if (x !~ /_\[i\]$/) s = s (s == "" ? "" : ";") x }

@@ -15,18 +15,18 @@ total_of_err() { sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$1"; }
 # names_work FILE: the file alone names split's work functions, through main
 names_work() { "$KPROF" report -i "$1" --folded 2>/dev/null | grep -q ";main;via_left;work_a [0-9]*\$"; }
 
-# --- by time: about 2 s of split in half-second files ---------------------------------------
-# split burns 2 s of its own CPU time: on a busy machine that takes longer, and a file is cut
-# each half second of the wall time it took
+# --- by time: about 4 s of split in 1 s files -----------------------------------------------
+# split burns 4 s of its own CPU time: on a busy machine that takes longer, and a file is cut
+# each second of the wall time it took
 t0=$(date +%s.%N)
-"$KPROF" record -g --switch-output=0.5s -o "$WORK/t.kprof" -- "$SPLIT" 2 >"$WORK/t.out" 2>"$WORK/t.err"
+"$KPROF" record -g --switch-output=1s -o "$WORK/t.kprof" -- "$SPLIT" 4 >"$WORK/t.out" 2>"$WORK/t.err"
 rc=$?
 wall=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
-check "record --switch-output=0.5s succeeds" [ $rc -eq 0 ]
+check "record --switch-output=1s succeeds" [ $rc -eq 0 ]
 ls "$WORK" | grep '^t\.kprof\.' >"$WORK/t.list"
 n=$(wc -l <"$WORK/t.list")
-check "about a file each half second: $n files in $wall s" \
-	awk -v n="$n" -v w="$wall" 'BEGIN { exit !(n >= 4 && n >= int(2 * w) - 1 && n <= int(2 * w) + 2) }'
+check "about a file a second: $n files in $wall s" \
+	awk -v n="$n" -v w="$wall" 'BEGIN { exit !(n >= 4 && n >= int(w) - 1 && n <= int(w) + 2) }'
 check "each is named FILE.YYYYMMDDhhmmssff, in order" \
 	sh -c "grep -qvE '^t\.kprof\.[0-9]{16}\$' '$WORK/t.list' && exit 1; sort -c '$WORK/t.list'"
 check "FILE itself is not left behind" [ ! -e "$WORK/t.kprof" ]
@@ -72,9 +72,9 @@ check "two SIGUSR2 during the recording: 3 files ($n), kprof ending with its com
 
 # --- --switch-max-files and --switch-output-exec ---------------------------------------------
 # the hook of the fleet note: each closed file converted to pprof while the next one fills
-"$KPROF" record -g --switch-output=0.5s --switch-max-files 2 \
+"$KPROF" record -g --switch-output=1s --switch-max-files 2 \
 	--switch-output-exec "echo \"\$1\" >>'$WORK/hooks'; '$KPROF' report --format pprof -i \"\$1\" -o \"\$1.pb.gz\"" \
-	-o "$WORK/m.kprof" -- "$SPLIT" 1.6 >/dev/null 2>"$WORK/m.err"
+	-o "$WORK/m.kprof" -- "$SPLIT" 3 >/dev/null 2>"$WORK/m.err"
 check "with --switch-max-files 2 and a hook, record succeeds" [ $? -eq 0 ]
 closed=$(sed -n 's/.*into \([0-9]*\) files.*/\1/p' "$WORK/m.err")
 ls "$WORK" | grep -E '^m\.kprof\.[0-9]{16}$' >"$WORK/m.list"
@@ -90,7 +90,7 @@ check "each file was converted to pprof by the hook, before kprof ended ($ok_pb 
 	[ "$ok_pb" -eq "${closed:-0}" -a "$ok_pb" -gt 0 ]
 
 # --- DWARF: the files of a recording unwound while recording -------------------------------
-"$KPROF" record --call-graph dwarf --switch-output=0.5s -o "$WORK/d.kprof" -- "$SPLIT" 1.2 >/dev/null 2>"$WORK/d.err"
+"$KPROF" record --call-graph dwarf --switch-output=1s -o "$WORK/d.kprof" -- "$SPLIT" 2.5 >/dev/null 2>"$WORK/d.err"
 n=0 alone=0 sum=0
 for f in $(ls "$WORK" | grep '^d\.kprof\.'); do
 	n=$((n + 1))
@@ -103,10 +103,10 @@ check "--call-graph dwarf: $n files, each unwound through main ($alone), adding 
 	[ "$n" -ge 2 -a "$alone" -eq "$n" -a "$sum" -eq "${total:--1}" ]
 
 # --- system-wide: a process that ran before is named in every file --------------------------
-"$SPLIT" 5 >/dev/null &
+"$SPLIT" 8 >/dev/null &
 spid=$!
 sleep 0.3
-"$KPROF" record -a -g --switch-output=0.5s --duration 1.7 -o "$WORK/a.kprof" >/dev/null 2>"$WORK/a.err"
+"$KPROF" record -a -g --switch-output=1s --duration 3 -o "$WORK/a.kprof" >/dev/null 2>"$WORK/a.err"
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 # each file where split ran a tenth of a second or more (a busy machine can leave it

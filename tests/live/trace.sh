@@ -16,6 +16,10 @@ require_perf_events
 [ "$(id -u)" -eq 0 ] || skip_all "tracepoints need root"
 
 W="$top_builddir/tests/workloads/syscalls"
+# kprof starts its command with SIGINT at its default, as perf does; strace leaves it as the
+# shell set it, ignored in a background job (make check's own, under CI), and programs ask for
+# it (dd's sigaction): strace's commands start as kprof's
+strace() { env --default-signal=INT strace "$@"; }
 val() { sed -n "s/^$2=//p" "$1" | head -1; }
 
 # counts SUMMARY: "NAME CALLS ERRORS TOTAL_MS" per system call of kprof's or perf's -s table,
