@@ -163,23 +163,28 @@ else
 			echo "# hotspot's parser ran out of its 1 GiB on $1"
 		return $hs_rc
 	}
+	# hs_new ERR: the first warnings of hotspot's parser in ERR that it does not give on
+	# perf's own file (hotspot 1.3.0 misreads HEADER_SAMPLE_TIME, which perf 6.1 writes too,
+	# and says so on perf's own file when it has one: perf leaves it out when its build-id
+	# pass fails)
+	hs_new() {
+		grep -vxFf "$WORK/own.hs.err" "$1" |
+			grep -v 'automatic buffering\|not properly read PerfHeader::SAMPLE_TIME 16 0$' | head -3
+	}
 	hsparse "$WORK/own.data" "$WORK/own.hs"
 	hsparse "$WORK/g.perf" "$WORK/g.hs"
 	rc=$?
-	# hotspot 1.3.0 misreads HEADER_SAMPLE_TIME, which perf 6.1 writes too, and says so on
-	# perf's own file when it has one (perf leaves it out when its build-id pass fails)
-	new=$(grep -vxFf "$WORK/own.hs.err" "$WORK/g.hs.err" |
-		grep -v 'automatic buffering\|not properly read PerfHeader::SAMPLE_TIME 16 0$' | head -3)
+	new=$(hs_new "$WORK/g.hs.err")
 	funcs=$(strings "$WORK/g.hs" | grep -cxE 'work_a|work_b|work_c|main')
 	check "hotspot's parser reads the converted file: $funcs of 4 functions, no new warning" \
 		[ $rc -eq 0 -a "$funcs" -eq 4 -a -z "$new" ]
-	[ -z "$new" ] || echo "# hotspot: $new"	# a tracepoint's: its fields named from the format in the tracing data (the syscall's
+	[ -z "$new" ] || echo "# hotspot: $new"
+	# a tracepoint's: its fields named from the format in the tracing data (the syscall's
 	# recording: one of ls alone, where the -a one may hold others' binaries, deleted since)
 	if [ -s "$WORK/tp-open.perf" ]; then
 		hsparse "$WORK/tp-open.perf" "$WORK/tp-open.hs"
 		rc=$?
-		new=$(grep -vxFf "$WORK/own.hs.err" "$WORK/tp-open.hs.err" |
-			grep -v 'automatic buffering\|not properly read PerfHeader::SAMPLE_TIME 16 0$' | head -3)
+		new=$(hs_new "$WORK/tp-open.hs.err")
 		fields=$(strings "$WORK/tp-open.hs" | grep -cE '__syscall_nr|filename')
 		check "hotspot's parser reads sys_enter_openat's fields from the converted file ($fields names), no new warning" \
 			[ $rc -eq 0 -a "$fields" -ge 2 -a -z "$new" ]

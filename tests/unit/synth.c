@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/util.h"
 
@@ -184,4 +185,14 @@ void synth_release(struct synth *s)
 	free(s->recs);
 	free(s->chunk_end);
 	memset(s, 0, sizeof(*s));
+}
+
+void synth_end(struct synth *s, int fd)
+{
+	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
+
+	synth_add(s, &round);
+	synth_flush(s);
+	synth_release(s);
+	close(fd);
 }

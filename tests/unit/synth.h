@@ -55,6 +55,9 @@ size_t synth_sample(void *buf, uint32_t tid, uint64_t time, uint32_t cpu, uint64
 
 void synth_release(struct synth *s);
 
+/* synth_end - a ROUND, the chunk closed, @s released and @fd closed: a recording's end. */
+void synth_end(struct synth *s, int fd);
+
 /* The body of a PERF_RECORD_MMAP2 record, up to its path (NUL-terminated, then the trailer). */
 struct synth_mmap2 {
 	uint32_t pid, tid;

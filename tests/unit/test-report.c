@@ -508,7 +508,6 @@ static void test_forked_jit(void)
 		char comm[16];
 	} comm = { 5000, 5000, "jitter" };
 	uint32_t fork[6] = { 5001, 5000, 5001, 5000, 0, 0 };
-	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
 	int fd;
 
 	if (!mkdtemp(dir)) {
@@ -531,10 +530,7 @@ static void test_forked_jit(void)
 		synth_sample(buf, 5000 + i % 2, t0 + 100 + i, 0, code, 1);
 		synth_add(&sy, buf);
 	}
-	synth_add(&sy, &round);
-	synth_flush(&sy);
-	synth_release(&sy);
-	close(fd);
+	synth_end(&sy, fd);
 
 	opts_init(&o, file);
 	o.symfs = dir;
@@ -577,7 +573,6 @@ static void start_time_case(const char *start, uint64_t mono, uint64_t t, uint64
 	struct kp_report r;
 	struct synth sy;
 	uint8_t buf[256];
-	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
 	int fd = mkstemp(file);
 
 	synth_begin(&sy, fd, 1);
@@ -586,10 +581,7 @@ static void start_time_case(const char *start, uint64_t mono, uint64_t t, uint64
 	kp_writer_add_meta(&sy.w, "start-monotonic-ns", mono_s);
 	synth_sample(buf, 42, t, 0, 0x401000, 1);
 	synth_add(&sy, buf);
-	synth_add(&sy, &round);
-	synth_flush(&sy);
-	synth_release(&sy);
-	close(fd);
+	synth_end(&sy, fd);
 	opts_init(&o, file);
 	if (kp_report_build(&o, &r)) {
 		ok(0, "a recording that starts at %s builds", start);
