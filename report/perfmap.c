@@ -610,6 +610,68 @@ refused:
  * ends, a record runs past its end (where the next reading starts), or it is closed. What is
  * wrong is said in m->problem when @say. Returns the code loads taken.
  */
+/*
+ * The jitdump header at the start of @buf (@len bytes): its size, where the records begin; 0
+ * when the writer has not written it all yet (and not @say), or, said when @say, when it is no
+ * jitdump of this process (the dump is then done with).
+ */
+static size_t dump_header(struct kp_perfmap *m, const uint8_t *buf, size_t len, bool say)
+{
+	struct jit_header h;
+	const char *bad = NULL;
+	char why[160];
+
+	memcpy(&h, buf, len < sizeof(h) ? len : sizeof(h));
+	if (len < sizeof(h) && !say) /* its writer has not written it all yet */
+		return 0;
+	if (len < sizeof(h) || (h.magic != JIT_MAGIC && h.magic != JIT_MAGIC_SWAPPED))
+		bad = "not a jitdump (no JiTD magic at offset 0): ignored";
+	else if (h.magic == JIT_MAGIC_SWAPPED)
+		bad = "a jitdump of the other byte order: ignored";
+	else if (h.pid != m->pid)
+		bad = why, snprintf(why, sizeof(why), "written by process %u, not by process "
+				    "%u that mapped it: ignored", h.pid, m->pid);
+	else if (h.total_size < sizeof(h) || h.total_size > len)
+		bad = why, snprintf(why, sizeof(why), "its header claims %u bytes, not a size "
+				    "the file holds: ignored", h.total_size);
+	if (bad) {
+		if (say)
+			problem(m, m->dump_path, "%s", bad);
+		m->dump_off = DUMP_DONE;
+		return 0;
+	}
+	m->machine = (uint16_t)h.elf_mach;
+	return h.total_size;
+}
+
+/* One record @rec of the dump, of @size bytes and kind @id, at offset @at of the file: 1 when
+ * it loaded code; what it refused counted in @refused and @unwind_refused. */
+static size_t dump_record(struct kp_perfmap *m, const uint8_t *rec, uint32_t id, size_t size,
+			  size_t at, struct refusals *refused, struct refusals *unwind_refused)
+{
+	if (id == JIT_CODE_LOAD && size > sizeof(struct jit_load))
+		return (size_t)code_load(m, rec, size, at, refused, unwind_refused);
+	if (id == JIT_CODE_MOVE && size >= sizeof(struct jit_move)) {
+		struct jit_move mv;
+		uint64_t had = 0;
+
+		memcpy(&mv, rec, sizeof(mv));
+		if (mv.new_code_addr + mv.code_size < mv.new_code_addr)
+			refuse(refused, at, "the code it moves wraps past the end of the address "
+			       "space");
+		else if (move_code(m, &mv, &had))
+			refuse(refused, at, "it moves %llu bytes of code, loaded with %llu",
+			       (unsigned long long)mv.code_size, (unsigned long long)had);
+	} else if (id == JIT_CODE_DEBUG_INFO && size >= sizeof(struct jit_debug)) {
+		free_lines(m->next_lines, m->nr_next_lines);
+		m->next_lines = debug_lines(rec, size, &m->nr_next_lines);
+	} else if (id == JIT_CODE_UNWINDING_INFO) { /* a later one replaces it, as in perf */
+		free_unwind(m->next_unwind);
+		m->next_unwind = unwinding_info(m, rec, size, at);
+	}
+	return 0;
+}
+
 static size_t read_dump(struct kp_perfmap *m, bool say)
 {
 	uint64_t base = m->dump_off;
@@ -620,35 +682,9 @@ static size_t read_dump(struct kp_perfmap *m, bool say)
 
 	if (!buf)
 		return 0;
-	if (!base) {
-		struct jit_header h;
-		const char *bad = NULL;
-		char why[160];
-
-		memcpy(&h, buf, len < sizeof(h) ? len : sizeof(h));
-		if (len < sizeof(h) && !say) { /* its writer has not written it all yet */
-			free(buf);
-			return 0;
-		}
-		if (len < sizeof(h) || (h.magic != JIT_MAGIC && h.magic != JIT_MAGIC_SWAPPED))
-			bad = "not a jitdump (no JiTD magic at offset 0): ignored";
-		else if (h.magic == JIT_MAGIC_SWAPPED)
-			bad = "a jitdump of the other byte order: ignored";
-		else if (h.pid != m->pid)
-			bad = why, snprintf(why, sizeof(why), "written by process %u, not by process "
-					    "%u that mapped it: ignored", h.pid, m->pid);
-		else if (h.total_size < sizeof(h) || h.total_size > len)
-			bad = why, snprintf(why, sizeof(why), "its header claims %u bytes, not a size "
-					    "the file holds: ignored", h.total_size);
-		if (bad) {
-			if (say)
-				problem(m, m->dump_path, "%s", bad);
-			m->dump_off = DUMP_DONE;
-			free(buf);
-			return 0;
-		}
-		m->machine = (uint16_t)h.elf_mach;
-		off = h.total_size;
+	if (!base && !(off = dump_header(m, buf, len, say))) {
+		free(buf);
+		return 0;
 	}
 	while (off + sizeof(struct jit_prefix) <= len) {
 		struct jit_prefix pr;
@@ -663,41 +699,21 @@ static size_t read_dump(struct kp_perfmap *m, bool say)
 			break;
 		}
 		if (pr.id == JIT_CODE_CLOSE) {
+			off = len; /* (where it stopped matters no more) */
 			m->dump_off = DUMP_DONE;
-			free(buf);
-			goto out;
+			break;
 		}
 		/* records are read in place: copied out whole, as the file has no alignment */
 		rec = kp_xmalloc(pr.total_size);
 		memcpy(rec, buf + off, pr.total_size);
-		if (pr.id == JIT_CODE_LOAD && pr.total_size > sizeof(struct jit_load)) {
-			loads += (size_t)code_load(m, rec, pr.total_size, (size_t)(base + off),
-						   &refused, &unwind_refused);
-		} else if (pr.id == JIT_CODE_MOVE && pr.total_size >= sizeof(struct jit_move)) {
-			struct jit_move mv;
-			uint64_t had = 0;
-
-			memcpy(&mv, rec, sizeof(mv));
-			if (mv.new_code_addr + mv.code_size < mv.new_code_addr)
-				refuse(&refused, (size_t)(base + off), "the code it moves wraps past "
-				       "the end of the address space");
-			else if (move_code(m, &mv, &had))
-				refuse(&refused, (size_t)(base + off), "it moves %llu bytes of code, "
-				       "loaded with %llu", (unsigned long long)mv.code_size,
-				       (unsigned long long)had);
-		} else if (pr.id == JIT_CODE_DEBUG_INFO && pr.total_size >= sizeof(struct jit_debug)) {
-			free_lines(m->next_lines, m->nr_next_lines);
-			m->next_lines = debug_lines(rec, pr.total_size, &m->nr_next_lines);
-		} else if (pr.id == JIT_CODE_UNWINDING_INFO) { /* a later one replaces it, as in perf */
-			free_unwind(m->next_unwind);
-			m->next_unwind = unwinding_info(m, rec, pr.total_size, (size_t)(base + off));
-		}
+		loads += dump_record(m, rec, pr.id, pr.total_size, (size_t)(base + off), &refused,
+				     &unwind_refused);
 		free(rec);
 		off += pr.total_size;
 	}
-	m->dump_off = base + off;
+	if (m->dump_off != DUMP_DONE)
+		m->dump_off = base + off;
 	free(buf);
-out:
 	if (say) {
 		say_refused(m, &refused, "code record", "code records", "refused");
 		say_refused(m, &unwind_refused, "unwinding info record", "unwinding info records",
