@@ -57,7 +57,7 @@ static inline bool kp_rec_framed(const struct kp_rec_header *rec, size_t avail)
  */
 int kp_rec_validate(const struct kp_rec_header *rec, size_t avail);
 
-/* The most frames one location of a SYMBOLS record holds (report/dso.h's KP_DSO_MAX_FRAMES). */
+/* The most frames one location of a SYMBOLS record holds (report/symbols/dso.h's KP_DSO_MAX_FRAMES). */
 #define KP_SYM_MAX_FRAMES 64
 
 /**

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "diag.h"
+#include "src/cli/cmd.h"
+#include "src/record/diag.h"
 #include "formats/kprof-format.h"
 #include "formats/util.h"
-#include "idlist.h"
+#include "src/record/idlist.h"
 
 static const struct kp_cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its samples into kprof.data" },

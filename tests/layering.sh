@@ -28,20 +28,20 @@ for layer in "formats:formats" "report:formats report" "src/record:formats repor
 done
 
 mkdir -p "$WORK/formats"
-printf '#include "util.h"\n#include "report/session.h"\n' >"$WORK/formats/x.c"
+printf '#include "util.h"\n#include "report/replay/session.h"\n' >"$WORK/formats/x.c"
 : >"$WORK/formats/util.h"
 bad=$(upward "$WORK/formats" formats)
-check "a planted upward include is found ($bad)" [ "$bad" = "$WORK/formats/x.c: report/session.h" ]
+check "a planted upward include is found ($bad)" [ "$bad" = "$WORK/formats/x.c: report/replay/session.h" ]
 
 # src/record/ naming the CLI: by its bare name (a header beside the commands, not beside it),
 # by its path, or from above
 mkdir -p "$WORK/src/record"
-printf '#include "config.h"\n#include "evset.h"\n#include "report/session.h"\n#include "cmd.h"\n' \
+printf '#include "config.h"\n#include "evset.h"\n#include "report/replay/session.h"\n#include "cmd.h"\n' \
 	>"$WORK/src/record/x.c"
-printf '#include "src/cmd-report.h"\n#include "../input.h"\n' >"$WORK/src/record/y.h"
+printf '#include "src/cli/cmd-report.h"\n#include "../input.h"\n' >"$WORK/src/record/y.h"
 : >"$WORK/src/record/evset.h"
 bad=$(upward "$WORK/src/record" formats report | sed "s|^$WORK/src/record/||" | tr '\n' ' ')
 check "planted includes of the CLI's headers from src/record/ are found ($bad)" \
-	[ "$bad" = "x.c: config.h x.c: cmd.h y.h: src/cmd-report.h y.h: ../input.h " ]
+	[ "$bad" = "x.c: config.h x.c: cmd.h y.h: src/cli/cmd-report.h y.h: ../input.h " ]
 
 done_testing

@@ -4,7 +4,7 @@
 # lint at its error level: scdoc's own paragraph macros are mandoc style warnings); every
 # option of a command's --help is on an item line of its page's OPTIONS, and every option
 # there is in --help and in the command's getopt tables (src/cmd-*.c, with the flame graph's
-# shared ones of src/svgopts.h); and kprof help CMD and --help point to the page.
+# shared ones of src/cli/svgopts.h); and kprof help CMD and --help point to the page.
 . "$top_srcdir/tests/live/lib.sh"
 
 # the pages: built in the build tree, or (from a tarball) distributed made in the source tree
@@ -34,7 +34,7 @@ opts_src() {
 		grep -oE 'getopt_long\([^"]*"[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/' |
 			tr -d '+:' | grep -oE '[a-zA-Z0-9]' | sed 's/^/-/'
 		if grep -q KP_SVG_LONG_OPTS "$f"; then
-			grep -oE '\{ "[a-z][a-z0-9-]*"' "$top_srcdir/src/svgopts.h" | sed 's/{ "/--/; s/"//'
+			grep -oE '\{ "[a-z][a-z0-9-]*"' "$top_srcdir/src/cli/svgopts.h" | sed 's/{ "/--/; s/"//'
 		fi
 		# kprof report's views' own options (kp_view_option tables)
 		if [ "$1" = report ]; then

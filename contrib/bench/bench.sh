@@ -605,7 +605,7 @@ fi
 # recording of split, median of 10 reports each.
 realprog_cmd() {
 	case $1 in
-	gcc) cmd=(sh -c "for i in 1 2 3 4; do gcc -O2 -D_GNU_SOURCE -c -o '$tmp/rp.o' '$top/report/dso.c' -I'$top' -I'$build' || exit 1; done") ;;
+	gcc) cmd=(sh -c "for i in 1 2 3 4; do gcc -O2 -D_GNU_SOURCE -c -o '$tmp/rp.o' '$top/report/symbols/dso.c' -I'$top' -I'$build' || exit 1; done") ;;
 	*) distro_cmd "$1" ;;
 	esac
 }

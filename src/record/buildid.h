@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/hash.h"
+#include "report/base/hash.h"
 
 struct kp_buildid_ent;
 

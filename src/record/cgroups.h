@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "formats/writer.h"
-#include "report/hash.h"
+#include "report/base/hash.h"
 
 struct kp_cgroups {
 	struct kp_hash seen;	/* pid -> 1: read already */

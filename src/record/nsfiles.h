@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/dso.h"
+#include "report/symbols/dso.h"
 
 struct kp_nsfiles {
 	bool keep;			/* hold the files open (--embed-symbols), else count them */

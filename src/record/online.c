@@ -16,7 +16,7 @@
 #include <zstd.h>
 
 #include "formats/util.h"
-#include "report/rewrite.h"
+#include "report/unwind/rewrite.h"
 
 /*
  * A closed chunk of the recorder's, waiting for the thread: the recorder's own buffer, taken

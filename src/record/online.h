@@ -3,7 +3,7 @@
  * online.h - DWARF unwinding while recording, in a thread apart from the drain loop.
  *
  * The recorder's writer hands each closed chunk (uncompressed records) to this stage instead of
- * the file. The thread feeds the chunks to report/rewrite.h, which replays them as a report
+ * the file. The thread feeds the chunks to report/unwind/rewrite.h, which replays them as a report
  * would, unwinds each sample's user stack copy and writes the sample with its unwound call
  * chain in place of the copy; everything else goes to the file unchanged, in time order, with
  * its rounds. This file is the thread, its queues and when to fall behind.
@@ -32,7 +32,7 @@
 
 #include "formats/kprof-format.h"
 #include "formats/writer.h"
-#include "report/unwind-stats.h"
+#include "report/replay/unwind-stats.h"
 
 struct kp_online;
 

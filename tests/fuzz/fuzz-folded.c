@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report/folded.h"
-#include "report/profile.h"
-#include "report/view.h"
+#include "report/profile/folded.h"
+#include "report/profile/profile.h"
+#include "report/views/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-jitdump.c - the jitdump reader (report/perfmap.c) on hostile files. The input is a
+ * fuzz-jitdump.c - the jitdump reader (report/symbols/perfmap.c) on hostile files. The input is a
  * jit-PID.dump; it is read from a memfd as a report reads the dump a process mapped, as the
  * process of the pid its header names (so that the records are reached): first a part of it,
  * then, as the unwinding while recording reads a dump its JIT is still writing, the rest
@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report/perfmap.h"
+#include "report/symbols/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

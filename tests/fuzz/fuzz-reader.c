@@ -19,8 +19,8 @@
 #include "formats/rec.h"
 #include "formats/recpack.h"
 #include "formats/util.h"
-#include "report/tracepoint.h"
-#include "report/unwind-stats.h"
+#include "report/replay/tracepoint.h"
+#include "report/replay/unwind-stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

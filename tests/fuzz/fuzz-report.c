@@ -19,8 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report/report.h"
-#include "report/view.h"
+#include "report/profile/report.h"
+#include "report/views/view.h"
 
 #ifndef KP_FUZZ_SYMFS
 #define KP_FUZZ_SYMFS "tests/golden/root"

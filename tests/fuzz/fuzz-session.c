@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "formats/rec.h"
-#include "report/profile.h"
-#include "report/resolve.h"
-#include "report/session.h"
+#include "report/profile/profile.h"
+#include "report/profile/resolve.h"
+#include "report/replay/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

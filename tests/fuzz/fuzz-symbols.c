@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "formats/rec.h"
-#include "report/dso.h"
+#include "report/symbols/dso.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

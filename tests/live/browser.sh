@@ -1,5 +1,5 @@
 #!/bin/sh
-# Live: the SVG flame graph's JavaScript (report/flamegraph.js) in a real browser, headless
+# Live: the SVG flame graph's JavaScript (report/views/flamegraph.js) in a real browser, headless
 # Chromium: a search given in the URL fragment against the share computed from the file
 # itself, a zoom by a real click event (the #click= test hook), the fragment surviving a
 # reload, bad fragments, and a screenshot.

@@ -82,7 +82,7 @@ done
 # A bounds check written as addr - sp + 8 > dyn_size wraps when SP is near 0 and the address
 # asked for near 2^64: in code with frame pointers, SP 0 and BP 2^64 - 16 put the return address
 # at 2^64 - 8, and the 8 bytes before the copy (the record's stack size word) were read as a
-# caller (report/unwind.c at d1f6e37). Nothing crashed (they are inside the record), so only
+# caller (report/unwind/unwind.c at d1f6e37). Nothing crashed (they are inside the record), so only
 # this count shows it: just the samples taken in a prologue (CFA from SP) may get past their
 # first frame.
 "$KPROF" record --call-graph dwarf --keep-stacks -o "$WORK/fp.kprof" -- "$SPLIT" 0.3 \

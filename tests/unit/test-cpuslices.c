@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-cpuslices.c - the CPUs' task stretches that the timeline and the exports draw from
- * sched:sched_switch samples (kp_view_cpu_slices(), report/view.h), against a timeline whose
+ * sched:sched_switch samples (kp_view_cpu_slices(), report/views/view.h), against a timeline whose
  * truth is written here: switches out of order across CPUs, the idle task, the task before a
  * CPU's first switch, a switch that was not recorded, and fields that name no task; and
  * kp_view_field() on values with spaces and keys that end other keys.
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "formats/util.h"
-#include "report/profile.h"
-#include "report/view.h"
+#include "report/profile/profile.h"
+#include "report/views/view.h"
 #include "tests/tap.h"
 
 static struct kp_strtab strs;

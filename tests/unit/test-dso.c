@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The symbolizer against ground truth read here independently of report/dso.c: symbol
+ * The symbolizer against ground truth read here independently of report/symbols/dso.c: symbol
  * addresses from the fixtures' .symtab (libelf), file offsets from their PT_LOAD headers,
  * source lines from the DWARF line table and the "MARK:" comments in the fixtures' sources.
  */
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "formats/util.h"
-#include "report/dso.h"
+#include "report/symbols/dso.h"
 #include "tests/tap.h"
 
 #define MAXF 16
@@ -808,7 +808,7 @@ static void test_plt_ifunc(void)
 	kp_dsos_free(t);
 }
 
-/* Aliases at one address: the name perf's rule picks (report/symrank.h). */
+/* Aliases at one address: the name perf's rule picks (report/symbols/symrank.h). */
 static void test_aliases(const char *path)
 {
 	struct kp_dsos *t = table(false, false, true, NULL);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-json.c - the exports' JSON writer (report/json.h): commas and nesting, exact decimals,
+ * test-json.c - the exports' JSON writer (report/views/json.h): commas and nesting, exact decimals,
  * hostile strings read back by json-c as the same text (control characters escaped, bytes that
  * are not UTF-8 replaced by U+FFFD, nothing escaping the string), and the gzip stream inflated
  * by zlib into the same bytes as the plain one.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "report/json.h"
+#include "report/views/json.h"
 #include "tests/tap.h"
 
 /* write @fn's JSON plainly or gzipped into a memory stream; returns its bytes (free()) */

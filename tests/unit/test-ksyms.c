@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel's symbol table (report/ksyms.c): kallsyms text as a recording stores it and as
+ * The kernel's symbol table (report/symbols/ksyms.c): kallsyms text as a recording stores it and as
  * files hold it (/proc/kallsyms, perf's build-id cache), aliases named as perf names them,
  * lines that only end a symbol, tables loaded on a thread, files that are no file, and a
  * file's table held to the recording's layout.
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "formats/util.h"
-#include "report/ksyms.h"
+#include "report/symbols/ksyms.h"
 #include "tests/tap.h"
 
 /* A recording's kallsyms payload ends where its record does, with no NUL after it. */

@@ -8,7 +8,7 @@
 #include "formats/evlist.h"
 #include "formats/reader.h"
 #include "formats/rec.h"
-#include "report/order.h"
+#include "report/replay/order.h"
 #include "synth.h"
 #include "tests/tap.h"
 

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report/latency.h"
-#include "report/report.h"
-#include "report/view.h"
+#include "report/tools/latency.h"
+#include "report/profile/report.h"
+#include "report/views/view.h"
 #include "synth.h"
 #include "tests/tap.h"
 

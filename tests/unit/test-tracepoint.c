@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-tracepoint.c - decoding tracepoint payloads (report/tracepoint.h) with a real tracefs
+ * test-tracepoint.c - decoding tracepoint payloads (report/replay/tracepoint.h) with a real tracefs
  * format, sched_switch's: the fields as "name=value", and a comm of bytes that are not
  * printable, which libtraceevent prints as an array, changing nothing for the payloads after;
  * a char array field read as a string, to its NUL or its end, and cut to the buffer.
- * A recording of it converted to a perf.data (report/convert.h), as kprof recorded it before it
+ * A recording of it converted to a perf.data (report/tools/convert.h), as kprof recorded it before it
  * kept tracefs' ring buffer header files: its HEADER_TRACING_DATA as perf's trace-event-read.c
  * reads it, with header files libtraceevent takes; and a tracepoint of no stored format said.
  */
@@ -20,8 +20,8 @@
 #include "formats/rec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
-#include "report/convert.h"
-#include "report/tracepoint.h"
+#include "report/tools/convert.h"
+#include "report/replay/tracepoint.h"
 #include "tests/tap.h"
 
 static const char fmt[] =

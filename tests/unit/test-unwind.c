@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "formats/writer.h"
-#include "report/session.h"
-#include "report/unwind.h"
+#include "report/replay/session.h"
+#include "report/unwind/unwind.h"
 #include "tests/tap.h"
-#include "tests/unit/synth.h"
+#include "synth.h"
 
 #define STACK_SIZE 16384
 #define ID 1000

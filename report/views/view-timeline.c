@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * view-timeline.c - the timeline (`kprof report --timeline`): a self-contained SVG with time
+ * across, in the flame graph's family (svg.h: the same escaping, labels and colours; its
+ * JavaScript, report/views/timeline.js, zooms and searches as the flame graph's does).
+ *
+ * One lane per thread, grouped by process, in the order of each thread's first sample; then,
+ * when the recording has sched:sched_switch, one lane per CPU with the task that ran there
+ * (kp_view_cpu_slices()), as kernelshark draws it. In a thread's lane:
+ *   - on-CPU stretches (class "c"): the runs of samples in a row whose leaf is one function,
+ *     filled with that function's flame graph colour, each run covering its samples' periods
+ *     (run_span());
+ *   - off-CPU intervals (record --off-cpu): hollow boxes, blocked (class "o") or runnable
+ *     (class "q"), of the interval's length, named by the innermost user function of the stack
+ *     where the thread left the CPU;
+ *   - tracepoint samples (class "m"): a thin marker, its title the decoded fields.
+ * A CPU lane's stretches are class "k", named and coloured by the task's command, with the
+ * task's id in data-tid; where a switch was not recorded, the stretch between the two tasks
+ * is class "u", grey, with the first task's id in data-tid and the second's in data-then.
+ *
+ * Every box carries what the JavaScript and a reader need: data-t and data-d (its start after
+ * the picture's start and its length, ns) and data-n (the name it is searched by); its
+ * <title> says what, how long and when, with the stack, leaf first. The <svg> carries data-t0
+ * (the start, ns of the recording's clock, as `kprof script` prints it), data-span (ns),
+ * data-x0 and data-pw (where the time axis starts and how wide it is, px).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/views/timeline-js.h"
+#include "formats/util.h"
+#include "svg.h"
+#include "view.h"
+
+#define XPAD		KP_SVG_XPAD
+#define LABEL_W		190.0	/* the lanes' names, left of the time axis */
+#define GAP_NS		1000	/* runs further apart than this are two stretches */
+#define STACK_MAX	16	/* frames a title names */
+
+enum item_kind { IT_RUN, IT_BLOCKED, IT_RUNNABLE, IT_MARK, IT_TASK, IT_UNKNOWN };
+
+static const char *const item_class[] = { "c", "o", "q", "m", "k", "u" };
+
+/* One box of a lane. */
+struct item {
+	enum item_kind kind;
+	uint64_t t, d;		/* start and length, ns */
+	uint32_t node;		/* the stack (runs: of the last run), 0 for none */
+	uint32_t count;		/* samples of a stretch */
+	uint32_t ent;		/* a marker's entry of the timeline */
+	const char *name;	/* what it is searched and coloured by, */
+	size_t name_len;	/* not terminated */
+	const struct kp_view_cpu_slice *task;
+};
+
+struct lane {
+	uint32_t pid, tid, cpu;
+	bool is_cpu;
+	const struct kp_view_thread *t;	/* a thread's (NULL for a CPU) */
+	size_t first, nr;	/* its items */
+};
+
+struct timeline {
+	const struct kp_profile *p;
+	const struct kp_view_opts *o;
+	const struct kp_svg_opts *so;
+	FILE *out;
+	struct item *items;
+	size_t nr_items, cap_items;
+	struct lane *lanes;
+	size_t nr_lanes, cap_lanes;
+	uint64_t t0, t1;	/* what the picture spans, ns */
+	double x0, pw, lh;	/* the axis' start and width, a lane's height: px */
+	uint64_t lane_end;	/* while a thread's lane is built: where its last run or interval
+				 * ends, ns */
+	struct kp_svg_text text;
+};
+
+static struct item *add_item(struct timeline *tl, enum item_kind kind, uint64_t t, uint64_t d)
+{
+	KP_GROW(tl->items, tl->cap_items, tl->nr_items + 1);
+	tl->items[tl->nr_items] = (struct item){ .kind = kind, .t = t, .d = d };
+	return &tl->items[tl->nr_items++];
+}
+
+static const char *func_name(const struct kp_profile *p, uint32_t node, size_t *len)
+{
+	const char *s = kp_profile_name(p, node);
+
+	*len = strlen(s);
+	return s;
+}
+
+/* The innermost frame of @node's stack that is user code: not the kernel's, nor the
+ * [runqueue] that --wall puts under a preempted stack. The leaf when there is none. */
+static uint32_t user_top(const struct kp_profile *p, uint32_t node)
+{
+	for (uint32_t c = node; c; c = p->nodes[c].parent) {
+		const struct kp_loc *l = &p->locs[p->nodes[c].loc];
+		if (l->flags & (KP_LOC_KERNEL | KP_LOC_COMM) ||
+		    !strcmp(kp_profile_name(p, c), "[runqueue]"))
+			continue;
+		return c;
+	}
+	return node;
+}
+
+/* The entry after @i of thread @t that is not a marker, or NULL. */
+static const struct kp_seq_ent *next_run(const struct timeline *tl, const struct kp_view_thread *t,
+					 const uint32_t *order, size_t i)
+{
+	for (size_t k = i + 1; k < t->first + t->nr; k++)
+		if (!tl->o->seq->ents[order[k]].fields)
+			return &tl->o->seq->ents[order[k]];
+	return NULL;
+}
+
+/*
+ * Where a run of samples was on the CPU. A clock's sample ends the period it stands for, so
+ * the run begins a period before its first sample (not before what the lane drew last: the
+ * thread's last run or its switch-in) and ends with its last sample; then, when the next
+ * entry is an off-CPU interval, at that switch-out, where the thread left the CPU; else at
+ * the next run's start. With the switch records of record --off-cpu the stretches then fill
+ * each time on the CPU exactly. A run of unknown period lasts as kp_view_run_end() says.
+ */
+static void run_span(struct timeline *tl, const struct kp_seq_ent *e, const struct kp_seq_ent *next,
+		     uint64_t *start, uint64_t *end)
+{
+	uint64_t iv = kp_view_interval(tl->p, tl->o, e), n = e->count ? e->count : 1;
+
+	*start = e->time;
+	*end = kp_view_run_end(tl->p, tl->o, e, next);
+	if (!iv)
+		return;
+	if (tl->lane_end >= e->time) /* the lane drew up to here already: start at the sample */
+		*start = e->time;
+	else
+		*start = e->time - (e->time - tl->lane_end < iv ? e->time - tl->lane_end : iv);
+	*end = e->time + (n - 1) * iv;
+	if (next && next->kind != KP_SEQ_SAMPLES && next->time >= e->time)
+		*end = next->time;
+	else if (next && next->time - kp_view_interval(tl->p, tl->o, next) < *end)
+		*end = next->time - kp_view_interval(tl->p, tl->o, next);
+	*end = *end > e->time ? *end : e->time;
+}
+
+/* A run of samples: it extends the last stretch when that ends where it starts with the same
+ * leaf function, else it starts one. */
+static void add_run(struct timeline *tl, const struct lane *ln, const struct kp_seq_ent *e,
+		    const struct kp_seq_ent *next)
+{
+	struct item *last = tl->nr_items > ln->first ? &tl->items[tl->nr_items - 1] : NULL;
+	uint64_t start, end;
+	size_t len;
+	const char *name = func_name(tl->p, e->node, &len);
+
+	run_span(tl, e, next, &start, &end);
+	tl->lane_end = end > tl->lane_end ? end : tl->lane_end;
+	if (last && last->kind == IT_RUN && last->name == name &&
+	    start <= last->t + last->d + GAP_NS && end >= last->t) {
+		last->d = end - last->t;
+		last->count += e->count;
+		last->node = e->node;
+		return;
+	}
+	last = add_item(tl, IT_RUN, start, end - start);
+	last->node = e->node;
+	last->count = e->count;
+	last->name = name;
+	last->name_len = len;
+}
+
+static void add_thread(struct timeline *tl, const struct kp_view_thread *t, const uint32_t *order)
+{
+	const struct kp_seq_ent *ents = tl->o->seq->ents;
+	struct lane ln = { .pid = t->pid, .tid = t->tid, .t = t, .first = tl->nr_items };
+
+	tl->lane_end = 0;
+	for (size_t i = t->first; i < t->first + t->nr; i++) {
+		const struct kp_seq_ent *e = &ents[order[i]];
+		struct item *it;
+
+		if (e->fields) {
+			const struct kp_prof_event *ev = &tl->p->events[e->event];
+			it = add_item(tl, IT_MARK, e->time, 0);
+			it->ent = order[i];
+			it->name = ev->name ? kp_strtab_get(tl->p->strs, ev->name) : "tracepoint";
+			it->name_len = strlen(it->name);
+		} else if (e->kind != KP_SEQ_SAMPLES) {
+			it = add_item(tl, e->kind == KP_SEQ_BLOCKED ? IT_BLOCKED : IT_RUNNABLE,
+				      e->time, e->span);
+			tl->lane_end = e->time + e->span < e->time ? UINT64_MAX : e->time + e->span;
+			it->node = e->node;
+			it->count = 1;
+			it->name = func_name(tl->p, user_top(tl->p, e->node), &it->name_len);
+		} else {
+			add_run(tl, &ln, e, next_run(tl, t, order, i));
+		}
+	}
+	ln.nr = tl->nr_items - ln.first;
+	KP_GROW(tl->lanes, tl->cap_lanes, tl->nr_lanes + 1);
+	tl->lanes[tl->nr_lanes++] = ln;
+}
+
+/* Threads of one process together, in the order of each process's first thread. */
+static void group_processes(struct timeline *tl)
+{
+	struct kp_hash first;
+	struct lane *l = tl->lanes;
+
+	/* a lane's sort key: where its process's first lane is, then its own place */
+	kp_hash_init(&first);
+	for (size_t i = 0; i < tl->nr_lanes; i++)
+		if (!kp_hash_get(&first, l[i].pid))
+			kp_hash_put(&first, l[i].pid, i);
+	for (size_t i = 1; i < tl->nr_lanes; i++) { /* a stable insertion by the key */
+		struct lane x = l[i];
+		uint64_t kx = *kp_hash_get(&first, x.pid);
+		size_t j = i;
+		while (j > 0 && *kp_hash_get(&first, l[j - 1].pid) > kx)
+			l[j] = l[j - 1], j--;
+		l[j] = x;
+	}
+	kp_hash_release(&first);
+}
+
+static void add_cpus(struct timeline *tl, const struct kp_view_cpu_slice *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct item *it;
+		if (!i || s[i].cpu != s[i - 1].cpu) {
+			KP_GROW(tl->lanes, tl->cap_lanes, tl->nr_lanes + 1);
+			tl->lanes[tl->nr_lanes++] = (struct lane){ .cpu = s[i].cpu, .is_cpu = true,
+								   .first = tl->nr_items };
+		}
+		it = add_item(tl, s[i].unknown ? IT_UNKNOWN : IT_TASK, s[i].start,
+			      s[i].end - s[i].start);
+		it->name = s[i].unknown ? "[switch not recorded]" : s[i].comm;
+		it->name_len = s[i].unknown ? strlen(it->name) : s[i].comm_len;
+		it->task = &s[i];
+		tl->lanes[tl->nr_lanes - 1].nr++;
+	}
+}
+
+/* --time: the boxes of the lanes from @from on (added in order) cut to its window, those
+ * outside it left out (a run or an interval that began in it may end after it). */
+static void cut_to_window(struct timeline *tl, size_t from)
+{
+	uint64_t a = tl->o->t_start, b = tl->o->t_end;
+	size_t to = from < tl->nr_lanes ? tl->lanes[from].first : tl->nr_items;
+
+	for (size_t l = from; l < tl->nr_lanes; l++) {
+		struct lane *ln = &tl->lanes[l];
+		size_t first = to;
+		for (size_t i = ln->first; i < ln->first + ln->nr; i++) {
+			struct item it = tl->items[i];
+			uint64_t end = it.t + it.d < it.t ? UINT64_MAX : it.t + it.d;
+			if (end < a || it.t > b)
+				continue;
+			it.t = it.t > a ? it.t : a;
+			it.d = (end < b ? end : b) - it.t;
+			tl->items[to++] = it;
+		}
+		ln->first = first;
+		ln->nr = to - first;
+	}
+	tl->nr_items = to;
+}
+
+static void span_of(struct timeline *tl)
+{
+	tl->t0 = UINT64_MAX;
+	tl->t1 = 0;
+	for (size_t i = 0; i < tl->nr_items; i++) {
+		const struct item *it = &tl->items[i];
+		uint64_t end = it->t + it->d < it->t ? UINT64_MAX : it->t + it->d;
+		tl->t0 = it->t < tl->t0 ? it->t : tl->t0;
+		tl->t1 = end > tl->t1 ? end : tl->t1;
+	}
+	if (tl->t0 > tl->t1)
+		tl->t0 = tl->t1 = 0;
+}
+
+/* --- writing ------------------------------------------------------------------------------- */
+
+static void put_time(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%llu.%06llu s", (unsigned long long)(ns / 1000000000),
+		(unsigned long long)(ns % 1000000000 / 1000));
+}
+
+static void put_ms(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%.3f ms", ns / 1e6);
+}
+
+/* The stack of @node, leaf first, at most STACK_MAX frames. */
+static void put_stack(struct timeline *tl, uint32_t node)
+{
+	size_t n = 0;
+
+	for (uint32_t c = node; c; c = tl->p->nodes[c].parent) {
+		const char *name;
+		if (tl->p->locs[tl->p->nodes[c].loc].flags & KP_LOC_COMM)
+			continue;
+		if (n++ == STACK_MAX) {
+			fputs(" &lt; ...", tl->out);
+			break;
+		}
+		name = kp_profile_name(tl->p, c);
+		fputs(n > 1 ? " &lt; " : ": ", tl->out);
+		kp_svg_put_xml(tl->out, name, strlen(name));
+	}
+}
+
+static void put_title(struct timeline *tl, const struct item *it)
+{
+	static const char *const what[] = { "on-CPU", "blocked", "runnable", NULL, NULL, NULL };
+	FILE *out = tl->out;
+
+	fputs("<title>", out);
+	kp_svg_put_xml(out, it->name, it->name_len);
+	if (it->kind == IT_TASK)
+		fprintf(out, " %u (on CPU %u ", it->task->pid, it->task->cpu);
+	else if (it->kind == IT_UNKNOWN)
+		fprintf(out, " (on CPU %u ", it->task->cpu);
+	else if (it->kind == IT_MARK)
+		fputs(" (", out);
+	else
+		fprintf(out, " (%s ", what[it->kind]);
+	if (it->kind != IT_MARK) {
+		put_ms(out, it->d);
+		fputs(", ", out);
+	}
+	if (it->kind == IT_RUN)
+		fprintf(out, "%u sample%s, ", it->count, it->count == 1 ? "" : "s");
+	fputs("at ", out);
+	put_time(out, it->t);
+	fputc(')', out);
+	if (it->kind == IT_MARK) {
+		const char *f = kp_strtab_get(tl->p->strs, tl->o->seq->ents[it->ent].fields);
+		fputs(": ", out);
+		kp_svg_put_xml(out, f, strlen(f));
+	} else if (it->kind == IT_UNKNOWN) {
+		fputs(": ", out);
+		kp_svg_put_xml(out, it->task->comm, it->task->comm_len);
+		fprintf(out, " %u, then ", it->task->pid);
+		kp_svg_put_xml(out, it->task->then_comm, it->task->then_len);
+		fprintf(out, " %u, switching when is not known", it->task->then_pid);
+	} else if (it->node) {
+		put_stack(tl, it->node);
+	}
+	fputs("</title>", out);
+}
+
+static double x_of(const struct timeline *tl, uint64_t t)
+{
+	double span = (double)(tl->t1 - tl->t0);
+
+	return tl->x0 + (span > 0 ? (double)(t - tl->t0) * tl->pw / span : 0);
+}
+
+static void write_item(struct timeline *tl, const struct item *it, double y)
+{
+	double x = x_of(tl, it->t), w = x_of(tl, it->t + it->d) - x;
+	FILE *out = tl->out;
+
+	fprintf(out, "<rect class=\"%s\" data-t=\"%llu\" data-d=\"%llu\" data-n=\"",
+		item_class[it->kind], (unsigned long long)(it->t - tl->t0), (unsigned long long)it->d);
+	kp_svg_put_xml(out, it->name, it->name_len);
+	if (it->kind == IT_TASK || it->kind == IT_UNKNOWN)
+		fprintf(out, "\" data-tid=\"%u", it->task->pid);
+	if (it->kind == IT_UNKNOWN)
+		fprintf(out, "\" data-then=\"%u", it->task->then_pid);
+	if (it->kind == IT_MARK)
+		w = 1;
+	else if (w < 0.5)
+		w = 0.5; /* too short to see, but there */
+	fprintf(out, "\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"", x, y, w,
+		tl->lh - 2);
+	if (it->kind == IT_RUN || it->kind == IT_TASK) {
+		const struct kp_profile *p = tl->p;
+		uint32_t flags = it->kind == IT_RUN ? p->locs[p->nodes[it->node].loc].flags : 0;
+		struct kp_rgb c = kp_svg_name_colour(&tl->text, it->name, it->name_len,
+						     tl->so->colors ? tl->so->colors
+						     : kp_svg_default_palette(flags), tl->so->hash);
+		fprintf(out, " fill=\"rgb(%d,%d,%d)\"", c.r, c.g, c.b);
+	}
+	fputc('>', out);
+	put_title(tl, it);
+	fputs("</rect>\n", out);
+}
+
+/* A lane: its name on the left, its boxes on the axis. */
+static void write_lane(struct timeline *tl, const struct lane *ln, double y)
+{
+	char name[64];
+	const char *comm = ln->is_cpu ? NULL : kp_view_thread_name(tl->p, ln->t, name, sizeof(name));
+	FILE *out = tl->out;
+
+	if (ln->is_cpu) {
+		snprintf(name, sizeof(name), "CPU %u", ln->cpu);
+		fprintf(out, "<g class=\"lane cpu\" data-cpu=\"%u\" data-name=\"%s\">", ln->cpu, name);
+	} else {
+		fprintf(out, "<g class=\"lane thread\" data-pid=\"%u\" data-tid=\"%u\" data-name=\"",
+			ln->pid, ln->tid);
+		kp_svg_put_xml(out, comm, strlen(comm));
+		fputs("\">", out);
+	}
+	fprintf(out, "<rect class=\"bg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+		tl->x0, y, tl->pw, tl->lh - 2);
+	fprintf(out, "<text class=\"ln\" x=\"%.1f\" y=\"%.1f\">", XPAD + 8, y + tl->lh / 2 + 2);
+	if (ln->is_cpu) {
+		fputs(name, out);
+	} else {
+		char label[512];
+		if (ln->t->cpu == UINT32_MAX)
+			snprintf(label, sizeof(label), "%s %u", comm, ln->tid);
+		else
+			snprintf(label, sizeof(label), "%s", comm); /* an idle task */
+		kp_svg_put_label(out, label, LABEL_W - 12, tl->so->fontsize);
+	}
+	fputs("</text>\n", out);
+	for (size_t i = ln->first; i < ln->first + ln->nr; i++)
+		write_item(tl, &tl->items[i], y + 1);
+	fputs("</g>\n", out);
+}
+
+/* A heading row: a process's command and pid, or "CPUs". */
+static void write_heading(struct timeline *tl, const char *text, uint32_t pid, double y)
+{
+	char buf[512];
+
+	fprintf(tl->out, "<text class=\"proc\" x=\"%.1f\" y=\"%.1f\">", XPAD, y + tl->lh / 2 + 2);
+	if (pid != UINT32_MAX) {
+		snprintf(buf, sizeof(buf), "%s (%u)", *text ? text : "[unknown]", pid);
+		text = buf;
+	}
+	kp_svg_put_label(tl->out, text, tl->x0 + tl->pw - XPAD, tl->so->fontsize);
+	fputs("</text>\n", tl->out);
+}
+
+/* The comm of a process: its main thread's, else its first thread's. */
+static const char *process_comm(const struct timeline *tl, size_t at)
+{
+	for (size_t i = at; i < tl->nr_lanes && !tl->lanes[i].is_cpu &&
+	     tl->lanes[i].pid == tl->lanes[at].pid; i++)
+		if (tl->lanes[i].tid == tl->lanes[i].pid)
+			return kp_strtab_get(tl->p->strs, tl->lanes[i].t->comm);
+	return kp_strtab_get(tl->p->strs, tl->lanes[at].t->comm);
+}
+
+/* How many rows: the lanes, and a heading before each process and before the CPUs. */
+static size_t rows(const struct timeline *tl)
+{
+	size_t n = tl->nr_lanes;
+
+	for (size_t i = 0; i < tl->nr_lanes; i++)
+		n += !i || tl->lanes[i].is_cpu != tl->lanes[i - 1].is_cpu ||
+		     (!tl->lanes[i].is_cpu && tl->lanes[i].pid != tl->lanes[i - 1].pid);
+	return n;
+}
+
+static void write_head(struct timeline *tl, double w, double h, double top)
+{
+	const struct kp_svg_opts *so = tl->so;
+	const char *title = so->title ? so->title : "Timeline";
+	FILE *out = tl->out;
+
+	kp_svg_prolog(out);
+	fprintf(out, "<svg version=\"1.1\" width=\"%.10g\" height=\"%.10g\"%s viewBox=\"0 0 %.10g "
+		     "%.10g\" xmlns=\"http://www.w3.org/2000/svg\" id=\"kprof-timeline\" "
+		     "data-t0=\"%llu\" data-span=\"%llu\" data-x0=\"%.1f\" data-pw=\"%.1f\" "
+		     "data-top=\"%.1f\" data-fontsize=\"%g\">\n",
+		w, h, so->no_js ? "" : " onload=\"kp_timeline(evt)\"", w, h,
+		(unsigned long long)tl->t0, (unsigned long long)(tl->t1 - tl->t0), tl->x0, tl->pw, top,
+		so->fontsize);
+	fprintf(out, "<style type=\"text/css\">text{font-family:Verdana,sans-serif;font-size:%gpx;"
+		     "fill:rgb(0,0,0)}#title{text-anchor:middle;font-size:%gpx}"
+		     "#subtitle{text-anchor:middle}.proc{font-weight:bold}"
+		     "#search,#unzoom{cursor:pointer}.hide{display:none}"
+		     ".bg{fill:rgb(246,246,240)}.o{fill:rgb(255,255,255);fill-opacity:0.4;"
+		     "stroke:rgb(70,70,190);stroke-width:1}.q{fill:rgb(255,255,255);"
+		     "fill-opacity:0.4;stroke:rgb(220,120,0);stroke-width:1;stroke-dasharray:2,1}"
+		     ".m{fill:rgb(0,0,0)}.u{fill:rgb(200,200,200);stroke:rgb(120,120,120);"
+		     "stroke-width:0.5;stroke-dasharray:1,1}.match{fill:rgb(230,0,230)!important}"
+		     "rect.c:hover,rect.k:hover,rect.o:hover,rect.q:hover,rect.u:hover{stroke:black;"
+		     "stroke-width:0.5}"
+		     "#axis line{stroke:rgb(160,160,160);stroke-width:0.5}"
+		     "#sel{fill:rgb(80,80,255);fill-opacity:0.2}</style>\n",
+		so->fontsize, so->fontsize + 5);
+	if (!so->no_js)
+		kp_svg_script(out, kp_timeline_js);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" fill=\"rgb(238,238,238)\"/>\n",
+		w, h);
+	fprintf(out, "<text id=\"title\" x=\"%.2f\" y=\"%g\">", floor(w / 2), so->fontsize * 2);
+	kp_svg_put_xml(out, title, strlen(title));
+	fputs("</text>\n", out);
+	fprintf(out, "<text id=\"subtitle\" x=\"%.2f\" y=\"%g\">", floor(w / 2), so->fontsize * 3.5);
+	if (so->subtitle) {
+		kp_svg_put_xml(out, so->subtitle, strlen(so->subtitle));
+	} else {
+		fputs("from ", out);
+		put_time(out, tl->t0);
+		fputs(" to ", out);
+		put_time(out, tl->t1);
+		fputs(" (kprof script's clock): drag to zoom", out);
+	}
+	fputs("</text>\n", out);
+	kp_svg_controls(out, w, h, so->fontsize, !so->no_js, 400);
+}
+
+/* Ticks at 1, 2 or 5 times a power of ten of ns, 5 to 12 across, labelled in seconds from
+ * the start; the JavaScript draws them again for a zoomed window. */
+static void write_axis(struct timeline *tl, double top, double bottom)
+{
+	double span = (double)(tl->t1 - tl->t0);
+	double step = span > 0 ? pow(10, floor(log10(span / 5))) : 1;
+	FILE *out = tl->out;
+
+	step *= span / step > 25 ? 5 : span / step > 10 ? 2 : 1; /* 5 to 12 ticks */
+	fputs("<g id=\"axis\">", out);
+	for (double t = 0; span > 0 && t <= span; t += step) {
+		double x = tl->x0 + t * tl->pw / span;
+		fprintf(out, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			     "<text x=\"%.2f\" y=\"%.1f\">%.9g s</text>", x, x, top, bottom, x + 2,
+			top - 3, t / 1e9);
+	}
+	fputs("</g>\n", out);
+}
+
+int kp_view_timeline(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out)
+{
+	const struct kp_svg_opts *so = &o->svg;
+	struct kp_view_thread *threads;
+	struct kp_view_cpu_slice *cpus;
+	uint32_t *order;
+	size_t nr = kp_view_threads(o, KP_THREADS_ALL, &threads, &order);
+	size_t nr_cpus = kp_view_cpu_slices(p, o, &cpus);
+	struct timeline tl = { .p = p, .o = o, .so = so, .out = out, .lh = so->frame_height + 4 };
+	double w = so->width, top, h, y;
+
+	for (size_t t = 0; t < nr; t++)
+		add_thread(&tl, &threads[t], order);
+	cut_to_window(&tl, 0);
+	group_processes(&tl); /* the lanes' items are no longer in their order */
+	nr = tl.nr_lanes;
+	add_cpus(&tl, cpus, nr_cpus);
+	cut_to_window(&tl, nr);
+	span_of(&tl);
+	tl.x0 = XPAD + LABEL_W;
+	tl.pw = w - tl.x0 - XPAD > 1 ? w - tl.x0 - XPAD : 1;
+	top = so->fontsize * 5 + 6;
+	h = top + (double)rows(&tl) * tl.lh + so->fontsize * 2 + 14;
+	write_head(&tl, w, h, top);
+	write_axis(&tl, top, h - (so->fontsize * 2 + 12));
+	fputs("<g id=\"lanes\">\n", out);
+	y = top + 2;
+	for (size_t i = 0; i < tl.nr_lanes; i++) {
+		const struct lane *ln = &tl.lanes[i];
+		if (!i || ln->is_cpu != tl.lanes[i - 1].is_cpu ||
+		    (!ln->is_cpu && ln->pid != tl.lanes[i - 1].pid)) {
+			write_heading(&tl, ln->is_cpu ? "CPUs" : process_comm(&tl, i),
+				      ln->is_cpu ? UINT32_MAX : ln->pid, y);
+			y += tl.lh;
+		}
+		write_lane(&tl, ln, y);
+		y += tl.lh;
+	}
+	fputs("</g>\n<rect id=\"sel\" class=\"hide\" x=\"0\" y=\"0\" width=\"0\" height=\"0\"/>\n"
+	      "</svg>\n", out);
+	free(tl.items);
+	free(tl.lanes);
+	free(tl.text.cps);
+	free(cpus);
+	free(threads);
+	free(order);
+	return 0;
+}

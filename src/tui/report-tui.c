@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-tui.c - kprof report --tui: a recording browsed on the terminal, through tui.h's
+ * screen. The call tree (callers at the top, or callees with c) opens and closes node by
+ * node; the flat list (f) is the flat view's rows, grouped by the key s chooses; / keeps what
+ * matches (in the tree, with the path to it); e changes the event; t keeps one command (the
+ * tree) or splits the list by command; a annotates the selected function, as kprof annotate
+ * does, on a screen of its own; q goes back from there, and quits from the report.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cli/cmd-report.h"
+#include "formats/util.h"
+#include "src/cli/input.h"
+#include "src/record/diag.h"
+#include "report/views/view.h"
+#include "tui.h"
+
+static const char keys_help[] =
+	" q quit  Enter/Right/Left open/close  / filter  f flat/tree  s sort  c callers/callees  "
+	"e event  t command  a annotate ";
+
+/* The flat list's groupings, in the order s goes through them. */
+static const unsigned flat_sorts[] = { KP_SORT_SYM, KP_SORT_DSO | KP_SORT_SYM, KP_SORT_DSO,
+				       KP_SORT_COMM, KP_SORT_COMM | KP_SORT_SYM };
+
+struct browser {
+	const struct kp_report_opts *ro;
+	struct kp_report_opts ros[2];	/* what reps[1] and arep were built with (they keep it) */
+	struct kp_report reps[2];	/* [0] the report as built, [1] its inverse once asked */
+	bool built[2];
+	int cur;			/* which of them is shown */
+	struct kp_report arep;		/* with addresses, for a: built at the first */
+	bool abuilt;
+	struct kp_view_opts vo;
+	struct kp_tui ui;
+	bool flat;
+	size_t sort;			/* into flat_sorts */
+	uint8_t *open[2];		/* per node of reps[i].prof: shown open */
+	uint32_t zoom;			/* the command node the tree keeps (t), 0 for all */
+	bool *keep;			/* with a filter: the nodes on a path to a match */
+	struct kp_flat_row *rows;	/* the list's, filtered or not */
+	size_t nr_rows;
+};
+
+static struct kp_profile *prof(struct browser *b)
+{
+	return &b->reps[b->cur].prof;
+}
+
+static const char *func_name(const struct kp_profile *p, uint32_t node)
+{
+	return kp_strtab_get(p->strs, p->funcs[p->locs[p->nodes[node].loc].func].name);
+}
+
+static double share(const struct browser *b, const struct kp_weight *w)
+{
+	const struct kp_profile *p = &b->reps[b->cur].prof;
+	uint32_t whole = b->flat ? 0 : b->zoom; /* the list is every command's */
+
+	return kp_view_pct(kp_view_weight(&b->vo, w),
+			   kp_view_weight(&b->vo, kp_profile_total(p, whole, b->vo.event)));
+}
+
+/* With a filter: keep[n] for each node that matches or has a match below it. */
+static void mark_matches(struct browser *b)
+{
+	const struct kp_profile *p = prof(b);
+
+	free(b->keep);
+	b->keep = NULL;
+	if (!b->ui.filter[0])
+		return;
+	b->keep = kp_xcalloc(p->nr_nodes, sizeof(*b->keep));
+	for (uint32_t n = 1; n < p->nr_nodes; n++)
+		b->keep[n] = kp_tui_match(&b->ui, func_name(p, n));
+	for (uint32_t n = (uint32_t)p->nr_nodes; n-- > 1;) /* children come after parents */
+		if (b->keep[n])
+			b->keep[p->nodes[n].parent] = true;
+}
+
+static void tree_rows(struct browser *b, uint32_t node, unsigned depth)
+{
+	const struct kp_profile *p = prof(b);
+	uint32_t *kids;
+	size_t n = kp_view_children(p, &b->vo, node, &kids);
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = kids[i];
+		const struct kp_loc *l = &p->locs[p->nodes[k].loc];
+		/* children with samples of the event: the node's total is more than its self */
+		bool kids_in = kp_profile_total(p, k, b->vo.event)->count >
+			  kp_profile_self(p, k, b->vo.event)->count;
+		bool open;
+
+		if (b->keep && !b->keep[k])
+			continue;
+		/* a filter opens the way to what it found, down to the match */
+		open = kids_in && (b->open[b->cur][k] ||
+			      (b->keep && !kp_tui_match(&b->ui, func_name(p, k))));
+		kp_tui_row(&b->ui, k, share(b, kp_profile_total(p, k, b->vo.event)),
+			   share(b, kp_profile_self(p, k, b->vo.event)), depth,
+			   !kids_in ? ' ' : open ? '-' : '+', "%s%s%s", func_name(p, k),
+			   l->flags & KP_LOC_KERNEL ? " [k]" : "",
+			   l->flags & KP_LOC_INLINED ? " (inlined)" : "");
+		if (open)
+			tree_rows(b, k, depth + 1);
+	}
+	free(kids);
+}
+
+/* A list row's id: its keys, so that the selection follows them as the list is regrouped. */
+static uint64_t flat_id(const struct kp_flat_row *r)
+{
+	return (uint64_t)r->sym << 32 ^ (uint64_t)r->dso << 16 ^ r->comm;
+}
+
+static void flat_rows(struct browser *b)
+{
+	const struct kp_profile *p = prof(b);
+	const struct kp_strtab *s = p->strs;
+	unsigned keys = flat_sorts[b->sort];
+	size_t n;
+
+	free(b->rows);
+	b->rows = NULL;
+	b->vo.sort = keys;
+	n = b->nr_rows = kp_flat_rows(p, &b->vo, &b->rows);
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_flat_row *r = &b->rows[i];
+		char text[1024];
+
+		snprintf(text, sizeof(text), "%s%-*s%s%-*s%s",
+			 keys & KP_SORT_COMM ? kp_strtab_get(s, r->comm) : "",
+			 keys & KP_SORT_COMM ? 16 - (int)strlen(kp_strtab_get(s, r->comm)) : 0, "",
+			 keys & KP_SORT_DSO ? (r->dso ? kp_strtab_get(s, r->dso) : "[unknown]") : "",
+			 keys & KP_SORT_DSO && keys & KP_SORT_SYM ? 2 : 0, "",
+			 keys & KP_SORT_SYM ? kp_strtab_get(s, r->sym) : "");
+		if (!kp_tui_match(&b->ui, keys & KP_SORT_SYM ? kp_strtab_get(s, r->sym) : text))
+			continue;
+		kp_tui_row(&b->ui, flat_id(r),
+			   share(b, &r->self), share(b, &r->total), 0, ' ', "%s", text);
+	}
+}
+
+static void fill(struct browser *b)
+{
+	const struct kp_report *rep = &b->reps[b->cur];
+	const struct kp_profile *p = &rep->prof;
+	size_t e = b->vo.event;
+
+	kp_tui_head(&b->ui, 0, "kprof report: '%s', %s: %llu samples, %llu %s%s%s", b->ro->input,
+		    rep->s.evl.nr ? rep->s.evl.ev[e].name : "?",
+		    (unsigned long long)kp_profile_total(p, 0, e)->count,
+		    (unsigned long long)kp_view_weight(&b->vo, kp_profile_total(p, 0, e)),
+		    kp_report_event_unit(rep, e, b->vo.by_samples),
+		    b->zoom && !b->flat ? "; only " : "",
+		    b->zoom && !b->flat ? func_name(p, b->zoom) : "");
+	kp_tui_head(&b->ui, 1, "%s", b->flat ? "the flat list (f: the tree)"
+				 : b->cur ? "callees at the top, their callers below (c: callers)"
+					  : "callers at the top, their callees below (c: callees)");
+	b->ui.heading = b->flat ? "    self    total  " : "   total     self  ";
+	kp_tui_rows_begin(&b->ui);
+	if (b->flat)
+		flat_rows(b);
+	else
+		tree_rows(b, b->zoom, 0);
+	kp_tui_rows_end(&b->ui);
+}
+
+static int build(struct browser *b, int which)
+{
+	struct kp_report_opts *ro = &b->ros[0];
+
+	if (b->built[which])
+		return 0;
+	*ro = *b->ro;
+	ro->reverse = which ? !b->ro->reverse : b->ro->reverse;
+	ro->progress = NULL;
+	if (kp_input_build(ro, &b->reps[which])) {
+		kp_report_release(&b->reps[which]);
+		return -1;
+	}
+	b->built[which] = true;
+	b->open[which] = kp_xcalloc(b->reps[which].prof.nr_nodes + 1, 1);
+	return 0;
+}
+
+/* The selected row's function name, or NULL (with a message) when it is no function's. */
+static const char *selected_func(struct browser *b)
+{
+	const struct kp_tui_row *sel = kp_tui_selected(&b->ui);
+	const struct kp_profile *p = prof(b);
+
+	if (!sel)
+		return NULL;
+	if (b->flat) {
+		const struct kp_flat_row *r = NULL;
+
+		for (size_t i = 0; i < b->nr_rows; i++) /* the row of the same id */
+			if (flat_id(&b->rows[i]) == sel->id)
+				r = &b->rows[i];
+		if (!r || !(flat_sorts[b->sort] & KP_SORT_SYM)) {
+			kp_tui_msg(&b->ui, "this list is not of functions: s for one that is");
+			return NULL;
+		}
+		return kp_strtab_get(p->strs, r->sym);
+	}
+	if (p->locs[p->nodes[sel->id].loc].flags & KP_LOC_COMM) {
+		kp_tui_msg(&b->ui, "a command, not a function");
+		return NULL;
+	}
+	return func_name(p, (uint32_t)sel->id);
+}
+
+/* a: the function annotated, as kprof annotate prints it, on a screen of its own. */
+static void annotate(struct browser *b)
+{
+	const char *name = selected_func(b);
+	struct kp_ann_opts ao = { .event = b->vo.event, .by_samples = b->vo.by_samples,
+				  .names = &name, .nr_names = 1 };
+	struct kp_ann_print_opts po = { .by_samples = b->vo.by_samples, .source = true };
+	struct kp_tui view;
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *out;
+	int rc;
+
+	if (!name)
+		return;
+	if (!b->abuilt) {
+		struct kp_report_opts *ro = &b->ros[1];
+
+		*ro = *b->ro;
+		ro->addrs = true;
+		ro->seq = ro->tp_fields = ro->reverse = false;
+		ro->progress = NULL;
+		if (kp_input_build(ro, &b->arep)) {
+			kp_report_release(&b->arep);
+			kp_tui_msg(&b->ui, "the recording did not read again with addresses");
+			return;
+		}
+		b->abuilt = true;
+	}
+	out = open_memstream(&text, &len);
+	if (!out)
+		return;
+	rc = kp_cmd_annotate_print(&b->arep, &ao, false, &po, out);
+	fclose(out);
+	kp_tui_init(&view, "", " q back  Up/Down/PgUp/PgDn scroll ");
+	view.on = b->ui.on;
+	view.plain = true;
+	kp_tui_head(&view, 0, "kprof annotate: %s%s", name,
+		    rc ? " (could not be annotated: why is said when the report ends)" : "");
+	kp_tui_rows_begin(&view);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		kp_tui_row(&view, view.nr, -1, -1, 0, ' ', "%s", line);
+	kp_tui_rows_end(&view);
+	kp_tui_draw(&view);
+	for (enum kp_tui_act a; (a = kp_tui_key(&view, 250)) != KP_TUI_QUIT;)
+		if (a != KP_TUI_NONE && a != KP_TUI_MOVED)
+			kp_tui_draw(&view);
+	view.on = false; /* the screen stays the report's */
+	kp_tui_release(&view);
+	free(text);
+}
+
+static void open_node(struct browser *b, enum kp_tui_act a)
+{
+	const struct kp_tui_row *sel = kp_tui_selected(&b->ui);
+	uint8_t *o = b->open[b->cur];
+
+	if (b->flat || !sel)
+		return;
+	if (a == KP_TUI_COLLAPSE && !o[sel->id] && prof(b)->nodes[sel->id].parent != b->zoom) {
+		/* Left on a closed node: to its parent, as a file browser does */
+		kp_tui_select(&b->ui, prof(b)->nodes[sel->id].parent);
+		return;
+	}
+	o[sel->id] = a == KP_TUI_EXPAND ? 1 : a == KP_TUI_COLLAPSE ? 0 : !o[sel->id];
+}
+
+/* t: the tree keeps the selected row's command; again, every command. The list: split by
+ * command, or not. */
+static void threads(struct browser *b)
+{
+	const struct kp_tui_row *sel = kp_tui_selected(&b->ui);
+	const struct kp_profile *p = prof(b);
+	uint32_t n;
+
+	if (b->flat) {
+		b->sort = flat_sorts[b->sort] & KP_SORT_COMM ? 0 : ARRAY_SIZE(flat_sorts) - 1;
+		return;
+	}
+	if (b->zoom || !sel) {
+		b->zoom = 0;
+		return;
+	}
+	for (n = (uint32_t)sel->id; n && !(p->locs[p->nodes[n].loc].flags & KP_LOC_COMM);)
+		n = p->nodes[n].parent;
+	if (!n)
+		kp_tui_msg(&b->ui, "these stacks have no command above them (an inverted tree: c)");
+	b->zoom = n;
+	b->open[b->cur][n] = 1;
+}
+
+static void next_event(struct browser *b)
+{
+	const struct kp_profile *p = prof(b);
+
+	for (size_t i = 1; i <= p->nr_events; i++) {
+		size_t e = (b->vo.event + i) % p->nr_events;
+
+		if (kp_profile_total(p, 0, e)->count) {
+			if (e == b->vo.event)
+				kp_tui_msg(&b->ui, "no other event has samples");
+			b->vo.event = e;
+			return;
+		}
+	}
+}
+
+/* One key's doing; 1 when it quits. */
+static int act(struct browser *b, enum kp_tui_act a)
+{
+	switch (a) {
+	case KP_TUI_QUIT:
+		return 1;
+	case KP_TUI_EXPAND: case KP_TUI_COLLAPSE: case KP_TUI_TOGGLE:
+		open_node(b, a);
+		break;
+	case KP_TUI_FLAT:
+		b->flat = !b->flat;
+		break;
+	case KP_TUI_SORT:
+		if (!b->flat)
+			kp_tui_msg(&b->ui, "the tree goes by weight; f for the list, which sorts");
+		b->sort = (b->sort + 1) % ARRAY_SIZE(flat_sorts);
+		break;
+	case KP_TUI_INVERT:
+		if (build(b, !b->cur)) {
+			kp_tui_msg(&b->ui, "the recording did not read again");
+			break;
+		}
+		b->cur = !b->cur;
+		b->zoom = 0;
+		mark_matches(b);
+		break;
+	case KP_TUI_EVENT:
+		next_event(b);
+		break;
+	case KP_TUI_THREADS:
+		threads(b);
+		break;
+	case KP_TUI_ANNOTATE:
+		annotate(b);
+		break;
+	case KP_TUI_FILTER:
+		mark_matches(b);
+		break;
+	case KP_TUI_NONE: case KP_TUI_MOVED:
+		return 0;
+	case KP_TUI_REDRAW:
+		break;
+	default:
+		kp_tui_msg(&b->ui, "that key is kprof top's");
+		break;
+	}
+	fill(b);
+	kp_tui_draw(&b->ui);
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	kp_tui_interrupt();
+}
+
+int kp_report_tui(struct kp_report *rep, const struct kp_report_opts *ro,
+		  const struct kp_view_opts *vo)
+{
+	struct browser b = { .ro = ro, .vo = *vo };
+	uint32_t *kids;
+	size_t n;
+	int rc = 0;
+
+	b.reps[0] = *rep; /* borrowed: the caller releases it */
+	b.built[0] = true;
+	b.vo.event = rep->event >= 0 ? (size_t)rep->event : 0;
+	b.open[0] = kp_xcalloc(rep->prof.nr_nodes + 1, 1);
+	n = kp_view_children(&rep->prof, &b.vo, 0, &kids);
+	if (n) /* the heaviest command open */
+		b.open[0][kids[0]] = 1;
+	free(kids);
+	kp_tui_init(&b.ui, NULL, keys_help);
+	/* Ctrl-C, SIGTERM and a hang-up quit through the key loop, which gives the terminal back (and
+	 * ncurses, finding handlers, installs none of its own) */
+	sigaction(SIGINT, &(struct sigaction){ .sa_handler = on_signal }, NULL);
+	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = on_signal }, NULL);
+	sigaction(SIGHUP, &(struct sigaction){ .sa_handler = on_signal }, NULL);
+	if (kp_tui_start(&b.ui)) {
+		kp_error("report --tui: standard input and output must be a terminal ncurses can "
+			 "drive (TERM=%s)", getenv("TERM") ? getenv("TERM") : "unset");
+		rc = 1;
+	} else {
+		fill(&b);
+		kp_tui_draw(&b.ui);
+		while (!act(&b, kp_tui_key(&b.ui, 250))) /* a while at a time: signals are seen */
+			;
+	}
+	kp_tui_release(&b.ui);
+	if (b.built[1])
+		kp_report_release(&b.reps[1]);
+	if (b.abuilt)
+		kp_report_release(&b.arep);
+	free(b.open[0]);
+	free(b.open[1]);
+	free(b.keep);
+	free(b.rows);
+	return rc;
+}
