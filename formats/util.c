@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -261,6 +262,18 @@ int kp_write_at(int fd, const void *buf, size_t len, uint64_t off)
 int kp_send_all(int fd, const void *buf, size_t len)
 {
 	return put_all(fd, buf, len, PUT_SEND, 0);
+}
+
+const char *kp_dlsyms(void *h, const struct kp_dl_fn *fns, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *f = dlsym(h, fns[i].name);
+
+		if (!f)
+			return fns[i].name;
+		memcpy(fns[i].slot, &f, sizeof(f)); /* dlsym's void * is the function (POSIX) */
+	}
+	return NULL;
 }
 
 /* The descriptor that @path names by itself ("-", /dev/stdout, /dev/fd/N...), or -1. */

@@ -134,6 +134,19 @@ int kp_write_all(int fd, const void *buf, size_t len);
 int kp_write_at(int fd, const void *buf, size_t len, uint64_t off);
 int kp_send_all(int fd, const void *buf, size_t len);
 
+/* struct kp_dl_fn - a function of a dlopen()ed library: its name, and the function pointer
+ * to set (its address). */
+struct kp_dl_fn {
+	const char *name;
+	void *slot;
+};
+
+/*
+ * kp_dlsyms - each of the @n functions of @fns looked up in @h (dlopen()'s) into its slot, in
+ * order. Returns NULL, or the name of the first that @h lacks (dlerror() says why).
+ */
+const char *kp_dlsyms(void *h, const struct kp_dl_fn *fns, size_t n);
+
 /*
  * An output path that names a stream rather than a file to replace: "-", /dev/stdout and
  * /dev/stderr, /dev/fd/N and /proc/self/fd/N (the descriptors they stand for), or anything that
