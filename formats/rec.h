@@ -51,6 +51,27 @@ static inline bool kp_rec_framed(const struct kp_rec_header *rec, size_t avail)
 }
 
 /*
+ * kp_rec_next - the walk over records framed back to back in the @len bytes at @buf (a chunk,
+ * the records drained from a ring): the record at *@pos, with *@pos moved past it. NULL at the
+ * end (*@pos == @len), or where what lies at *@pos is not framed (kp_rec_framed()): then *@pos
+ * stays there, below @len, and what follows cannot be found.
+ *
+ *	for (size_t pos = 0; (rec = kp_rec_next(buf, len, &pos));)
+ */
+static inline const struct kp_rec_header *kp_rec_next(const void *buf, size_t len, size_t *pos)
+{
+	const struct kp_rec_header *rec;
+
+	if (*pos >= len)
+		return NULL;
+	rec = (const void *)((const uint8_t *)buf + *pos);
+	if (!kp_rec_framed(rec, len - *pos))
+		return NULL;
+	*pos += rec->size;
+	return rec;
+}
+
+/*
  * kp_rec_validate - check a record found at @avail bytes before the end of its buffer:
  * size >= 8, 8-byte multiple, within @avail, and for a known type its minimum size and
  * variable part. Returns 0, or -KP_ERECORD. An unknown type passes (callers skip it).

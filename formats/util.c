@@ -2,12 +2,14 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,13 +224,18 @@ int kp_read_at(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* How put_all() writes: write(), pwrite() at an offset, send() without SIGPIPE. */
+enum put_how { PUT_WRITE, PUT_AT, PUT_SEND };
 
-int kp_write_at(int fd, const void *buf, size_t len, uint64_t off)
+/* The loop of every write-all: all @len bytes of @buf to @fd, 0 or -errno (-EIO: none taken). */
+static int put_all(int fd, const void *buf, size_t len, enum put_how how, uint64_t off)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
+		ssize_t n = how == PUT_AT     ? pwrite(fd, p, len, off)
+			    : how == PUT_SEND ? send(fd, p, len, MSG_NOSIGNAL)
+					      : write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -240,6 +247,33 @@ int kp_write_at(int fd, const void *buf, size_t len, uint64_t off)
 		off += n;
 	}
 	return 0;
+}
+
+int kp_write_all(int fd, const void *buf, size_t len)
+{
+	return put_all(fd, buf, len, PUT_WRITE, 0);
+}
+
+int kp_write_at(int fd, const void *buf, size_t len, uint64_t off)
+{
+	return put_all(fd, buf, len, PUT_AT, off);
+}
+
+int kp_send_all(int fd, const void *buf, size_t len)
+{
+	return put_all(fd, buf, len, PUT_SEND, 0);
+}
+
+const char *kp_dlsyms(void *h, const struct kp_dl_fn *fns, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *f = dlsym(h, fns[i].name);
+
+		if (!f)
+			return fns[i].name;
+		memcpy(fns[i].slot, &f, sizeof(f)); /* dlsym's void * is the function (POSIX) */
+	}
+	return NULL;
 }
 
 /* The descriptor that @path names by itself ("-", /dev/stdout, /dev/fd/N...), or -1. */

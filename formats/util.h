@@ -125,8 +125,27 @@ int kp_open_file(const char *path, uint64_t max, unsigned flags, uint64_t *size)
  * file ends first. */
 int kp_read_at(int fd, void *buf, size_t len, uint64_t off);
 
-/* kp_write_at - write all @len bytes of @buf to @fd at @off: 0 or -errno. */
+/*
+ * kp_write_all - write all @len bytes of @buf to @fd (write(), again after a short write or
+ * EINTR): 0 or -errno; -EIO when a write takes none. kp_write_at() writes at @off (pwrite()); kp_send_all() to a
+ * socket, send() without SIGPIPE when the peer has gone (-EPIPE then).
+ */
+int kp_write_all(int fd, const void *buf, size_t len);
 int kp_write_at(int fd, const void *buf, size_t len, uint64_t off);
+int kp_send_all(int fd, const void *buf, size_t len);
+
+/* struct kp_dl_fn - a function of a dlopen()ed library: its name, and the function pointer
+ * to set (its address). */
+struct kp_dl_fn {
+	const char *name;
+	void *slot;
+};
+
+/*
+ * kp_dlsyms - each of the @n functions of @fns looked up in @h (dlopen()'s) into its slot, in
+ * order. Returns NULL, or the name of the first that @h lacks (dlerror() says why).
+ */
+const char *kp_dlsyms(void *h, const struct kp_dl_fn *fns, size_t n);
 
 /*
  * An output path that names a stream rather than a file to replace: "-", /dev/stdout and

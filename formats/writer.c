@@ -10,24 +10,6 @@
 
 #include "util.h"
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 static void init_buf(struct kp_writer *w, size_t reserve)
 {
 	w->cap = reserve > KP_WRITER_CHUNK ? reserve : KP_WRITER_CHUNK;
@@ -77,7 +59,7 @@ int kp_writer_init(struct kp_writer *w, int fd, int level, size_t reserve)
 	h.version = KP_FORMAT_VERSION;
 	h.header_size = sizeof(h);
 	h.endian = KP_ENDIAN_MARK;
-	w->err = write_all(fd, &h, sizeof(h));
+	w->err = kp_write_all(fd, &h, sizeof(h));
 	if (!w->err)
 		w->off = sizeof(h);
 	return w->err;
@@ -250,7 +232,7 @@ int kp_writer_flush(struct kp_writer *w)
 	h = (struct kp_chunk_header){ KP_CHUNK_MAGIC, KP_CODEC_PACKED, csize, w->len, w->nrec, 0 };
 	h.crc = kp_crc32c(kp_crc32c(0, &h, sizeof(h)), w->cbuf + sizeof(h), csize);
 	memcpy(w->cbuf, &h, sizeof(h));
-	err = write_all(w->fd, w->cbuf, sizeof(h) + csize);
+	err = kp_write_all(w->fd, w->cbuf, sizeof(h) + csize);
 	if (err) {
 		/* leave the file ending at its last complete chunk */
 		if (ftruncate(w->fd, w->off) == 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "formats/perfdata.h"
+#include "formats/rec.h"
 #include "formats/util.h"
 
 void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
@@ -722,16 +723,14 @@ int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec)
 
 int kp_session_feed_chunk(struct kp_session *s, const uint8_t *buf, size_t len)
 {
+	const struct kp_rec_header *h;
+	size_t pos = 0;
 	int rc = 0;
 
-	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len && !rc;) {
-		const struct kp_rec_header *h = (const void *)(buf + pos);
-
-		if (h->size < sizeof(*h) || h->size > len - pos)
-			break; /* the recorder's own records: never, but not past the chunk */
+	while (!rc && (h = kp_rec_next(buf, len, &pos)))
 		rc = feed(s, h, false);
-		pos += h->size;
-	}
+	if (!rc && pos < len)
+		return -KP_ERECORD; /* the recorder's chunks: never, but not past the chunk */
 	return rc;
 }
 

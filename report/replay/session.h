@@ -213,7 +213,8 @@ int kp_session_feed(struct kp_session *s, const struct kp_rec_header *rec);
 
 /*
  * kp_session_feed_chunk - kp_session_feed() each whole record of the @len bytes at @buf (a
- * chunk as a writer's sink gets it), in order. Returns 0 or the first non-zero return.
+ * chunk as a writer's sink gets it), in order. Returns 0 or the first non-zero return; or
+ * -KP_ERECORD at a record that is not framed (kp_rec_framed()), those before it fed.
  */
 int kp_session_feed_chunk(struct kp_session *s, const uint8_t *buf, size_t len);
 

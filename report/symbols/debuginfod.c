@@ -86,15 +86,6 @@ static void note_not_fetched(enum kp_debuginfod_kind kind, const char *name)
 			 name);
 }
 
-/* One function by name into its slot: dlsym's void * is the function (POSIX). */
-static bool sym(void *h, const char *name, void *slot)
-{
-	void *f = dlsym(h, name);
-
-	memcpy(slot, &f, sizeof(f));
-	return f != NULL;
-}
-
 /* On a terminal: how much of the file has come, from where. */
 static int progress(debuginfod_client *c, long a, long b)
 {
@@ -112,23 +103,26 @@ static int progress(debuginfod_client *c, long a, long b)
 /* The client, made on the first fetch; NULL when the library cannot be had (said once). */
 static debuginfod_client *get_client(void)
 {
+	const struct kp_dl_fn fns[] = {
+		{ "debuginfod_begin", &lib.begin },
+		{ "debuginfod_find_executable", &lib.find_executable },
+		{ "debuginfod_find_debuginfo", &lib.find_debuginfo },
+		{ "debuginfod_set_progressfn", &lib.set_progressfn },
+	}, url = { "debuginfod_get_url", &lib.get_url };
 	void *h;
 
 	if (tried)
 		return client;
 	tried = true;
 	h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h || !sym(h, "debuginfod_begin", &lib.begin) ||
-	    !sym(h, "debuginfod_find_executable", &lib.find_executable) ||
-	    !sym(h, "debuginfod_find_debuginfo", &lib.find_debuginfo) ||
-	    !sym(h, "debuginfod_set_progressfn", &lib.set_progressfn)) {
+	if (!h || kp_dlsyms(h, fns, ARRAY_SIZE(fns))) {
 		snprintf(failure, sizeof(failure),
 			 "cannot load %s: %s (install the Debian package 'libdebuginfod1')",
 			 DEBUGINFOD_SONAME, h ? "a function is missing" : dlerror());
 		down = true;
 		return NULL;
 	}
-	sym(h, "debuginfod_get_url", &lib.get_url); /* optional: progress names the server */
+	kp_dlsyms(h, &url, 1); /* optional: progress names the server */
 	client = lib.begin();
 	if (client && isatty(STDERR_FILENO))
 		lib.set_progressfn(client, progress);

@@ -198,8 +198,7 @@ const char *kp_emb_skeleton(struct emb *e)
 		return NULL;
 	}
 	for (size_t i = 0; i < e->nr_parts; i++)
-		if (pwrite(fd, e->parts[i].bytes, e->parts[i].len, (off_t)e->parts[i].off) !=
-		    (ssize_t)e->parts[i].len) {
+		if (kp_write_at(fd, e->parts[i].bytes, e->parts[i].len, e->parts[i].off)) {
 			close(fd);
 			return NULL;
 		}

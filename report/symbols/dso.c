@@ -262,7 +262,7 @@ static int vdso_open(struct kp_dso *d)
 	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 	const char *rel = d->t->opts.kernel_release;
 	struct utsname u;
-	size_t size, done = 0;
+	size_t size;
 	int fd;
 
 	if (!rel || uname(&u) || strcmp(u.release, rel)) {
@@ -276,16 +276,9 @@ static int vdso_open(struct kp_dso *d)
 	fd = memfd_create("kprof-vdso", MFD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while (done < size) {
-		ssize_t n = write(fd, img + done, size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		done += (size_t)n;
+	if (kp_write_all(fd, img, size)) {
+		close(fd);
+		return -1;
 	}
 	return fd;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "formats/perfwrite.h"
+#include "formats/rec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
 #include "report/unwind/rewrite.h"
@@ -21,18 +22,15 @@
 static int sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec)
 {
 	struct kp_perfwrite *pw = ctx;
+	const struct kp_rec_header *rec;
 	size_t pos = 0;
 
 	(void)cap;
 	(void)nrec;
-	while (pos + sizeof(struct kp_rec_header) <= len) {
-		const struct kp_rec_header *rec = (const void *)(*buf + pos);
-
-		if (rec->size < sizeof(*rec) || rec->size > len - pos)
-			break; /* the stage writes whole records: this cannot happen */
+	while ((rec = kp_rec_next(*buf, len, &pos)))
 		kp_perfwrite_add(pw, rec);
-		pos += rec->size;
-	}
+	if (!pw->err && pos < len)
+		return -KP_ERECORD; /* the stage writes whole records: this cannot happen */
 	return pw->err;
 }
 

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/util.h"
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define CS_SONAME "libcapstone.so." STR(CS_API_MAJOR)
@@ -15,21 +17,15 @@
 static struct kp_cs lib;
 static const struct kp_cs *loaded;
 
-/* One function by name into its slot: dlsym's void * is the function (POSIX). */
-static int sym(void *h, const char *name, void *slot, char *why, size_t size)
-{
-	void *f = dlsym(h, name);
-
-	if (!f) {
-		snprintf(why, size, "%s has no %s: %s", CS_SONAME, name, dlerror());
-		return -1;
-	}
-	memcpy(slot, &f, sizeof(f));
-	return 0;
-}
-
 const struct kp_cs *kp_cs_load(char *why, size_t size)
 {
+	const struct kp_dl_fn fns[] = {
+		{ "cs_open", &lib.open },     { "cs_close", &lib.close },
+		{ "cs_option", &lib.option }, { "cs_malloc", &lib.malloc },
+		{ "cs_free", &lib.free },     { "cs_disasm_iter", &lib.disasm_iter },
+		{ "cs_insn_group", &lib.insn_group },
+	};
+	const char *missing;
 	void *h;
 
 	if (loaded)
@@ -40,11 +36,8 @@ const struct kp_cs *kp_cs_load(char *why, size_t size)
 			 "'libcapstone4')", dlerror());
 		return NULL;
 	}
-	if (sym(h, "cs_open", &lib.open, why, size) || sym(h, "cs_close", &lib.close, why, size) ||
-	    sym(h, "cs_option", &lib.option, why, size) ||
-	    sym(h, "cs_malloc", &lib.malloc, why, size) || sym(h, "cs_free", &lib.free, why, size) ||
-	    sym(h, "cs_disasm_iter", &lib.disasm_iter, why, size) ||
-	    sym(h, "cs_insn_group", &lib.insn_group, why, size)) {
+	if ((missing = kp_dlsyms(h, fns, ARRAY_SIZE(fns)))) {
+		snprintf(why, size, "%s has no %s: %s", CS_SONAME, missing, dlerror());
 		dlclose(h);
 		return NULL;
 	}

@@ -159,8 +159,9 @@ void kp_output_abort(struct kp_output *o)
 static int copy_to_stream(struct kp_output *o)
 {
 	char buf[65536];
-	ssize_t n, w;
+	ssize_t n;
 	off_t off = 0;
+	int err;
 
 	while ((n = pread(o->fd, buf, sizeof(buf), off)) != 0) {
 		if (n < 0 && errno == EINTR)
@@ -168,12 +169,8 @@ static int copy_to_stream(struct kp_output *o)
 		if (n < 0)
 			return errno;
 		off += n;
-		for (const char *p = buf; n > 0; p += w, n -= w) {
-			while ((w = write(o->stream, p, (size_t)n)) < 0 && errno == EINTR)
-				;
-			if (w < 0)
-				return errno;
-		}
+		if ((err = kp_write_all(o->stream, buf, (size_t)n)))
+			return -err;
 	}
 	return 0;
 }

@@ -256,17 +256,13 @@ static int tick(void *ctx)
 static int top_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec)
 {
 	struct top_run *r = ctx;
+	const struct kp_rec_header *h;
 
-	for (size_t pos = 0; r->output && pos + sizeof(struct kp_rec_header) <= len;) {
-		const struct kp_rec_header *h = (const void *)(*buf + pos);
-
-		if (h->size < sizeof(*h) || h->size > len - pos)
-			break;
+	for (size_t pos = 0; r->output && (h = kp_rec_next(*buf, len, &pos));) {
 		if (h->type == KP_REC_ROUND)
 			kp_writer_round(&r->file);
 		else
 			kp_writer_add(&r->file, h);
-		pos += h->size;
 	}
 	if (r->output && r->file.err)
 		return r->file.err; /* the recorder says it cannot write, and stops */

@@ -63,20 +63,6 @@ struct server {
 	size_t len;
 };
 
-static int send_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p = (const char *)p + w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static const char cors[] = "Access-Control-Allow-Origin: *\r\n"
 			   "Access-Control-Allow-Methods: GET, HEAD, OPTIONS\r\n"
 			   "Access-Control-Allow-Headers: *\r\n";
@@ -106,22 +92,22 @@ static int serve_one(struct server *s, int c)
 	if (!strcmp(method, "OPTIONS")) {
 		snprintf(head, sizeof(head), "HTTP/1.1 204 No Content\r\n%sContent-Length: 0\r\n"
 			 "Connection: close\r\n\r\n", cors);
-		send_all(c, head, strlen(head));
+		kp_send_all(c, head, strlen(head));
 		return 0;
 	}
 	get = !strcmp(method, "GET");
 	if ((!get && strcmp(method, "HEAD")) || strcmp(path, s->path)) {
 		static const char nf[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
 					 "Connection: close\r\n\r\n";
-		send_all(c, nf, sizeof(nf) - 1);
+		kp_send_all(c, nf, sizeof(nf) - 1);
 		return 0;
 	}
 	snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\n%sContent-Type: application/gzip\r\n"
 		 "Content-Length: %zu\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
 		 cors, s->len);
-	if (send_all(c, head, strlen(head)) || !get)
+	if (kp_send_all(c, head, strlen(head)) || !get)
 		return 0;
-	return send_all(c, s->body, s->len) == 0;
+	return kp_send_all(c, s->body, s->len) == 0;
 }
 
 static int listen_loopback(struct server *s, unsigned *port)

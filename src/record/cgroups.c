@@ -32,16 +32,11 @@ static void note(struct kp_cgroups *c, uint32_t pid)
 
 void kp_cgroups_scan(struct kp_cgroups *c, const void *recs, size_t len)
 {
-	const uint8_t *p = recs;
+	const struct kp_rec_header *h;
+	struct kp_comm cm;
+	struct kp_task t;
 
-	for (size_t off = 0; off + sizeof(struct kp_rec_header) <= len;) {
-		const struct kp_rec_header *h = (const void *)(p + off);
-		struct kp_comm cm;
-		struct kp_task t;
-
-		if (h->size < sizeof(*h) || h->size > len - off)
-			break;
-		off += h->size;
+	for (size_t off = 0; (h = kp_rec_next(recs, len, &off));) {
 		if (h->type == PERF_RECORD_COMM && !kp_rec_parse_comm(h, h->size, &cm))
 			note(c, cm.pid);
 		else if (h->type == PERF_RECORD_FORK && !kp_rec_parse_task(h, h->size, &t) &&

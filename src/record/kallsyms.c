@@ -145,17 +145,13 @@ static void hit(struct kp_kallsyms *k, uint64_t addr)
 void kp_kallsyms_scan(struct kp_kallsyms *k, const struct kp_evlist *evl, const void *recs,
 		      size_t len)
 {
-	const uint8_t *p = recs;
+	const struct kp_rec_header *h;
 	const struct kp_evsel *ev;
 	struct kp_sample s;
 
 	if (!k->nr)
 		return;
-	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len;) {
-		const struct kp_rec_header *h = (const void *)(p + pos);
-		if (h->size < sizeof(*h))
-			break;
-		pos += h->size;
+	for (size_t pos = 0; (h = kp_rec_next(recs, len, &pos));) {
 		/* an event that records no address (kprof trace's) is not parsed at all */
 		if (h->type != PERF_RECORD_SAMPLE || !(ev = kp_evlist_find(evl, h)) ||
 		    !(ev->attr.sample_type & (PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN)) ||

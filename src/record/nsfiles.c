@@ -84,15 +84,10 @@ static void add(struct kp_nsfiles *n, const struct kp_mmap *m)
 
 void kp_nsfiles_scan(struct kp_nsfiles *n, const void *recs, size_t len)
 {
-	const uint8_t *p = recs;
+	const struct kp_rec_header *h;
+	struct kp_mmap m;
 
-	for (size_t off = 0; off + sizeof(struct kp_rec_header) <= len;) {
-		const struct kp_rec_header *h = (const void *)(p + off);
-		struct kp_mmap m;
-
-		if (h->size < sizeof(*h) || h->size > len - off)
-			break;
-		off += h->size;
+	for (size_t off = 0; (h = kp_rec_next(recs, len, &off));) {
 		if ((h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_MMAP) ||
 		    (h->misc & PERF_RECORD_MISC_MMAP_DATA) || kp_rec_parse_mmap(h, h->size, &m) ||
 		    m.filename[0] != '/' || !strncmp(m.filename, "/memfd:", 7) || !m.pid ||

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <zstd.h>
 
+#include "formats/rec.h"
 #include "formats/util.h"
 #include "report/unwind/rewrite.h"
 
@@ -187,6 +188,7 @@ static const uint8_t *records_of(struct kp_online *on, const struct chunk *c)
 static void pass(struct kp_online *on, const struct chunk *c)
 {
 	uint8_t *p = (uint8_t *)records_of(on, c), *dst;
+	const struct kp_rec_header *rec;
 	size_t cap = c->len;
 	int err;
 
@@ -199,34 +201,27 @@ static void pass(struct kp_online *on, const struct chunk *c)
 		return;
 	dst = kp_writer_reserve(&on->out, c->len);
 	memcpy(dst, p, c->len);
-	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= c->len;) {
-		struct kp_rec_header *rec = (void *)(dst + pos);
-		if (rec->size < sizeof(*rec) || rec->size > c->len - pos)
-			break; /* the rings' records are whole: this cannot happen */
+	/* the rings' records are whole: the walk cannot stop short */
+	for (size_t pos = 0; (rec = kp_rec_next(dst, c->len, &pos));) {
 		if (rec->type == KP_REC_STATS && rec->size >= sizeof(struct kp_rec_stats)) {
-			struct kp_rec_stats *st = (void *)rec;
+			struct kp_rec_stats *st = (void *)(dst + pos - rec->size);
 			st->raw_bytes = on->out.raw_bytes;
 			st->file_bytes = on->out.off;
 		}
-		pos += rec->size;
 	}
 	kp_writer_commit(&on->out, c->len, c->nrec);
 }
 
 static void replay(struct kp_online *on, const struct chunk *c)
 {
-	const uint8_t *p = records_of(on, c), *end;
+	const uint8_t *p = records_of(on, c);
+	const struct kp_rec_header *rec;
 
 	if (!p)
 		return;
-	end = p + c->len;
-	while (end - p >= (ptrdiff_t)sizeof(struct kp_rec_header)) {
-		const struct kp_rec_header *rec = (const void *)p;
-		if (rec->size < sizeof(*rec) || rec->size > end - p)
-			break; /* the rings' records are whole: this cannot happen */
+	/* the rings' records are whole: the walk cannot stop short */
+	for (size_t pos = 0; (rec = kp_rec_next(p, c->len, &pos));)
 		kp_rewrite_feed(&on->rw, rec);
-		p += rec->size;
-	}
 }
 
 /*

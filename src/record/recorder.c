@@ -335,17 +335,13 @@ static int write_header(struct kp_recorder *rec)
 /* --switch-output-event: is one of @n bytes of drained records a sample of its events? */
 static bool switch_event_in(const struct kp_recorder *rec, const uint8_t *p, size_t n)
 {
-	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= n;) {
-		const struct kp_rec_header *h = (const void *)(p + pos);
-		const struct kp_evsel *ev;
+	const struct kp_rec_header *h;
+	const struct kp_evsel *ev;
 
-		if (h->size < sizeof(*h) || h->size > n - pos)
-			return false;
+	for (size_t pos = 0; (h = kp_rec_next(p, n, &pos));)
 		if (h->type == PERF_RECORD_SAMPLE && (ev = kp_evlist_find(&rec->evl, h)) &&
 		    ev->index >= rec->o->sw.first_event)
 			return true;
-		pos += h->size;
-	}
 	return false;
 }
 

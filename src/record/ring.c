@@ -93,14 +93,14 @@ static size_t relabel(struct kp_ring *r, const struct kp_evlist *evl, uint8_t *p
 		r->foreign++;
 		return 0;
 	}
-	if (pos + h->size + sizeof(*next) <= len)
+	if (pos + h->size < len && kp_rec_framed((const void *)(p + pos + h->size),
+						 len - pos - h->size))
 		next = (const void *)(p + pos + h->size);
 	s.id = ev->ids[0];
 	if (ev->attr.sample_type & PERF_SAMPLE_TIME) { /* the other consumer's clock, maybe */
 		if (prev && (t = time_of(evl, prev)) >= 0 && s.time < (uint64_t)t)
 			s.time = (uint64_t)t;
-		if (next && next->size >= sizeof(*next) && next->size <= len - pos - h->size &&
-		    (t = time_of(evl, next)) >= 0 && s.time > (uint64_t)t)
+		if (next && (t = time_of(evl, next)) >= 0 && s.time > (uint64_t)t)
 			s.time = (uint64_t)t;
 	}
 	if (!r->fix)
@@ -126,12 +126,11 @@ static size_t account(struct kp_ring *r, const struct kp_evlist *evl, uint8_t *p
 	struct kp_lost lost;
 	size_t pos = 0;
 
-	while (pos + sizeof(struct perf_event_header) <= len) {
+	/* not framed: cannot happen with a sane kernel; do not loop forever, nor past the end */
+	while (pos < len && kp_rec_framed((const void *)(p + pos), len - pos)) {
 		const struct perf_event_header *h = (const void *)(p + pos);
 		size_t size = h->size, kept;
 
-		if (size < sizeof(*h))
-			break; /* cannot happen with a sane kernel; do not loop forever */
 		if (h->type == PERF_RECORD_SAMPLE && evl && evl->nr > 1 &&
 		    !kp_evlist_find(evl, (const void *)h) &&
 		    (kept = relabel(r, evl, p, pos, len, prev)) < size) {

@@ -86,7 +86,7 @@ static void release_stderr(void)
 	lseek(STDERR_FILENO, 0, SEEK_SET);
 	for (;;) {
 		n = read(STDERR_FILENO, buf, sizeof(buf));
-		if (n <= 0 || write(saved_err, buf, (size_t)n) != n)
+		if (n <= 0 || kp_write_all(saved_err, buf, (size_t)n))
 			break;
 	}
 	dup2(saved_err, STDERR_FILENO);

@@ -245,12 +245,8 @@ static void unpack_raw(const uint8_t *data, size_t size)
 		kp_unpack(&u, data, size, partial, out, sizeof(out), &got, &n);
 		if (got > sizeof(out))
 			abort();
-		for (; pos < got; seen++) {
-			const struct kp_rec_header *h = (const void *)(out + pos);
-			if (h->size < sizeof(*h) || h->size > got - pos)
-				abort();
-			pos += h->size;
-		}
+		while (kp_rec_next(out, got, &pos))
+			seen++;
 		if (pos != got || seen != n)
 			abort();
 	}

@@ -83,16 +83,9 @@ __attribute__((noinline)) static int run_chain(int (*entry)(void (*)(void)))
 
 static int feed(void *ctx, uint8_t **bufp, size_t *cap, size_t len, uint32_t nrec)
 {
-	const uint8_t *buf = *bufp;
-
 	(void)cap;
 	(void)nrec;
-	for (size_t pos = 0; pos + sizeof(struct kp_rec_header) <= len;) {
-		const struct kp_rec_header *rec = (const void *)(buf + pos);
-		kp_session_feed(ctx, rec);
-		pos += rec->size;
-	}
-	return 0;
+	return kp_session_feed_chunk(ctx, *bufp, len);
 }
 
 /* How the recording is made: kprof's mask and maps, or perf's (see the top). */
