@@ -13,7 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
 #include "src/record/counter.h"
 #include "src/record/diag.h"
 #include "src/record/idlist.h"
@@ -567,7 +568,7 @@ static int parse_options(int argc, char **argv, struct stat_opts *o)
 	/* '+': stop at the command, so its own options are left alone */
 	while ((c = getopt_long(argc, argv, "+e:aC:p:AI:x:jo:h", long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(stat_usage) - 1; /* -1: done, exit 0 */
+			return kp_cmd_help(stat_usage);
 		rc = parse_opt(c, o);
 		if (rc)
 			return rc;
@@ -583,8 +584,6 @@ int cmd_stat(int argc, char **argv)
 
 	if (rc == 0)
 		rc = run_to(o);
-	else if (rc < 0)
-		rc = 0;
 	kp_evspec_free(o->c.evs, o->c.nr_evs);
 	free(o->c.cpus);
 	free(o->c.pids);

@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/target.h"
 #include "formats/util.h"
 #include "src/record/diag.h"
 #include "src/record/recorder.h"
@@ -313,10 +315,6 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 	uint64_t v;
 
 	switch (c) {
-	case 'a': case 'p': case 't': case 'u':
-		return kp_cmd_target_opt("top", c, optarg, o);
-	case 'C':
-		return kp_cmd_cpus("top", optarg, &o->cpus, &o->nr_cpus);
 	case 'e':
 		return kp_evspec_parse_arg(optarg, &o->evs, &o->nr_evs);
 	case 'F':
@@ -353,7 +351,7 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 		r->output = optarg;
 		return 0;
 	default:
-		return 2;
+		return kp_target_opt("top", c, optarg, o);
 	}
 }
 
@@ -385,7 +383,7 @@ int cmd_top(int argc, char **argv)
 	o.quiet = true;
 	optind = 1;
 	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:s:Ko:h", opts, NULL)) != -1)
-		rc = c == 'h' ? kp_cmd_help(top_usage) - 1 : parse_opt(c, &o, &r);
+		rc = c == 'h' ? kp_cmd_help(top_usage) : parse_opt(c, &o, &r);
 	if (!rc && optind < argc)
 		rc = kp_usage_error("top", "no command: top watches what runs (-a, -p, -t, -u)");
 	if (!rc && o.cpus && (o.nr_pids || o.nr_tids))
@@ -430,5 +428,5 @@ out:
 	free(o.cpus);
 	free(o.pids);
 	free(o.tids);
-	return rc < 0 ? 0 : rc;
+	return rc;
 }
