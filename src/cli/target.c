@@ -92,9 +92,9 @@ int kp_target_opt(const char *cmd, int c, const char *arg, struct kp_record_opts
 		o->pages_given = true;
 		return 0;
 	case KP_OPT_TARGET_DURATION:
-		return kp_cmd_real(cmd, "--duration", arg, 0.001, 1e7, &o->duration);
 	case KP_OPT_TARGET_TIME:
-		return kp_cmd_real(cmd, "--time", arg, 0.001, 1e9, &o->duration);
+		return kp_cmd_real(cmd, c == KP_OPT_TARGET_TIME ? "--time" : "--duration", arg, 0.001,
+				   1e7, &o->duration);
 	default:
 		return 2;
 	}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * target.h - what a recording is of, as record, trace, latency and top take it: -a, -C, -p,
- * -t, -u, -m and the duration (record's --duration, trace's and latency's --time), parsed by
- * one function into a kp_record_opts; and the recording of trace and latency, into a file kept
- * or one of their own.
+ * -t, -u, -m and the duration (--duration, or --time as trace and latency first spelled it),
+ * parsed by one function into a kp_record_opts with one set of limits and words; and the
+ * recording of trace and latency, into a file kept or one of their own.
  */
 #ifndef KP_TARGET_H
 #define KP_TARGET_H
@@ -14,7 +14,7 @@
 
 struct kp_record_opts;
 
-/* The getopt values of the duration: record's --duration, trace's and latency's --time. */
+/* The getopt values of the duration: --duration SECONDS, and --time, its other spelling. */
 enum { KP_OPT_TARGET_DURATION = 900, KP_OPT_TARGET_TIME };
 
 /* The short options kp_target_opt() takes ("C:" apart, for the commands that take -C). */
@@ -28,6 +28,9 @@ enum { KP_OPT_TARGET_DURATION = 900, KP_OPT_TARGET_TIME };
 	{ "uid", required_argument, NULL, 'u' }, \
 	{ "mmap-pages", required_argument, NULL, 'm' }
 #define KP_TARGET_CPU_OPTION { "cpu", required_argument, NULL, 'C' }
+#define KP_TARGET_DURATION_OPTIONS \
+	{ "duration", required_argument, NULL, KP_OPT_TARGET_DURATION }, \
+	{ "time", required_argument, NULL, KP_OPT_TARGET_TIME }
 
 /* kp_target_opt - option @c (with @arg) of @cmd into @o: 0, or the exit code after saying why
  * (2 for an option that is none of these). */

@@ -51,7 +51,9 @@ static const char latency_usage[] =
 	"  -p, --pid PID[,PID]    attach to running processes\n"
 	"  -t, --tid TID[,TID]    attach to threads\n"
 	"  -u, --uid USER         attach to the processes of USER\n"
-	"      --time SECONDS     with -a, -p, -t or -u: stop after this long\n"
+	"      --duration SECONDS\n"
+	"                         with -a, -p, -t or -u: stop after this long\n"
+	"      --time SECONDS     the same as --duration (its former name, as kprof trace's)\n"
 	"  -m, --mmap-pages N     data pages per CPU ring, a power of two (default 256)\n"
 	"  -o, --output FILE      keep the recording in FILE\n"
 	"  -i, --input FILE       pair the events of a recording instead of recording\n"
@@ -534,7 +536,7 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	KP_TARGET_OPTIONS,
-	{ "time", required_argument, NULL, KP_OPT_TARGET_TIME },
+	KP_TARGET_DURATION_OPTIONS,
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },

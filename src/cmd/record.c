@@ -39,6 +39,7 @@ static const char record_usage[] =
 	"  -t, --tid TID[,TID]        attach to these threads only\n"
 	"  -u, --uid USER             attach to the processes of USER (a name or a number)\n"
 	"      --duration SECONDS     stop after this long\n"
+	"      --time SECONDS         the same as --duration (as kprof trace spells it)\n"
 	"  -e, --event EVENT[,EVENT]  events to sample (default cpu-clock); modifiers :u :k;\n"
 	"                             tracepoints SYS:NAME (globs), sampled at every hit\n"
 	"      --filter EXPR          a filter for the tracepoint before it, e.g.\n"
@@ -247,7 +248,7 @@ static const struct option long_opts[] = {
 	{ "embed-symbols", no_argument, NULL, OPT_EMBED_SYMBOLS },
 	KP_TARGET_OPTIONS,
 	KP_TARGET_CPU_OPTION,
-	{ "duration", required_argument, NULL, KP_OPT_TARGET_DURATION },
+	KP_TARGET_DURATION_OPTIONS,
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },

@@ -45,6 +45,7 @@ static const char top_usage[] =
 	"  -K, --hide-kernel     count kernel samples for the user function below them\n"
 	"      --inline-self     count a sample for the function inlined where it fell, not\n"
 	"                        for the function holding its code (perf's name, the default)\n"
+	"  -m, --mmap-pages N    data pages per CPU ring, a power of two (default 128)\n"
 	"  -o, --output FILE     also write the recording to FILE, for kprof report\n"
 	"\n"
 	"On a terminal: q quits (as Ctrl-C does), / filters by a regular expression on the\n"
@@ -358,9 +359,7 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 int cmd_top(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' }, { "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' }, { "uid", required_argument, NULL, 'u' },
-		{ "cpu", required_argument, NULL, 'C' }, { "event", required_argument, NULL, 'e' },
+		KP_TARGET_OPTIONS, KP_TARGET_CPU_OPTION, { "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' }, { "count", required_argument, NULL, 'c' },
 		{ "delay", required_argument, NULL, 'd' }, { "entries", required_argument, NULL, 'E' },
 		{ "sort", required_argument, NULL, 's' }, { "hide-kernel", no_argument, NULL, 'K' },
@@ -382,7 +381,8 @@ int cmd_top(int argc, char **argv)
 	o.argv_all = argv;
 	o.quiet = true;
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:s:Ko:h", opts, NULL)) != -1)
+	while (!rc &&
+	       (c = getopt_long(argc, argv, "C:e:F:c:gd:E:s:Ko:h" KP_TARGET_SHORT, opts, NULL)) != -1)
 		rc = c == 'h' ? kp_cmd_help(top_usage) : parse_opt(c, &o, &r);
 	if (!rc && optind < argc)
 		rc = kp_usage_error("top", "no command: top watches what runs (-a, -p, -t, -u)");

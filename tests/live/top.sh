@@ -87,4 +87,10 @@ check "top -o into a folder that does not exist: status 1, the error says so" \
 check "-d 0 is a usage error" sh -c "[ $? -eq 2 ] && [ ! -s '$WORK/u.out' ] && grep -q 'kprof top: -d must be a number from 0.1 to 3600' '$WORK/u.err'"
 "$KPROF" top -- ls >"$WORK/u.out" 2>"$WORK/u.err"
 check "a command is a usage error" sh -c "[ $? -eq 2 ] && grep -q 'no command' '$WORK/u.err'"
+# the target options are one parser's: -m 65536 (256 MiB a ring) is one usage error everywhere
+for c in record trace latency top; do
+	"$KPROF" $c -m 65536 -a >/dev/null 2>"$WORK/m.err"
+	check "$c -m 65536: status 2 ($?), the limit named as record names it" \
+		sh -c "[ $? -eq 2 ] && grep -qxF 'kprof $c: -m 65536 is more than a ring may hold: at most 128 MiB a CPU (32768 pages)' '$WORK/m.err'"
+done
 done_testing
