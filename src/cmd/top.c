@@ -5,8 +5,6 @@
  * it shows the last interval's shares, older ones decayed, as perf top does. On a terminal
  * the screen is redrawn until Ctrl-C; otherwise one snapshot is printed, and kprof exits.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +15,7 @@
 
 #include "src/cmd/cmd.h"
 #include "src/cli/options.h"
+#include "src/cli/output.h"
 #include "src/cli/target.h"
 #include "formats/util.h"
 #include "src/record/diag.h"
@@ -71,7 +70,7 @@ struct top_run {
 	size_t cap, ccap;
 	char head[256];
 	const char *output;	/* -o: the recording also goes to this file, */
-	int out_fd;
+	struct kp_output out;
 	struct kp_writer file;	/* through this writer */
 };
 
@@ -279,11 +278,12 @@ static int top_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t 
 /* -o: the file, written from the start (header and events) as kprof record writes one. */
 static int open_file(struct top_run *r)
 {
-	r->out_fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (r->out_fd < 0)
-		return kp_error("cannot create '%s': %s", r->output, strerror(errno));
-	if (kp_writer_init(&r->file, r->out_fd, KP_WRITER_DEFAULT_LEVEL, KP_WRITER_CHUNK)) {
-		close(r->out_fd);
+	int fd = kp_output_open_recording(&r->out, r->output);
+
+	if (fd < 0)
+		return 1;
+	if (kp_writer_init(&r->file, fd, KP_WRITER_DEFAULT_LEVEL, KP_WRITER_CHUNK)) {
+		kp_output_abort(&r->out);
 		return kp_error("cannot write '%s': %s", r->output, kp_strerror(r->file.err));
 	}
 	return 0;
@@ -293,12 +293,12 @@ static int close_file(struct top_run *r)
 {
 	int err = kp_writer_close(&r->file);
 
-	if (!err && close(r->out_fd) < 0)
-		err = -errno;
-	else if (err)
-		close(r->out_fd);
-	if (err)
+	if (err) {
+		kp_output_abort(&r->out);
 		return kp_error("cannot write '%s': %s", r->output, kp_strerror(err));
+	}
+	if (kp_output_commit(&r->out))
+		return 1;
 	kp_notice("the recording is in '%s' (%.3f MiB): kprof report -i %s", r->output,
 		  r->file.off / 1048576.0, r->output);
 	return 0;
