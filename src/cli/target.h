@@ -2,8 +2,9 @@
 /*
  * target.h - what a recording is of, as record, trace, latency and top take it: -a, -C, -p,
  * -t, -u, -m and the duration (--duration, or --time as trace and latency first spelled it),
- * parsed by one function into a kp_record_opts with one set of limits and words; and the
- * recording of trace and latency, into a file kept or one of their own.
+ * parsed by one function into a kp_record_opts with one set of limits and words (stat's -a,
+ * -C and -p too); and the recording of trace and latency, into a file kept or one of their
+ * own.
  */
 #ifndef KP_TARGET_H
 #define KP_TARGET_H
