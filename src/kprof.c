@@ -6,17 +6,15 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
 #include "src/record/diag.h"
-#include "formats/kprof-format.h"
 #include "formats/util.h"
-#include "src/record/idlist.h"
 
 static const struct kp_cmd commands[] = {
 	{ "record", cmd_record, "run a command and record its samples into kprof.data" },
@@ -45,34 +43,13 @@ static void usage(FILE *f)
 		   "for its manual\n");
 }
 
-/* The command a usage text is of: the word after "usage: kprof ". */
-static void usage_command(const char *text, char *cmd, size_t size)
-{
-	static const char lead[] = "usage: kprof ";
-	size_t n = 0;
-
-	if (!strncmp(text, lead, sizeof(lead) - 1))
-		for (text += sizeof(lead) - 1; text[n] >= 'a' && text[n] <= 'z' && n + 1 < size; n++)
-			cmd[n] = text[n];
-	cmd[n] = '\0';
-}
-
-static char help_of[32];	/* the command whose usage was shown: its page is named after */
-
-int kp_cmd_help(const char *text)
-{
-	fputs(text, stdout);
-	if (!help_of[0])
-		usage_command(text, help_of, sizeof(help_of));
-	return 0;
-}
-
 /* After a command's --help: where its whole manual is, as git says it. */
-static int help_footer(int rc)
+static int help_footer(const char *name, int rc)
 {
-	if (help_of[0])
-		printf("\nThe whole manual: man kprof-%s (or kprof help %s)\n", help_of, help_of);
-	return rc;
+	if (rc != KP_CMD_HELP_SHOWN)
+		return rc;
+	printf("\nThe whole manual: man kprof-%s (or kprof help %s)\n", name, name);
+	return 0;
 }
 
 /* A page of the build tree beside this binary (build/src/man/), for kprof run from there. */
@@ -128,95 +105,10 @@ static int help(const char *name)
 		  "its usage instead", name);
 	{
 		char *argv[] = { (char *)name, (char *)"--help", NULL };
-		return c->fn(2, argv);
+		int rc = c->fn(2, argv);
+
+		return rc == KP_CMD_HELP_SHOWN ? 0 : rc;
 	}
-}
-
-int kp_usage_error(const char *cmd, const char *fmt, ...)
-{
-	char msg[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	fprintf(stderr, "kprof %s: %s\nsee 'kprof %s --help'\n", cmd, msg, cmd);
-	return 2;
-}
-
-static int idlist_said(const char *cmd, int rc, const char *why)
-{
-	if (!rc)
-		return 0;
-	return rc == -EINVAL ? kp_usage_error(cmd, "%s", why) : kp_error("%s", why);
-}
-
-int kp_cmd_idlist(const char *cmd, const char *opt, const char *arg, bool ranges, long min,
-		  long max, int **ids, size_t *nr)
-{
-	char why[512];
-
-	return idlist_said(cmd, kp_idlist_parse(opt, arg, ranges, min, max, ids, nr, why,
-						sizeof(why)), why);
-}
-
-int kp_cmd_number(const char *cmd, const char *what, const char *s, uint64_t min, uint64_t max,
-		  uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		return kp_usage_error(cmd, "%s must be a number from %llu to %llu, not '%s'", what,
-				      (unsigned long long)min, (unsigned long long)max, s);
-	*out = v;
-	return 0;
-}
-
-size_t kp_cmd_pages_max(void)
-{
-	/* a ring is drained into one chunk, which a reader takes up to KP_CHUNK_MAX_USIZE */
-	return KP_CHUNK_MAX_USIZE / 2 / (size_t)sysconf(_SC_PAGESIZE);
-}
-
-int kp_cmd_pages(const char *cmd, const char *arg, size_t *pages)
-{
-	uint64_t v;
-
-	if (kp_cmd_number(cmd, "-m", arg, 1, 1u << 20, &v))
-		return 2;
-	if (v & (v - 1))
-		return kp_usage_error(cmd, "-m must be a power of two, not %llu",
-				      (unsigned long long)v);
-	if (v > kp_cmd_pages_max())
-		return kp_usage_error(cmd, "-m %llu is more than a ring may hold: at most %u MiB a "
-				      "CPU (%zu pages)", (unsigned long long)v,
-				      KP_CHUNK_MAX_USIZE / 2 >> 20, kp_cmd_pages_max());
-	*pages = (size_t)v;
-	return 0;
-}
-
-int kp_cmd_real(const char *cmd, const char *what, const char *s, double min, double max,
-		double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= min && v <= max)) /* NaN is neither */
-		return kp_usage_error(cmd, "%s must be a number from %.15g to %.15g, not '%s'", what,
-				      min, max, s);
-	*out = v;
-	return 0;
-}
-
-int kp_cmd_cpus(const char *cmd, const char *arg, int **ids, size_t *nr)
-{
-	char why[512];
-
-	return idlist_said(cmd, kp_idlist_cpus(arg, ids, nr, why, sizeof(why)), why);
 }
 
 /* Like git and perf: a failed write to stdout (a full disk, a closed pipe) is a failure. */
@@ -254,7 +146,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].name))
-			return finish_stdout(help_footer(commands[i].fn(argc - 1, argv + 1)));
+			return finish_stdout(help_footer(commands[i].name,
+						     commands[i].fn(argc - 1, argv + 1)));
 	kp_error("'%s' is not a kprof command", name);
 	usage(stderr);
 	return 2;

@@ -24,21 +24,31 @@ opts_page() {
 		grep -oE '\\fB(-[a-zA-Z0-9]|\\-|--?[a-z][a-z0-9-]*|\\-\\-[a-z][a-z0-9\\-]*)' |
 		sed -e 's/^\\fB//' -e 's/\\-/-/g' | sort -u
 }
-# opts_src CMD: the options of the getopt tables in CMD's source (and the flame graph's)
+# opts_src CMD: the options of the getopt tables in CMD's source (and the shared ones it names:
+# the flame graph's, the target options')
 opts_src() {
-	f="$top_srcdir/src/cmd-$1.c"
-	[ -f "$f" ] || f=$(grep -l "cmd_$1(" "$top_srcdir"/src/cmd-*.c | head -1)
+	f="$top_srcdir/src/cmd/$1.c"
+	[ -f "$f" ] || f=$(grep -l "cmd_$1(" "$top_srcdir"/src/cmd/*.c | head -1)
 	{
 		awk '/struct option [a-z_]*\[\] = \{/ { on = 1 } on && /^\};/ { on = 0 } on' "$f" |
 			grep -oE '\{ "[a-z][a-z0-9-]*"' | sed 's/{ "/--/; s/"//'
-		grep -oE 'getopt_long\([^"]*"[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/' |
+		short=$(sed -n 's/^#define KP_TARGET_SHORT "\(.*\)"$/\1/p' "$top_srcdir/src/cli/target.h")
+		grep -oE 'getopt_long\([^"]*"[^"]*"( KP_TARGET_SHORT)?' "$f" |
+			sed "s/.*\"\\(.*\\)\"/\\1/; s/ KP_TARGET_SHORT\$/$short/" |
 			tr -d '+:' | grep -oE '[a-zA-Z0-9]' | sed 's/^/-/'
 		if grep -q KP_SVG_LONG_OPTS "$f"; then
 			grep -oE '\{ "[a-z][a-z0-9-]*"' "$top_srcdir/src/cli/svgopts.h" | sed 's/{ "/--/; s/"//'
 		fi
+		# the target options' tables (src/cli/target.h), each as the command names it
+		for m in KP_TARGET_OPTIONS KP_TARGET_CPU_OPTION KP_TARGET_DURATION_OPTIONS; do
+			grep -qE "$m(,|$)" "$f" &&
+				awk -v m="$m" '$0 ~ "^#define " m "( |$)" { on = 1 } on { print } on && !/\\$/ { on = 0 }' \
+					"$top_srcdir/src/cli/target.h" |
+				grep -oE '\{ "[a-z][a-z0-9-]*"' | sed 's/{ "/--/; s/"//'
+		done
 		# kprof report's views' own options (kp_view_option tables)
 		if [ "$1" = report ]; then
-			grep -hoE "^$(printf '\t')\\{ \"[a-z][a-z0-9-]*\", \"" "$top_srcdir"/report/view-*.c |
+			grep -hoE "^$(printf '\t')\\{ \"[a-z][a-z0-9-]*\", \"" "$top_srcdir"/report/views/view-*.c |
 				sed 's/.*{ "/--/; s/", "//'
 		fi
 	} | sort -u

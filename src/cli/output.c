@@ -108,22 +108,35 @@ FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt)
 	return o->f;
 }
 
-FILE *kp_output_open_log(struct kp_output *o, const char *path)
+/* @path written in place from the start: created or truncated with @mode (less the umask), a
+ * symbolic link refused. The descriptor, or -1 after saying "cannot @verb" and why. */
+static int open_in_place(struct kp_output *o, const char *path, mode_t mode, const char *verb)
 {
-	int fd;
-
 	*o = (struct kp_output){ path, NULL, NULL, -1, -1 };
 	if (kp_output_check_path(path))
+		return -1;
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (o->fd < 0)
+		kp_error("cannot %s '%s': %s", verb, path, strerror(errno));
+	return o->fd;
+}
+
+FILE *kp_output_open_log(struct kp_output *o, const char *path)
+{
+	if (open_in_place(o, path, 0666, "write") < 0)
 		return NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+	if (!(o->f = fdopen(o->fd, "w"))) {
 		kp_error("cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(o->fd);
+		o->fd = -1;
 		return NULL;
 	}
-	o->fd = fd;
 	return o->f;
+}
+
+int kp_output_open_recording(struct kp_output *o, const char *path)
+{
+	return open_in_place(o, path, 0600, "create");
 }
 
 /* Close what kp_output_open*() opened (not a standard stream); 0 or the first errno. */

@@ -38,6 +38,14 @@ FILE *kp_output_open(struct kp_output *o, const char *path, FILE *dflt);
  */
 FILE *kp_output_open_log(struct kp_output *o, const char *path);
 
+/*
+ * kp_output_open_recording - @path written in place from the start as a recording is (so that
+ * a killed one is at its path: kprof top -o): created or truncated, mode 0600, a symbolic link
+ * refused as kp_output_check_path() does, a stream's name taken as a file's. Returns the fd, or
+ * -1 after saying why; kp_output_commit() closes it.
+ */
+int kp_output_open_recording(struct kp_output *o, const char *path);
+
 /* kp_output_open_fd - the same for a writer of its own: the fd (mode 0600, as for a
  * recording), or -1 after saying why. @path may not be NULL. A writer that @seeks (writes at
  * offsets, reads back) gets a temporary file for a stream, which commit copies to it. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "options.h"
 #include "src/record/diag.h"
 
 const char kp_svg_usage[] =

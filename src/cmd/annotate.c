@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
 #include "report/symbols/debuginfod.h"
-#include "src/cli/cmd-report.h"
+#include "src/cli/annotate-show.h"
+#include "src/cli/options.h"
+#include "src/cli/report-opts.h"
 #include "src/record/diag.h"
 #include "formats/util.h"
 #include "src/cli/input.h"
@@ -76,18 +78,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int kp_cmd_parse_top(const char *cmd, const char *opt, const char *arg, size_t *top)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
-
-	if (end == arg || *end || *arg == '-' || !v || v > 100000)
-		return kp_usage_error(cmd, "%s takes a count of functions (1 or more), not '%s'", opt,
-				      arg);
-	*top = v;
-	return 0;
-}
-
 static int parse_opt(struct annotate *a, int c)
 {
 	switch (c) {
@@ -128,7 +118,7 @@ static int parse_options(struct annotate *a, int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:M:h", long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(annotate_usage) - 1;
+			return kp_cmd_help(annotate_usage);
 		if ((rc = parse_opt(a, c)))
 			return rc;
 	}
@@ -140,67 +130,6 @@ static int parse_options(struct annotate *a, int argc, char **argv)
 		return rc;
 	a->color_on = a->color_on && !a->stdio_ && !a->json;
 	return 0;
-}
-
-/* "NAME is inlined into F, G: annotated there, ..." for a name asked for that only exists
- * inlined. */
-static void tell_inlined(const struct kp_annotation *an, const char *name)
-{
-	char into[1024];
-	size_t len = 0;
-
-	into[0] = '\0';
-	for (size_t i = 0; i < an->nr_funcs && len < sizeof(into); i++)
-		for (size_t k = 0; k < an->funcs[i].nr_marks; k++)
-			if (!strcmp(an->funcs[i].marks[k], name)) {
-				len += (size_t)snprintf(into + len, sizeof(into) - len, "%s%s",
-							len ? ", " : "", an->funcs[i].name);
-				break;
-			}
-	kp_notice("%s is inlined into %s: annotated there, its instructions marked %c", name, into,
-		  KP_ANN_MARK);
-}
-
-/* What could not be annotated, on stderr; returns whether anything was. */
-static bool tell(const struct kp_annotation *an, const char *input)
-{
-	size_t done = 0;
-
-	for (size_t i = 0; i < an->nr_inlined; i++)
-		tell_inlined(an, an->inlined[i]);
-	for (size_t i = 0; i < an->nr_missing; i++) {
-		kp_error("no function called '%s' has samples in '%s'", an->missing[i], input);
-		kp_hint_nearest(an->missing[i], an->names, an->nr_names);
-	}
-	for (size_t i = 0; i < an->nr_funcs; i++)
-		if (an->funcs[i].why)
-			kp_warn("%s: not annotated: %s", an->funcs[i].name, an->funcs[i].why);
-		else
-			done++;
-	if (!an->nr_funcs && !an->nr_missing)
-		kp_error("'%s' has no samples in a function kprof can annotate", input);
-	return done > 0;
-}
-
-int kp_cmd_annotate_print(struct kp_report *rep, const struct kp_ann_opts *ao, bool json,
-			  const struct kp_ann_print_opts *po, FILE *out)
-{
-	struct kp_annotation an;
-	int rc = kp_annotate(rep, ao, &an);
-	bool some;
-
-	if (rc) {
-		kp_error("annotate: %s", kp_strerror(rc));
-		kp_annotation_release(&an);
-		return 1;
-	}
-	some = tell(&an, rep->o->input);
-	if (json)
-		rc = kp_ann_print_json(&an, po, out) ? 1 : 0;
-	else
-		kp_ann_print(&an, po, out);
-	kp_annotation_release(&an);
-	return rc || !some || an.nr_missing ? 1 : 0;
 }
 
 static int run(struct annotate *a)
@@ -227,7 +156,7 @@ static int run(struct annotate *a)
 	}
 	if (!a->json)
 		kp_report_print_header(&rep, e, out);
-	rc = kp_cmd_annotate_print(&rep, &a->ao, a->json,
+	rc = kp_annotate_show(&rep, &a->ao, a->json,
 				   &(struct kp_ann_print_opts){
 					   .by_samples = a->ao.by_samples, .color = a->color_on,
 					   .source = a->source, .callers = a->ao.callers },
@@ -247,7 +176,5 @@ int cmd_annotate(int argc, char **argv)
 
 	if (rc == 0)
 		rc = run(&a);
-	else if (rc < 0)
-		rc = 0;
 	return rc;
 }

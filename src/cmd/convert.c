@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
 #include "src/record/diag.h"
 #include "formats/reader.h"
 #include "formats/util.h"

@@ -15,9 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/cli/cmd-report.h"
+#include "src/cli/options.h"
+#include "src/cli/report-opts.h"
 #include "src/cli/input.h"
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
 #include "src/record/diag.h"
 #include "src/cli/output.h"
 #include "formats/util.h"
@@ -190,7 +191,10 @@ static int parse(struct args *a, int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:nh", long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(a->usage) + kp_cmd_help(kp_svg_usage) - 1;
+			{
+			kp_cmd_help(a->usage);
+			return kp_cmd_help(kp_svg_usage);
+		}
 		if (c == 'o')
 			a->out = optarg;
 		else if (c == 'n')
@@ -233,7 +237,7 @@ int cmd_flamegraph(int argc, char **argv)
 	int rc = parse(&a, argc, argv);
 
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc;
 	if (argc - a.first > 1)
 		return kp_usage_error("flamegraph", "one input at most, not %d", argc - a.first);
 	kp_strtab_init(&strs);
@@ -281,7 +285,7 @@ int cmd_diff(int argc, char **argv)
 	int rc = parse(&a, argc, argv);
 
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc;
 	if (argc - a.first != 2)
 		return kp_usage_error("diff", "give BASE and NEW");
 	kp_strtab_init(&strs);

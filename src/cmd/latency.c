@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/target.h"
 #include "src/record/diag.h"
 #include "formats/util.h"
 #include "src/cli/input.h"
@@ -49,7 +51,9 @@ static const char latency_usage[] =
 	"  -p, --pid PID[,PID]    attach to running processes\n"
 	"  -t, --tid TID[,TID]    attach to threads\n"
 	"  -u, --uid USER         attach to the processes of USER\n"
-	"      --time SECONDS     with -a, -p, -t or -u: stop after this long\n"
+	"      --duration SECONDS\n"
+	"                         with -a, -p, -t or -u: stop after this long\n"
+	"      --time SECONDS     the same as --duration (its former name, as kprof trace's)\n"
 	"  -m, --mmap-pages N     data pages per CPU ring, a power of two (default 256)\n"
 	"  -o, --output FILE      keep the recording in FILE\n"
 	"  -i, --input FILE       pair the events of a recording instead of recording\n"
@@ -531,12 +535,8 @@ static const struct option long_opts[] = {
 	{ "linear", required_argument, NULL, OPT_LINEAR },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "svg", required_argument, NULL, OPT_SVG },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "uid", required_argument, NULL, 'u' },
-	{ "time", required_argument, NULL, KP_OPT_TARGET_TIME },
-	{ "mmap-pages", required_argument, NULL, 'm' },
+	KP_TARGET_OPTIONS,
+	KP_TARGET_DURATION_OPTIONS,
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
@@ -564,7 +564,7 @@ static int parse_opt(struct latency *l, int c)
 	case OPT_SVG: l->svg = optarg; return 0;
 	case 'o': l->output = optarg; return 0;
 	case 'i': l->input = optarg; return 0;
-	default: return kp_cmd_target_opt("latency", c, optarg, &l->ro);
+	default: return kp_target_opt("latency", c, optarg, &l->ro);
 	}
 }
 
@@ -577,9 +577,9 @@ static int parse_options(struct latency *l, int argc, char **argv)
 	l->ro.pages = 256;
 	l->ro.level = KP_WRITER_DEFAULT_LEVEL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+ap:t:u:o:i:m:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:i:h" KP_TARGET_SHORT, long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(latency_usage) - 1;
+			return kp_cmd_help(latency_usage);
 		if ((rc = parse_opt(l, c)))
 			return rc;
 	}
@@ -589,7 +589,7 @@ static int parse_options(struct latency *l, int argc, char **argv)
 		return kp_usage_error("latency", "--pair START/END is needed");
 	if ((rc = split_pair(l)))
 		return rc;
-	return kp_cmd_target_check("latency", &l->ro, l->input, l->output);
+	return kp_target_check("latency", &l->ro, l->input, l->output);
 }
 
 int cmd_latency(int argc, char **argv)
@@ -606,16 +606,14 @@ int cmd_latency(int argc, char **argv)
 	/* the flame graph's file is made before anything runs, as a recording's is */
 	if (!rc && l.svg && !(l.svg_f = kp_output_open(&l.svg_out, l.svg, NULL)))
 		rc = 1;
-	if (rc < 0) {
-		rc = 0;
-	} else if (!rc) {
+	if (!rc) {
 		if (!l.input) {
 			l.ro.callchain = true;
 			l.ro.period = 1;
 			rc = pair_events(&l);
 			if (!rc) {
-				status = kp_cmd_record_into(&l.ro, l.output, argc, argv, &path, &fd);
-				if (!kp_cmd_recorded(path))
+				status = kp_target_record_into(&l.ro, l.output, argc, argv, &path, &fd);
+				if (!kp_target_recorded(path))
 					rc = status ? status : 1;
 			}
 		}

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
 #include "src/record/diag.h"
 #include "src/record/evspec.h"
 #include "formats/util.h"

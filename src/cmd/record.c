@@ -4,10 +4,8 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -15,10 +13,12 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cli/archive.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/target.h"
 #include "src/record/diag.h"
 #include "src/cli/output.h"
-#include "src/record/idlist.h"
 #include "src/record/evspec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
@@ -39,6 +39,7 @@ static const char record_usage[] =
 	"  -t, --tid TID[,TID]        attach to these threads only\n"
 	"  -u, --uid USER             attach to the processes of USER (a name or a number)\n"
 	"      --duration SECONDS     stop after this long\n"
+	"      --time SECONDS         the same as --duration (as kprof trace spells it)\n"
 	"  -e, --event EVENT[,EVENT]  events to sample (default cpu-clock); modifiers :u :k;\n"
 	"                             tracepoints SYS:NAME (globs), sampled at every hit\n"
 	"      --filter EXPR          a filter for the tracepoint before it, e.g.\n"
@@ -112,13 +113,14 @@ static const struct sample_field sample_fields[] = {
 
 static int help(void)
 {
-	kp_cmd_help(record_usage);
+	int rc = kp_cmd_help(record_usage);
+
 	printf("Sample fields for --sample:");
 	for (size_t i = 0; i < ARRAY_SIZE(sample_fields); i++)
 		printf("%s%s", i ? "," : " ", sample_fields[i].name);
 	printf("\n\nEvents:\n");
 	kp_evspec_list();
-	return 0;
+	return rc;
 }
 
 static int parse_sample(const char *list, uint64_t *bits)
@@ -147,34 +149,6 @@ static int parse_sample(const char *list, uint64_t *bits)
 static int parse_num(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out)
 {
 	return kp_cmd_number("record", what, s, min, max, out);
-}
-
-/* -u USER: the processes /proc shows as owned by USER, attached to like -p. */
-int kp_cmd_user_pids(const char *cmd, const char *user, int **pids, size_t *nr, bool *of_user)
-{
-	struct passwd *pw = getpwnam(user);
-	char *end;
-	long uid = pw ? (long)pw->pw_uid : strtol(user, &end, 10);
-	struct dirent *de;
-	DIR *d;
-
-	if (!pw && (end == user || *end || uid < 0))
-		return kp_usage_error(cmd, "no user '%s'", user);
-	d = opendir("/proc");
-	while (d && (de = readdir(d))) {
-		char path[300];
-		struct stat st;
-		long pid = strtol(de->d_name, &end, 10);
-		snprintf(path, sizeof(path), "/proc/%s", de->d_name);
-		if (*end || pid <= 0 || pid == getpid() || stat(path, &st) || st.st_uid != (uid_t)uid)
-			continue;
-		*pids = kp_xrealloc(*pids, (*nr + 1) * sizeof(**pids));
-		(*pids)[(*nr)++] = (int)pid;
-	}
-	*of_user = true; /* processes come and go while kprof attaches */
-	if (d)
-		closedir(d);
-	return *nr ? 0 : kp_error("user '%s' has no processes", user);
 }
 
 /*
@@ -257,7 +231,7 @@ static int parse_level(const char *s, int *level)
 }
 
 enum {
-	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_DURATION, OPT_FILTER,
+	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_FILTER,
 	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES, OPT_SWITCH_OUTPUT_EXEC, OPT_SWITCH_OUTPUT_EVENT,
 };
@@ -269,16 +243,12 @@ static const struct option long_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "output", required_argument, NULL, 'o' },
-	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "compression-level", required_argument, NULL, 'z' },
 	{ "all-kallsyms", no_argument, NULL, OPT_ALL_KALLSYMS },
 	{ "embed-symbols", no_argument, NULL, OPT_EMBED_SYMBOLS },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "uid", required_argument, NULL, 'u' },
-	{ "duration", required_argument, NULL, OPT_DURATION },
+	KP_TARGET_OPTIONS,
+	KP_TARGET_CPU_OPTION,
+	KP_TARGET_DURATION_OPTIONS,
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -314,11 +284,6 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case 'o':
 		o->output = optarg;
 		return 0;
-	case 'm':
-		if (kp_cmd_pages("record", optarg, &o->pages))
-			return 2;
-		o->pages_given = true;
-		return 0;
 	case 'z':
 		return parse_level(optarg, &o->level);
 	case OPT_ALL_KALLSYMS:
@@ -327,21 +292,6 @@ static int parse_opt(int c, struct kp_record_opts *o)
 	case OPT_EMBED_SYMBOLS:
 		o->embed_symbols = true;
 		return 0;
-	case 'a':
-		o->system_wide = true;
-		return 0;
-	case 'C':
-		return kp_cmd_cpus("record", optarg, &o->cpus, &o->nr_cpus);
-	case 'p':
-		return kp_cmd_idlist("record", "-p", optarg, false, 1, KP_MAX_PID, &o->pids,
-				       &o->nr_pids);
-	case 't':
-		return kp_cmd_idlist("record", "-t", optarg, false, 1, KP_MAX_PID, &o->tids,
-				       &o->nr_tids);
-	case 'u':
-		return kp_cmd_user_pids("record", optarg, &o->pids, &o->nr_pids, &o->pids_of_user);
-	case OPT_DURATION:
-		return kp_cmd_real("record", "--duration", optarg, 0.001, 1e7, &o->duration);
 	case OPT_FILTER:
 		return kp_evspec_filter(o->evs, o->nr_evs, optarg) ? 2 : 0;
 	case OPT_KEEP_STACKS:
@@ -370,7 +320,7 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		o->sw.on = true;
 		return 0;
 	default:
-		return 2;
+		return kp_target_opt("record", c, optarg, o);
 	}
 }
 
@@ -385,9 +335,9 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 	o->unwind_backlog = (size_t)64 << 20;
 	optind = 1;
 	/* '+': stop at the command, so its own options are left alone */
-	while ((c = getopt_long(argc, argv, "+e:c:F:go:m:z:haC:p:t:u:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:c:F:go:z:hC:" KP_TARGET_SHORT, long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return help() - 1; /* -1: done, exit 0 */
+			return help();
 		rc = parse_opt(c, o);
 		if (rc)
 			return rc;
@@ -479,8 +429,7 @@ int cmd_record(int argc, char **argv)
 				  "--embed-symbols stores their symbols while they can be read",
 				  kp_nsfiles_count(&ns));
 		kp_nsfiles_release(&ns);
-	} else if (rc < 0)
-		rc = 0;
+	}
 	kp_evspec_free(o.evs, o.nr_evs);
 	free(o.cpus);
 	free(o.pids);

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
 #include "report/symbols/debuginfod.h"
 #include "src/record/diag.h"
 #include "src/record/idlist.h"
@@ -24,7 +24,10 @@
 #include "report/profile/report.h"
 #include "report/views/view.h"
 #include "src/cli/svgopts.h"
-#include "src/cli/cmd-report.h"
+#include "src/cli/annotate-show.h"
+#include "src/cli/options.h"
+#include "src/cli/report-opts.h"
+#include "src/tui/report-tui.h"
 
 static const char report_usage[] =
 	"usage: kprof report [-i FILE] [--tree | --flat | --folded | --format NAME] [options]\n"
@@ -198,7 +201,7 @@ static int emit_annotation(struct report *r, const struct kp_report *rep, FILE *
 		fprintf(out, "\n# the %zu hottest functions of ", ao.top);
 		kp_text_put(out, 0, rep->s.evl.ev[ao.event].name);
 		fputs(", annotated\n", out);
-		rc = kp_cmd_annotate_print(&arep, &ao, false,
+		rc = kp_annotate_show(&arep, &ao, false,
 					   &(struct kp_ann_print_opts){ .by_samples = ao.by_samples,
 									.color = r->vo.color,
 									.source = true },
@@ -475,27 +478,6 @@ static int parse_opt(struct report *r, int c)
 	}
 }
 
-int kp_cmd_weight(const char *cmd, const char *arg, bool *by_samples)
-{
-	if (strcmp(arg, "period") && strcmp(arg, "samples"))
-		return kp_usage_error(cmd, "--weight takes period or samples, not '%s'", arg);
-	*by_samples = !strcmp(arg, "samples");
-	return 0;
-}
-
-int kp_cmd_color(const char *cmd, const char *when, const char *output, bool *on)
-{
-	if (!strcmp(when, "always"))
-		*on = true;
-	else if (!strcmp(when, "auto"))
-		*on = !output && isatty(STDOUT_FILENO);
-	else if (!strcmp(when, "never"))
-		*on = false;
-	else
-		return kp_usage_error(cmd, "--color takes auto, always or never, not '%s'", when);
-	return 0;
-}
-
 static int check_color(struct report *r)
 {
 	return kp_cmd_color("report", r->color, r->output, &r->vo.color);
@@ -578,7 +560,7 @@ static int parse_view_opt(struct report *r, size_t k)
 }
 
 /* The views' options in the usage, after the common ones; returns 0. */
-static int view_usage(void)
+static void view_usage(void)
 {
 	const struct kp_view *of;
 	const struct kp_view_option *o;
@@ -590,7 +572,6 @@ static int view_usage(void)
 		printf("      %-18s %s: %s\n", left, of->name, o->help);
 	}
 	putchar('\n');
-	return 0;
 }
 
 static int parse_options(struct report *r, int argc, char **argv)
@@ -607,7 +588,11 @@ static int parse_options(struct report *r, int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:j:fh", all_opts(), NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(report_usage) + view_usage() + kp_cmd_help(kp_svg_usage) - 1;
+			{
+			kp_cmd_help(report_usage);
+			view_usage();
+			return kp_cmd_help(kp_svg_usage);
+		}
 		if (c == OPT_ANNOTATE) { /* its count may follow as the next word: --annotate 5 */
 			const char *n = optarg ? optarg
 				: optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9'
@@ -634,18 +619,6 @@ static int parse_options(struct report *r, int argc, char **argv)
 	return check_color(r);
 }
 
-int kp_parse_unwinder(const char *cmd, const char *name, enum kp_unwind_lib *lib)
-{
-	char known[128] = "";
-
-	if (!kp_unwind_lib_find(name, lib))
-		return 0;
-	for (size_t i = 0; i < KP_UNWIND_NR_LIBS; i++)
-		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-			 i ? ", " : "", kp_unwind_lib_name((enum kp_unwind_lib)i));
-	return kp_usage_error(cmd, "unknown unwinder '%s' (known: %s)", name, known);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
@@ -654,8 +627,6 @@ int cmd_report(int argc, char **argv)
 
 	if (rc == 0)
 		rc = run(r);
-	else if (rc < 0)
-		rc = 0;
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/cli/cmd.h"
-#include "src/cli/cmd-report.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/report-opts.h"
 #include "report/profile/report.h"
 #include "src/record/diag.h"
 #include "formats/evlist.h"

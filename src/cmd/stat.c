@@ -13,10 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/target.h"
 #include "src/record/counter.h"
 #include "src/record/diag.h"
-#include "src/record/idlist.h"
+#include "src/record/recorder.h"
 #include "src/cli/output.h"
 #include "src/record/evspec.h"
 #include "formats/util.h"
@@ -454,32 +456,42 @@ static int run_to(const struct stat_opts *o)
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-/* As perf stat's, a second -p or -C replaces the first (the heading names one list). */
-static void forget(int **ids, size_t *nr)
+/*
+ * -a, -C and -p, their lists read by the target options' parser of every command that records
+ * (kp_target_opt()). As perf stat's, a second -p or -C replaces the first (the heading names
+ * one list), -C counts those CPUs alone, as with -a, and -p takes at most what the counter
+ * waits for.
+ */
+static int parse_target(int c, const char *arg, struct stat_opts *o)
 {
-	free(*ids);
-	*ids = NULL;
-	*nr = 0;
-}
-
-static int parse_pids(const char *arg, struct stat_opts *o)
-{
+	struct kp_record_opts t;
 	int rc;
 
-	forget(&o->c.pids, &o->c.nr_pids);
-	o->pid_arg = arg;
-	rc = kp_cmd_idlist("stat", "-p", arg, false, 1, KP_MAX_PID, &o->c.pids, &o->c.nr_pids);
-	if (!rc && o->c.nr_pids > KP_COUNTER_MAX_PIDS)
-		rc = kp_usage_error("stat", "-p takes at most %d processes", KP_COUNTER_MAX_PIDS);
-	return rc;
-}
-
-/* "0-3,6": each CPU must be online. */
-static int parse_cpus(const char *arg, struct stat_opts *o)
-{
-	forget(&o->c.cpus, &o->c.nr_cpus);
-	o->cpu_arg = arg;
-	return kp_cmd_cpus("stat", arg, &o->c.cpus, &o->c.nr_cpus);
+	memset(&t, 0, sizeof(t));
+	rc = kp_target_opt("stat", c, arg, &t);
+	if (rc) {
+		free(t.cpus);
+		free(t.pids);
+		return rc;
+	}
+	if (c == 'p') {
+		free(o->c.pids);
+		o->c.pids = t.pids;
+		o->c.nr_pids = t.nr_pids;
+		o->pid_arg = arg;
+		if (o->c.nr_pids > KP_COUNTER_MAX_PIDS)
+			return kp_usage_error("stat", "-p takes at most %d processes",
+					      KP_COUNTER_MAX_PIDS);
+		return 0;
+	}
+	if (c == 'C') {
+		free(o->c.cpus);
+		o->c.cpus = t.cpus;
+		o->c.nr_cpus = t.nr_cpus;
+		o->cpu_arg = arg;
+	}
+	o->c.system_wide = true;
+	return 0;
 }
 
 static int parse_interval(const char *arg, struct stat_opts *o)
@@ -517,11 +529,10 @@ static int parse_opt(int c, struct stat_opts *o)
 		return kp_evspec_parse_arg(optarg, &o->c.evs, &o->c.nr_evs);
 	case OPT_FILTER:
 		return kp_evspec_filter(o->c.evs, o->c.nr_evs, optarg) ? 2 : 0;
+	case 'a':
 	case 'C':
-		o->c.system_wide = true;
-		return parse_cpus(optarg, o);
 	case 'p':
-		return parse_pids(optarg, o);
+		return parse_target(c, optarg, o);
 	case 'I':
 		return parse_interval(optarg, o);
 	case 'x':
@@ -529,9 +540,6 @@ static int parse_opt(int c, struct stat_opts *o)
 		return 0;
 	case 'o':
 		o->output = optarg;
-		return 0;
-	case 'a': /* the flags */
-		o->c.system_wide = true;
 		return 0;
 	case 'A':
 		o->no_aggr = true;
@@ -567,7 +575,7 @@ static int parse_options(int argc, char **argv, struct stat_opts *o)
 	/* '+': stop at the command, so its own options are left alone */
 	while ((c = getopt_long(argc, argv, "+e:aC:p:AI:x:jo:h", long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(stat_usage) - 1; /* -1: done, exit 0 */
+			return kp_cmd_help(stat_usage);
 		rc = parse_opt(c, o);
 		if (rc)
 			return rc;
@@ -583,8 +591,6 @@ int cmd_stat(int argc, char **argv)
 
 	if (rc == 0)
 		rc = run_to(o);
-	else if (rc < 0)
-		rc = 0;
 	kp_evspec_free(o->c.evs, o->c.nr_evs);
 	free(o->c.cpus);
 	free(o->c.pids);

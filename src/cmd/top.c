@@ -5,8 +5,6 @@
  * it shows the last interval's shares, older ones decayed, as perf top does. On a terminal
  * the screen is redrawn until Ctrl-C; otherwise one snapshot is printed, and kprof exits.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,7 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/output.h"
+#include "src/cli/target.h"
 #include "formats/util.h"
 #include "src/record/diag.h"
 #include "src/record/recorder.h"
@@ -43,6 +44,7 @@ static const char top_usage[] =
 	"  -K, --hide-kernel     count kernel samples for the user function below them\n"
 	"      --inline-self     count a sample for the function inlined where it fell, not\n"
 	"                        for the function holding its code (perf's name, the default)\n"
+	"  -m, --mmap-pages N    data pages per CPU ring, a power of two (default 128)\n"
 	"  -o, --output FILE     also write the recording to FILE, for kprof report\n"
 	"\n"
 	"On a terminal: q quits (as Ctrl-C does), / filters by a regular expression on the\n"
@@ -68,7 +70,7 @@ struct top_run {
 	size_t cap, ccap;
 	char head[256];
 	const char *output;	/* -o: the recording also goes to this file, */
-	int out_fd;
+	struct kp_output out;
 	struct kp_writer file;	/* through this writer */
 };
 
@@ -272,11 +274,12 @@ static int top_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t 
 /* -o: the file, written from the start (header and events) as kprof record writes one. */
 static int open_file(struct top_run *r)
 {
-	r->out_fd = open(r->output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (r->out_fd < 0)
-		return kp_error("cannot create '%s': %s", r->output, strerror(errno));
-	if (kp_writer_init(&r->file, r->out_fd, KP_WRITER_DEFAULT_LEVEL, KP_WRITER_CHUNK)) {
-		close(r->out_fd);
+	int fd = kp_output_open_recording(&r->out, r->output);
+
+	if (fd < 0)
+		return 1;
+	if (kp_writer_init(&r->file, fd, KP_WRITER_DEFAULT_LEVEL, KP_WRITER_CHUNK)) {
+		kp_output_abort(&r->out);
 		return kp_error("cannot write '%s': %s", r->output, kp_strerror(r->file.err));
 	}
 	return 0;
@@ -286,12 +289,12 @@ static int close_file(struct top_run *r)
 {
 	int err = kp_writer_close(&r->file);
 
-	if (!err && close(r->out_fd) < 0)
-		err = -errno;
-	else if (err)
-		close(r->out_fd);
-	if (err)
+	if (err) {
+		kp_output_abort(&r->out);
 		return kp_error("cannot write '%s': %s", r->output, kp_strerror(err));
+	}
+	if (kp_output_commit(&r->out))
+		return 1;
 	kp_notice("the recording is in '%s' (%.3f MiB): kprof report -i %s", r->output,
 		  r->file.off / 1048576.0, r->output);
 	return 0;
@@ -309,10 +312,6 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 	uint64_t v;
 
 	switch (c) {
-	case 'a': case 'p': case 't': case 'u':
-		return kp_cmd_target_opt("top", c, optarg, o);
-	case 'C':
-		return kp_cmd_cpus("top", optarg, &o->cpus, &o->nr_cpus);
 	case 'e':
 		return kp_evspec_parse_arg(optarg, &o->evs, &o->nr_evs);
 	case 'F':
@@ -349,16 +348,14 @@ static int parse_opt(int c, struct kp_record_opts *o, struct top_run *r)
 		r->output = optarg;
 		return 0;
 	default:
-		return 2;
+		return kp_target_opt("top", c, optarg, o);
 	}
 }
 
 int cmd_top(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' }, { "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' }, { "uid", required_argument, NULL, 'u' },
-		{ "cpu", required_argument, NULL, 'C' }, { "event", required_argument, NULL, 'e' },
+		KP_TARGET_OPTIONS, KP_TARGET_CPU_OPTION, { "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' }, { "count", required_argument, NULL, 'c' },
 		{ "delay", required_argument, NULL, 'd' }, { "entries", required_argument, NULL, 'E' },
 		{ "sort", required_argument, NULL, 's' }, { "hide-kernel", no_argument, NULL, 'K' },
@@ -380,8 +377,9 @@ int cmd_top(int argc, char **argv)
 	o.argv_all = argv;
 	o.quiet = true;
 	optind = 1;
-	while (!rc && (c = getopt_long(argc, argv, "ap:t:u:C:e:F:c:gd:E:s:Ko:h", opts, NULL)) != -1)
-		rc = c == 'h' ? kp_cmd_help(top_usage) - 1 : parse_opt(c, &o, &r);
+	while (!rc &&
+	       (c = getopt_long(argc, argv, "C:e:F:c:gd:E:s:Ko:h" KP_TARGET_SHORT, opts, NULL)) != -1)
+		rc = c == 'h' ? kp_cmd_help(top_usage) : parse_opt(c, &o, &r);
 	if (!rc && optind < argc)
 		rc = kp_usage_error("top", "no command: top watches what runs (-a, -p, -t, -u)");
 	if (!rc && o.cpus && (o.nr_pids || o.nr_tids))
@@ -426,5 +424,5 @@ out:
 	free(o.cpus);
 	free(o.pids);
 	free(o.tids);
-	return rc < 0 ? 0 : rc;
+	return rc;
 }

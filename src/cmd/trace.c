@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
+#include "src/cli/target.h"
 #include "src/record/diag.h"
 #include "src/record/idlist.h"
 #include "formats/util.h"
@@ -405,10 +407,10 @@ static void incomplete(const struct kp_trace *t, size_t pages, size_t dflt)
 	if (lost && !pages)
 		kp_warn("%llu events were lost (the rings overflowed): calls around them are "
 			"missing; a larger -m keeps them, when recording again", lost);
-	else if (lost && pages < kp_cmd_pages_max())
+	else if (lost && pages < kp_target_pages_max())
 		kp_warn("%llu events were lost (the rings of %zu page%s a CPU overflowed): calls "
 			"around them are missing; a larger -m keeps them, e.g. -m %zu", lost, pages,
-			pages == 1 ? "" : "s", more < kp_cmd_pages_max() ? more : kp_cmd_pages_max());
+			pages == 1 ? "" : "s", more < kp_target_pages_max() ? more : kp_target_pages_max());
 	else if (lost)
 		kp_warn("%llu events were lost (the rings of %zu pages a CPU, the most -m gives, "
 			"overflowed): calls around them are missing; -e traces fewer calls", lost,
@@ -428,15 +430,11 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "failure", no_argument, NULL, OPT_FAILURE },
 	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "uid", required_argument, NULL, 'u' },
+	KP_TARGET_OPTIONS,
 	{ "time", required_argument, NULL, KP_OPT_TARGET_TIME },
 	{ "output", required_argument, NULL, 'o' },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "input", required_argument, NULL, 'i' },
-	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -455,44 +453,8 @@ static int parse_opt(struct trace *tr, int c)
 	case 'o': tr->output = optarg; return 0;
 	case OPT_RECORD: tr->record = optarg; return 0;
 	case 'i': tr->input = optarg; return 0;
-	default: return kp_cmd_target_opt("trace", c, optarg, o);
+	default: return kp_target_opt("trace", c, optarg, o);
 	}
-}
-
-int kp_cmd_target_opt(const char *cmd, int c, const char *arg, struct kp_record_opts *o)
-{
-	switch (c) {
-	case 'a': o->system_wide = true; return 0;
-	case 'p': return kp_cmd_idlist(cmd, "-p", arg, false, 1, KP_MAX_PID, &o->pids,
-				       &o->nr_pids);
-	case 't': return kp_cmd_idlist(cmd, "-t", arg, false, 1, KP_MAX_PID, &o->tids,
-				       &o->nr_tids);
-	case 'u': return kp_cmd_user_pids(cmd, arg, &o->pids, &o->nr_pids, &o->pids_of_user);
-	case KP_OPT_TARGET_TIME:
-		return kp_cmd_real(cmd, "--time", arg, 0.001, 1e9, &o->duration);
-	case 'm':
-		if (kp_cmd_pages(cmd, arg, &o->pages))
-			return 2;
-		o->pages_given = true;
-		return 0;
-	default: return 2;
-	}
-}
-
-int kp_cmd_target_check(const char *cmd, const struct kp_record_opts *o, const char *input,
-			const char *output)
-{
-	bool target = o->argv || o->system_wide || o->nr_pids || o->nr_tids;
-
-	if (input && target)
-		return kp_usage_error(cmd, "-i shows a recording: no command, -a, -p, -t or -u");
-	if (input && output)
-		return kp_usage_error(cmd, "-i and -o: the recording is already there");
-	if (!input && !target)
-		return kp_usage_error(cmd, "no command (or -a, -p, -t, -u, -i FILE)");
-	if ((o->nr_pids || o->nr_tids) && (o->system_wide || o->argv))
-		return kp_usage_error(cmd, "-p, -t and -u attach: not with -a or a command");
-	return 0;
 }
 
 static bool same_path(const char *x, const char *y)
@@ -507,16 +469,16 @@ static int parse_options(struct trace *tr, int argc, char **argv)
 	tr->calls = true;
 	tr->ro.level = KP_WRITER_DEFAULT_LEVEL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:sSap:t:u:o:i:m:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:sSo:i:h" KP_TARGET_SHORT, long_opts, NULL)) != -1) {
 		if (c == 'h')
-			return kp_cmd_help(trace_usage) - 1;
+			return kp_cmd_help(trace_usage);
 		if ((rc = parse_opt(tr, c)))
 			return rc;
 	}
 	if (optind < argc)
 		tr->ro.argv = argv + optind;
 	/* -o is the text here, not the recording: the shared check is told of none */
-	rc = kp_cmd_target_check("trace", &tr->ro, tr->input, NULL);
+	rc = kp_target_check("trace", &tr->ro, tr->input, NULL);
 	if (!rc && tr->input && tr->record)
 		rc = kp_usage_error("trace", "-i and --record: the recording is already there");
 	if (!rc && same_path(tr->output, tr->input ? tr->input : tr->record))
@@ -568,17 +530,6 @@ static int on_chunk(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t 
 	return 0;
 }
 
-/* What every recording of trace and latency says of itself: kprof's command line and
- * version; the recorder says what it recorded only into a file kept (@keep). */
-static void recording_of(struct kp_record_opts *ro, const char *keep, int argc, char **argv)
-{
-	ro->argc_all = argc;
-	ro->argv_all = argv;
-	ro->version = PACKAGE_VERSION;
-	ro->output = keep;
-	ro->quiet = !keep;
-}
-
 /*
  * The rings' default size: 1024 pages (4 MiB) a CPU, so that all of them together stay within
  * 64 MiB (and no fewer than 256 pages a CPU). What decides it is how long the drain loop may be
@@ -606,64 +557,13 @@ static int record(struct trace *tr, int argc, char **argv)
 		return 1;
 	if (!tr->ro.pages_given)
 		tr->ro.pages = trace_pages();
-	recording_of(&tr->ro, tr->record, argc, argv);
+	kp_target_recording_of(&tr->ro, tr->record, argc, argv);
 	tr->ro.live = on_chunk;
 	tr->ro.live_ctx = tr;
 	tr->ro.live_thread = true;
 	if (tr->record && kp_output_check_path(tr->record))
 		return 1;
 	return kp_recorder_run(&rec, &tr->ro);
-}
-
-/* A file in @dir that no name reaches, open for reading and writing: O_TMPFILE, or where the
- * file system has none, one unlinked as soon as it is made. -1 with errno when it cannot be. */
-static int unnamed_file(const char *dir)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	char *p;
-
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd;
-	if (asprintf(&p, "%s/kprof.XXXXXX", dir) < 0)
-		abort();
-	fd = mkostemp(p, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(p);
-	free(p);
-	return fd;
-}
-
-int kp_cmd_record_into(struct kp_record_opts *ro, const char *keep, int argc, char **argv,
-		       char **path, int *fd)
-{
-	struct kp_recorder rec;
-
-	*fd = -1;
-	if (keep) {
-		*path = kp_xstrdup(keep);
-	} else { /* a recording of its own, which no name reaches: gone with kprof, however */
-		const char *dir = getenv("TMPDIR");
-
-		dir = dir && *dir ? dir : "/tmp";
-		*fd = unnamed_file(dir);
-		if (*fd < 0) {
-			kp_error("cannot make a file for the recording in %s: %s", dir,
-				 strerror(errno));
-			return 1;
-		}
-		if (asprintf(path, "/proc/self/fd/%d", *fd) < 0)
-			abort();
-	}
-	recording_of(ro, keep, argc, argv);
-	ro->output = *path;
-	return kp_output_check_path(*path) ? 1 : kp_recorder_run(&rec, ro);
-}
-
-bool kp_cmd_recorded(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
 /* The lines' and the summary's stream: -o's file, or standard error through a buffer of its
@@ -740,7 +640,7 @@ int cmd_trace(int argc, char **argv)
 	memset(&tr, 0, sizeof(tr));
 	rc = parse_options(&tr, argc, argv);
 	if (rc < 0) {
-		rc = 0;
+		/* --help */
 	} else if (!rc && !(tr.out = open_out(&tr, &o))) {
 		rc = 1;
 	} else if (!rc && tr.input) {

@@ -9,7 +9,8 @@
 #include <getopt.h>
 #include <stddef.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
 #include "src/record/diag.h"
 #include "src/cli/unwound.h"
 

@@ -26,9 +26,11 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/cli/cmd.h"
+#include "src/cmd/cmd.h"
+#include "src/cli/options.h"
 #include "src/record/diag.h"
 #include "formats/util.h"
 
@@ -201,11 +203,31 @@ static int serve(struct server *s, bool once, bool browser)
 	return 0;
 }
 
+/* `kprof report ARGV...`, this binary's, as a process of its own: its exit code, or 1 after
+ * saying why it did not run or end. */
+static int run_report(char **argv)
+{
+	pid_t pid;
+	int err, status;
+
+	fflush(stdout);
+	fflush(stderr);
+	err = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+	if (err)
+		return kp_error("cannot run kprof report: %s", strerror(err));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return kp_error("cannot wait for kprof report: %s", strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return kp_error("kprof report was killed by signal %d", WTERMSIG(status));
+}
+
 /* The recording as `kprof report --format firefox -o TMP ARGS...` writes it, read back. */
 static int build(int argc, char **argv, const char *input, struct server *s)
 {
 	char dir[] = "/tmp/kprof-view.XXXXXX", path[64];
-	char **rargv = kp_xcalloc((size_t)argc + 8, sizeof(*rargv));
+	char **rargv = kp_xcalloc((size_t)argc + 9, sizeof(*rargv));
 	int n = 0, rc;
 	struct stat st;
 	FILE *f = NULL;
@@ -213,6 +235,7 @@ static int build(int argc, char **argv, const char *input, struct server *s)
 	if (!mkdtemp(dir))
 		return kp_error("cannot create a directory in /tmp: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/profile.json.gz", dir);
+	rargv[n++] = "kprof";
 	rargv[n++] = "report";
 	rargv[n++] = "-i";
 	rargv[n++] = (char *)input;
@@ -222,7 +245,7 @@ static int build(int argc, char **argv, const char *input, struct server *s)
 	rargv[n++] = "firefox";
 	rargv[n++] = "-o";
 	rargv[n++] = path;
-	rc = cmd_report(n, rargv);
+	rc = run_report(rargv);
 	free(rargv);
 	if (!rc && (!(f = fopen(path, "rb")) || fstat(fileno(f), &st) ||
 		    !(s->body = kp_xmalloc((size_t)st.st_size + 1)) ||

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/cli/cmd-report.h"
+#include "report-tui.h"
+#include "src/cli/annotate-show.h"
 #include "formats/util.h"
 #include "src/cli/input.h"
 #include "src/record/diag.h"
@@ -248,7 +249,7 @@ static void annotate(struct browser *b)
 	out = open_memstream(&text, &len);
 	if (!out)
 		return;
-	rc = kp_cmd_annotate_print(&b->arep, &ao, false, &po, out);
+	rc = kp_annotate_show(&b->arep, &ao, false, &po, out);
 	fclose(out);
 	kp_tui_init(&view, "", " q back  Up/Down/PgUp/PgDn scroll ");
 	view.on = b->ui.on;

@@ -204,6 +204,20 @@ check "--pair without a '/' is a usage error ($?)" \
 	-i "$WORK/n.kprof" >/dev/null 2>"$WORK/e4.err"
 check "a --by field START lacks is an error (status $?) that names --by and the fields it has" \
 	sh -c "[ $? -eq 2 ] && grep -qxF \"kprof: --by nosuchfield: 'syscalls:sys_enter_nanosleep' has no field 'nosuchfield': it has __syscall_nr, rqtp, rmtp, and the sample's tid, pid, cpu and comm\" '$WORK/e4.err'"
+# the recording's duration: --duration, as record's, and --time, its former name, both taken
+sleep 30 &
+sl=$!
+for opt in --duration --time; do
+	"$KPROF" latency --pair syscalls:sys_enter_clock_nanosleep/syscalls:sys_exit_clock_nanosleep \
+		$opt 0.3 -p $sl >"$WORK/d$opt.out" 2>"$WORK/d$opt.err"
+	rc=$?
+	check "$opt 0.3 -p stops recording after it and shows what it paired (status $rc)" \
+		sh -c "[ $rc -le 1 ] && grep -q ' pairs of syscalls:sys_enter_clock_nanosleep' '$WORK/d$opt.out'"
+	"$KPROF" latency --pair a/b $opt 1s -a >/dev/null 2>"$WORK/d$opt.err"
+	check "$opt 1s: a usage error ($?) of record's words and limits" \
+		sh -c "[ $? -eq 2 ] && grep -qxF \"kprof latency: $opt must be a number from 0.001 to 10000000, not '1s'\" '$WORK/d$opt.err'"
+done
+kill $sl
 "$KPROF" latency --pair nosuch:event/sched:sched_switch -- true >/dev/null 2>"$WORK/e5.err"
 check "an unknown event is a usage error (status $?), as in record and top" \
 	sh -c "[ $? -eq 2 ] && grep -qxF \"kprof: no tracepoint matches 'nosuch:event'\" '$WORK/e5.err'"

@@ -184,6 +184,17 @@ rc=$?
 check "-m 65536 (256 MiB a ring) is a usage error naming the limit (status $rc)" \
 	sh -c "[ $rc -eq 2 ] && grep -q 'at most 128 MiB a CPU (32768 pages)' '$WORK/x.err'"
 
+# --time is --duration, as kprof trace and latency spell it: recording stops after it
+sleep 30 &
+sl=$!
+"$KPROF" record --time 0.3 -p $sl -o "$WORK/time.kprof" >/dev/null 2>"$WORK/time.err"
+rc=$?
+kill $sl
+"$KPROF" record --time 0 -p $sl -o "$WORK/x.kprof" >/dev/null 2>"$WORK/time0.err"
+check "--time 0.3 -p stops recording after it (status $rc); --time 0 is --duration 0's usage error ($?)" \
+	sh -c "[ $rc -eq 0 ] && [ -s '$WORK/time.kprof' ] && [ $? -eq 2 ] &&
+		grep -qxF \"kprof record: --time must be a number from 0.001 to 10000000, not '0'\" '$WORK/time0.err'"
+
 # a group with a command: its members count too (they follow the leader, enabled at exec)
 "$KPROF" record -e '{cpu-clock,page-faults}' -o "$WORK/grp.kprof" -- "$SPLIT" 0.3 >/dev/null 2>&1
 pf=$("$KPROF" report -i "$WORK/grp.kprof" --flat --stats 2>/dev/null | sed -n 's/^# event page-faults: \([0-9]*\) samples/\1/p')

@@ -211,7 +211,7 @@ done
 # the other commands' numbers of seconds take the same rule
 for args in "record --duration nan -- true|kprof record: --duration must be a number from 0.001 to 10000000, not 'nan'" \
 	"top -d inf|kprof top: -d must be a number from 0.1 to 3600, not 'inf'" \
-	"trace --time 1s -a|kprof trace: --time must be a number from 0.001 to 1000000000, not '1s'"; do
+	"trace --time 1s -a|kprof trace: --time must be a number from 0.001 to 10000000, not '1s'"; do
 	why=${args#*|}
 	"$KPROF" ${args%%|*} >"$WORK/num.out" 2>"$WORK/num.err"
 	rc=$?

@@ -68,6 +68,8 @@ kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 check "top -o: status 0, and it says where the recording is" \
 	sh -c "[ $rc -eq 0 ] && grep -q \"the recording is in '$WORK/top.kprof'\" '$WORK/o.err'"
+check "...written as a recording is: mode 0600 ($(stat -c %a "$WORK/top.kprof"))" \
+	[ "$(stat -c %a "$WORK/top.kprof")" = 600 ]
 "$KPROF" report -i "$WORK/top.kprof" --flat --color never >"$WORK/o.flat" 2>"$WORK/o.rerr"
 check "...a recording kprof report reads whole (its final counts at the end)" \
 	sh -c "[ $? -eq 0 ] && ! grep -q 'did not finish' '$WORK/o.flat' '$WORK/o.rerr' && grep -q '^# kprof report of ' '$WORK/o.flat'"
@@ -79,6 +81,12 @@ check "...and at least the samples top counted (${kept:-none} against ${shown:-n
 "$KPROF" top -d 1 -o /nonexistent/dir/x.kprof >/dev/null 2>"$WORK/o.err2"
 check "top -o into a folder that does not exist: status 1, the error says so" \
 	sh -c "[ $? -eq 1 ] && grep -q \"cannot create '/nonexistent/dir/x.kprof'\" '$WORK/o.err2'"
+echo keep >"$WORK/o.target"
+ln -sf "$WORK/o.target" "$WORK/o.link"
+"$KPROF" top -d 1 -o "$WORK/o.link" >/dev/null 2>"$WORK/o.err3"
+check "top -o at a symbolic link: refused as every -o refuses one (status $?), the file it names kept" \
+	sh -c "[ $? -eq 1 ] && grep -q \"'$WORK/o.link' is a symbolic link: kprof does not write through one\" '$WORK/o.err3' &&
+		[ \"\$(cat '$WORK/o.target')\" = keep ]"
 
 # (on a terminal, its keys and screen: tui.sh)
 
@@ -87,4 +95,10 @@ check "top -o into a folder that does not exist: status 1, the error says so" \
 check "-d 0 is a usage error" sh -c "[ $? -eq 2 ] && [ ! -s '$WORK/u.out' ] && grep -q 'kprof top: -d must be a number from 0.1 to 3600' '$WORK/u.err'"
 "$KPROF" top -- ls >"$WORK/u.out" 2>"$WORK/u.err"
 check "a command is a usage error" sh -c "[ $? -eq 2 ] && grep -q 'no command' '$WORK/u.err'"
+# the target options are one parser's: -m 65536 (256 MiB a ring) is one usage error everywhere
+for c in record trace latency top; do
+	"$KPROF" $c -m 65536 -a >/dev/null 2>"$WORK/m.err"
+	check "$c -m 65536: status 2 ($?), the limit named as record names it" \
+		sh -c "[ $? -eq 2 ] && grep -qxF 'kprof $c: -m 65536 is more than a ring may hold: at most 128 MiB a CPU (32768 pages)' '$WORK/m.err'"
+done
 done_testing
