@@ -16,7 +16,6 @@
 #include <zstd.h>
 
 #include "perfhdr.h"
-#include "reader.h"
 #include "rec.h"
 #include "util.h"
 #include "writer.h"
@@ -28,6 +27,9 @@ _Static_assert(KP_PERF_COMPRESSED2 - KP_PERF_HEADER_ATTR + 1 == KP_PERFDATA_USER
 	       "perf's types");
 
 struct kp_perfdata {
+	int fd;				/* the file (borrowed), of file_size bytes */
+	uint64_t file_size;
+	struct kp_read_err err;		/* what failed, and where: sticky */
 	struct kp_perfdata_stats st;
 	uint64_t data_end;		/* where the data section ends (within the file) */
 	uint64_t pos;			/* the next record in the file */
@@ -55,16 +57,6 @@ struct kp_perfdata {
 	uint64_t rec_off;		/* its offset in the file (of its compressed record) */
 };
 
-/* --- errors --------------------------------------------------------------------------- */
-
-static int fail(struct kp_reader *r, int err, uint64_t off, const char *why)
-{
-	r->err = err;
-	r->err_off = off;
-	r->why = why;
-	return err;
-}
-
 /* --- opening -------------------------------------------------------------------------- */
 
 bool kp_perfdata_magic(const void *magic)
@@ -76,60 +68,70 @@ bool kp_perfdata_magic(const void *magic)
 	       !memcmp(magic, KP_PERF_MAGIC1, 8);
 }
 
-static int open_file(struct kp_reader *r, const struct kp_perf_file_header *h)
+/* The rest of the header, once its magic is perf's: in pipe mode the records follow it; a
+ * file's sizes and sections are checked, and its attrs and features read. */
+static int open_header(struct kp_perfdata *p, const struct kp_perf_file_header *h)
 {
-	struct kp_perfdata *p = r->perf;
 	int err;
 
+	if (p->file_size < 16)
+		return kp_read_fail(&p->err, -KP_ETRUNCATED, 0,
+				    "the file ends inside the perf.data header");
+	if (h->size == 16) { /* pipe mode: the records follow */
+		p->st.pipe = true;
+		p->pos = 16;
+		p->data_end = p->file_size;
+		return 0;
+	}
+	if (p->file_size < sizeof(*h))
+		return kp_read_fail(&p->err, -KP_ETRUNCATED, 0,
+				    "the file ends inside the perf.data header");
 	if (h->size != sizeof(*h))
-		return fail(r, -KP_EPERFHEADER, 8, "the header is not the size perf writes");
-	if (h->data.offset < sizeof(*h) || h->data.offset > r->file_size)
-		return fail(r, -KP_EPERFHEADER, 40, "the data section starts outside the file");
-	err = kp_perfhdr_read_attrs(&p->m, r, h);
+		return kp_read_fail(&p->err, -KP_EPERFHEADER, 8,
+				    "the header is not the size perf writes");
+	if (h->data.offset < sizeof(*h) || h->data.offset > p->file_size)
+		return kp_read_fail(&p->err, -KP_EPERFHEADER, 40,
+				    "the data section starts outside the file");
+	err = kp_perfhdr_read_attrs(&p->m, p->fd, p->file_size, h, &p->err);
 	if (err)
 		return err;
 	p->pos = h->data.offset;
 	p->data_end = h->data.offset + h->data.size;
-	if (!h->data.size || h->data.size > r->file_size - h->data.offset) {
+	if (!h->data.size || h->data.size > p->file_size - h->data.offset) {
 		/* cut short (or never finished: perf writes the size at the end) */
 		p->cut = h->data.size != 0;
 		p->claimed_end = p->data_end;
-		p->data_end = r->file_size;
+		p->data_end = p->file_size;
 		if (p->cut && !p->m.bad_features++)
-			p->m.bad_feature_off = r->file_size; /* they lay past the cut */
+			p->m.bad_feature_off = p->file_size; /* they lay past the cut */
 		return 0;
 	}
-	kp_perfhdr_read_features(&p->m, r, h);
+	kp_perfhdr_read_features(&p->m, p->fd, p->file_size, h);
 	return 0;
 }
 
-int kp_perfdata_open(struct kp_reader *r)
+int kp_perfdata_open(struct kp_perfdata **out, int fd, uint64_t file_size, struct kp_read_err *e)
 {
 	struct kp_perf_file_header h;
 	struct kp_perfdata *p;
 	int err;
 
 	memset(&h, 0, sizeof(h));
-	err = kp_read_at(r->fd, &h, r->file_size < sizeof(h) ? r->file_size : sizeof(h), 0);
+	err = kp_read_at(fd, &h, file_size < sizeof(h) ? file_size : sizeof(h), 0);
 	if (err)
-		return fail(r, err, 0, NULL);
+		return kp_read_fail(e, err, 0, NULL);
 	if (!memcmp(&h.magic, KP_PERF_MAGIC1, 8))
-		return fail(r, -KP_EPERFFILE1, 0, NULL);
+		return kp_read_fail(e, -KP_EPERFFILE1, 0, NULL);
 	if (h.magic != KP_PERF_MAGIC2)
-		return fail(r, -KP_EENDIAN, 0, NULL);
-	r->perf = p = kp_xcalloc(1, sizeof(*p));
+		return kp_read_fail(e, -KP_EENDIAN, 0, NULL);
+	*out = p = kp_xcalloc(1, sizeof(*p));
+	p->fd = fd;
+	p->file_size = file_size;
 	kp_writer_init_sink(&p->own, NULL, NULL, 4096);
-	if (r->file_size < 16)
-		return fail(r, -KP_ETRUNCATED, 0, "the file ends inside the perf.data header");
-	if (h.size == 16) { /* pipe mode: the records follow */
-		p->st.pipe = true;
-		p->pos = 16;
-		p->data_end = r->file_size;
-		return 0;
-	}
-	if (r->file_size < sizeof(h))
-		return fail(r, -KP_ETRUNCATED, 0, "the file ends inside the perf.data header");
-	return open_file(r, &h);
+	err = open_header(p, &h);
+	if (err)
+		*e = p->err;
+	return err;
 }
 
 /* --- the own records: ATTR and META, made once the metadata is known ------------------ */
@@ -182,9 +184,8 @@ static void flush_meta(struct kp_perfdata *p)
 /* --- perf's own records --------------------------------------------------------------- */
 
 /* PERF_RECORD_HEADER_ATTR (pipe mode): the attr (its own size), then its ids */
-static int rec_attr(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_attr(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
-	struct kp_perfdata *p = r->perf;
 	const uint8_t *b = (const uint8_t *)(h + 1);
 	size_t avail = h->size - sizeof(*h);
 	uint32_t size;
@@ -205,26 +206,26 @@ static int rec_attr(struct kp_reader *r, const struct kp_rec_header *h)
 	return 0;
 }
 
-static int rec_build_id(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_build_id(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
-	return kp_perfhdr_take_build_id(&r->perf->m, (const uint8_t *)h, h->size) ? 0 : -1;
+	return kp_perfhdr_take_build_id(&p->m, (const uint8_t *)h, h->size) ? 0 : -1;
 }
 
-static int rec_round(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_round(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
 	struct kp_rec_header round = { KP_REC_ROUND, 0, sizeof(round) };
 
 	(void)h;
-	flush_meta(r->perf);
-	memcpy(kp_writer_reserve(&r->perf->own, sizeof(round)), &round, sizeof(round));
-	kp_writer_commit(&r->perf->own, sizeof(round), 1);
+	flush_meta(p);
+	memcpy(kp_writer_reserve(&p->own, sizeof(round)), &round, sizeof(round));
+	kp_writer_commit(&p->own, sizeof(round), 1);
 	return 0;
 }
 
 /* PERF_RECORD_EVENT_UPDATE: u64 type, u64 id, then for type 2 (NAME) the name */
-static int rec_event_update(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_event_update(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
-	struct kp_perfhdr *m = &r->perf->m;
+	struct kp_perfhdr *m = &p->m;
 	const uint8_t *b = (const uint8_t *)(h + 1);
 	size_t avail = h->size - sizeof(*h);
 	uint64_t type, id;
@@ -243,7 +244,7 @@ static int rec_event_update(struct kp_reader *r, const struct kp_rec_header *h)
 }
 
 /* PERF_RECORD_HEADER_FEATURE (pipe mode): u64 feature id, then the feature's section */
-static int rec_feature(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_feature(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
 	uint64_t id;
 
@@ -251,15 +252,13 @@ static int rec_feature(struct kp_reader *r, const struct kp_rec_header *h)
 		return -1;
 	memcpy(&id, h + 1, 8);
 	if (id < KP_PERF_FEAT_BITS)
-		kp_perfhdr_take_feature(&r->perf->m, (unsigned)id, (const uint8_t *)(h + 1) + 8,
-			     h->size - sizeof(*h) - 8, r->perf->rec_off);
+		kp_perfhdr_take_feature(&p->m, (unsigned)id, (const uint8_t *)(h + 1) + 8,
+					h->size - sizeof(*h) - 8, p->rec_off);
 	return 0;
 }
 
-static int start_zstd(struct kp_reader *r, const uint8_t *b, size_t n)
+static int start_zstd(struct kp_perfdata *p, const uint8_t *b, size_t n)
 {
-	struct kp_perfdata *p = r->perf;
-
 	if (!p->zd) {
 		p->zd = ZSTD_createDCtx();
 		if (!p->zd)
@@ -280,13 +279,13 @@ static int start_zstd(struct kp_reader *r, const uint8_t *b, size_t n)
 }
 
 /* PERF_RECORD_COMPRESSED: the rest of the record is zstd stream (any size, not padded) */
-static int rec_compressed(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_compressed(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
-	return start_zstd(r, (const uint8_t *)(h + 1), h->size - sizeof(*h));
+	return start_zstd(p, (const uint8_t *)(h + 1), h->size - sizeof(*h));
 }
 
 /* PERF_RECORD_COMPRESSED2: u64 data_size, then that much zstd stream, padded to 8 */
-static int rec_compressed2(struct kp_reader *r, const struct kp_rec_header *h)
+static int rec_compressed2(struct kp_perfdata *p, const struct kp_rec_header *h)
 {
 	uint64_t n;
 
@@ -295,7 +294,7 @@ static int rec_compressed2(struct kp_reader *r, const struct kp_rec_header *h)
 	memcpy(&n, h + 1, 8);
 	if (n > h->size - sizeof(*h) - 8u)
 		return -1;
-	return start_zstd(r, (const uint8_t *)(h + 1) + 8, n);
+	return start_zstd(p, (const uint8_t *)(h + 1) + 8, n);
 }
 
 /*
@@ -306,7 +305,7 @@ static int rec_compressed2(struct kp_reader *r, const struct kp_rec_header *h)
  */
 static const struct perf_type {
 	const char *name;
-	int (*take)(struct kp_reader *r, const struct kp_rec_header *h);
+	int (*take)(struct kp_perfdata *p, const struct kp_rec_header *h);
 	uint8_t tail;
 } perf_types[KP_PERFDATA_USER_TYPES] = {
 	[KP_PERF_HEADER_ATTR - 64] = { "HEADER_ATTR", rec_attr, 0 },
@@ -341,9 +340,8 @@ const char *kp_perfdata_type_name(uint32_t type)
 /* --- the data stream ------------------------------------------------------------------ */
 
 /* @len bytes of the data section at @off (within data_end), through the window. */
-static int fetch(struct kp_reader *r, uint64_t off, size_t len, const uint8_t **out)
+static int fetch(struct kp_perfdata *p, uint64_t off, size_t len, const uint8_t **out)
 {
-	struct kp_perfdata *p = r->perf;
 	int err;
 
 	if (!p->win_len || off < p->win_off || off + len > p->win_off + p->win_len) {
@@ -356,7 +354,7 @@ static int fetch(struct kp_reader *r, uint64_t off, size_t len, const uint8_t **
 			p->win_cap = n;
 		}
 
-		err = kp_read_at(r->fd, p->win, n, off);
+		err = kp_read_at(p->fd, p->win, n, off);
 		if (err)
 			return err;
 		p->win_off = off;
@@ -367,10 +365,11 @@ static int fetch(struct kp_reader *r, uint64_t off, size_t len, const uint8_t **
 }
 
 /* The end of the data, cut short inside a record at @off (or, with @p->cut, at its end). */
-static int cut_short(struct kp_reader *r, uint64_t off)
+static int cut_short(struct kp_perfdata *p, uint64_t off)
 {
-	return fail(r, -KP_ETRUNCATED, off,
-		    r->perf->cut ? "the header says the data section is longer than the file" : NULL);
+	return kp_read_fail(&p->err, -KP_ETRUNCATED, off,
+			    p->cut ? "the header says the data section is longer than the file"
+				   : NULL);
 }
 
 /* Hand out the @size bytes at @b as p->cur: where they are, when aligned for their fields. */
@@ -385,29 +384,29 @@ static void set_cur(struct kp_perfdata *p, const uint8_t *b, size_t size)
 }
 
 /* The next record of the file as p->cur. Returns 1, 0 at the end of the data, or < 0. */
-static int next_in_file(struct kp_reader *r)
+static int next_in_file(struct kp_perfdata *p)
 {
-	struct kp_perfdata *p = r->perf;
 	struct kp_rec_header h;
 	const uint8_t *b;
 	uint64_t tail = 0;
 	int err;
 
 	if (p->pos >= p->data_end)
-		return p->cut ? cut_short(r, p->pos) : 0;
+		return p->cut ? cut_short(p, p->pos) : 0;
 	if (p->data_end - p->pos < sizeof(h))
-		return cut_short(r, p->pos);
-	err = fetch(r, p->pos, sizeof(h), &b);
+		return cut_short(p, p->pos);
+	err = fetch(p, p->pos, sizeof(h), &b);
 	if (err)
-		return fail(r, err, p->pos, NULL);
+		return kp_read_fail(&p->err, err, p->pos, NULL);
 	memcpy(&h, b, sizeof(h));
 	if (h.size < sizeof(h))
-		return fail(r, -KP_EPERFRECORD, p->pos, "a record is shorter than its header");
+		return kp_read_fail(&p->err, -KP_EPERFRECORD, p->pos,
+				    "a record is shorter than its header");
 	if (p->data_end - p->pos < h.size)
-		return cut_short(r, p->pos);
-	err = fetch(r, p->pos, h.size, &b);
+		return cut_short(p, p->pos);
+	err = fetch(p, p->pos, h.size, &b);
 	if (err)
-		return fail(r, err, p->pos, NULL);
+		return kp_read_fail(&p->err, err, p->pos, NULL);
 	set_cur(p, b, h.size);
 	p->rec_off = p->pos;
 	p->pos += h.size;
@@ -418,16 +417,15 @@ static int next_in_file(struct kp_reader *r)
 		memcpy(&tail, b + 8, 8);
 		tail = perf_types[h.type - 64].tail == 4 ? kp_align8(t32) : tail;
 		if (tail > p->data_end - p->pos)
-			return cut_short(r, p->pos);
+			return cut_short(p, p->pos);
 		p->pos += tail;
 	}
 	return 1;
 }
 
 /* Decompress more of the current compressed record; false when it has nothing more. */
-static int inflate_more(struct kp_reader *r)
+static int inflate_more(struct kp_perfdata *p)
 {
-	struct kp_perfdata *p = r->perf;
 	size_t have = p->dlen - p->dpos;
 	ZSTD_inBuffer in;
 	ZSTD_outBuffer out;
@@ -442,7 +440,7 @@ static int inflate_more(struct kp_reader *r)
 	out = (ZSTD_outBuffer){ p->dbuf, DBUF, p->dlen };
 	rc = ZSTD_decompressStream(p->zd, &out, &in);
 	if (ZSTD_isError(rc))
-		return fail(r, -KP_EPERFZSTD, p->zoff, NULL);
+		return kp_read_fail(&p->err, -KP_EPERFZSTD, p->zoff, NULL);
 	p->zfull = out.pos == out.size;
 	if (in.pos == p->zin_pos && out.pos == p->dlen && !p->zfull)
 		p->zin_pos = p->zin_len; /* no progress: the rest waits for the next record */
@@ -453,10 +451,8 @@ static int inflate_more(struct kp_reader *r)
 }
 
 /* The next decompressed record as p->cur: 1, 0 when more compressed input is needed. */
-static int next_inflated(struct kp_reader *r)
+static int next_inflated(struct kp_perfdata *p)
 {
-	struct kp_perfdata *p = r->perf;
-
 	if (!p->dbuf)
 		return 0;
 	for (;;) {
@@ -467,9 +463,9 @@ static int next_inflated(struct kp_reader *r)
 		if (have >= sizeof(h)) {
 			memcpy(&h, p->dbuf + p->dpos, sizeof(h));
 			if (h.size < sizeof(h))
-				return fail(r, -KP_EPERFRECORD, p->zoff,
-					    "a compressed record holds a record shorter than its "
-					    "header");
+				return kp_read_fail(&p->err, -KP_EPERFRECORD, p->zoff,
+						    "a compressed record holds a record shorter "
+						    "than its header");
 			if (have >= h.size) {
 				set_cur(p, p->dbuf + p->dpos, h.size);
 				p->dpos += h.size;
@@ -477,7 +473,7 @@ static int next_inflated(struct kp_reader *r)
 				return 1;
 			}
 		}
-		rc = inflate_more(r);
+		rc = inflate_more(p);
 		if (rc <= 0)
 			return rc;
 	}
@@ -493,27 +489,26 @@ static void count_bad(struct kp_perfdata *p)
  * What p->cur is: 1 a kernel record to hand out, 0 taken in (or skipped), < 0 an error. A
  * kernel record of a mapped file with a build-id in the table gets it, as kprof writes MMAP2.
  */
-static int take_record(struct kp_reader *r)
+static int take_record(struct kp_perfdata *p, uint64_t *nrec, uint64_t *nr_unknown)
 {
-	struct kp_perfdata *p = r->perf;
 	struct kp_rec_header *h = (void *)p->cur;
 	const struct perf_type *t;
 	int rc;
 
-	r->nrec++;
+	(*nrec)++;
 	if (h->type < KP_PERFDATA_USER_FIRST) {
 		if (kp_rec_validate(h, h->size)) {
 			count_bad(p);
 			return 0;
 		}
 		if (!kp_rec_info_of(h->type)) {
-			r->nr_unknown++;
+			(*nr_unknown)++;
 			return 0;
 		}
 		return 1;
 	}
 	if (!kp_perfdata_type_name(h->type)) {
-		r->nr_unknown++;
+		(*nr_unknown)++;
 		return 0;
 	}
 	t = &perf_types[h->type - KP_PERFDATA_USER_FIRST];
@@ -521,10 +516,10 @@ static int take_record(struct kp_reader *r)
 		p->st.skipped[h->type - KP_PERFDATA_USER_FIRST]++;
 		return 0;
 	}
-	rc = t->take(r, h);
+	rc = t->take(p, h);
 	if (rc == -1)
 		count_bad(p);
-	return rc < -1 ? fail(r, rc, p->rec_off, NULL) : 0;
+	return rc < -1 ? kp_read_fail(&p->err, rc, p->rec_off, NULL) : 0;
 }
 
 /* Give an MMAP2 without a build-id the one the table has for its file. */
@@ -547,23 +542,23 @@ static void add_mmap_build_id(struct kp_perfdata *p)
 }
 
 /* The next record from the file or the compressed stream: 1, 0 at the end, < 0. */
-static int next_raw(struct kp_reader *r)
+static int next_raw(struct kp_perfdata *p)
 {
-	int rc = next_inflated(r);
+	int rc = next_inflated(p);
 
 	if (rc)
 		return rc;
-	return next_in_file(r);
+	return next_in_file(p);
 }
 
-int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec)
+static int next_record(struct kp_perfdata *p, const struct kp_rec_header **rec, uint64_t *nrec,
+		       uint64_t *nr_unknown)
 {
-	struct kp_perfdata *p = r->perf;
 	int rc;
 
 	for (;;) {
-		if (r->err)
-			return r->err;
+		if (p->err.err)
+			return p->err.err;
 		if (p->own_pos < p->own.len) {
 			const struct kp_rec_header *h = (const void *)(p->own.buf + p->own_pos);
 
@@ -578,7 +573,7 @@ int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			*rec = (const void *)p->cur;
 			return 1;
 		}
-		rc = next_raw(r);
+		rc = next_raw(p);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -587,7 +582,7 @@ int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec)
 			flush_meta(p); /* no data: the events and facts still come out */
 			continue;
 		}
-		rc = take_record(r);
+		rc = take_record(p, nrec, nr_unknown);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
@@ -602,9 +597,18 @@ int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec)
 	}
 }
 
-const struct kp_perfdata_stats *kp_perfdata_stats(const struct kp_reader *r)
+int kp_perfdata_next(struct kp_perfdata *p, const struct kp_rec_header **rec, uint64_t *nrec,
+		     uint64_t *nr_unknown, struct kp_read_err *e)
 {
-	struct kp_perfdata *p = r->perf;
+	int rc = next_record(p, rec, nrec, nr_unknown);
+
+	if (rc < 0)
+		*e = p->err;
+	return rc;
+}
+
+const struct kp_perfdata_stats *kp_perfdata_stats(struct kp_perfdata *p)
+{
 
 	if (!p)
 		return NULL;
@@ -613,9 +617,8 @@ const struct kp_perfdata_stats *kp_perfdata_stats(const struct kp_reader *r)
 	return &p->st;
 }
 
-void kp_perfdata_release(struct kp_reader *r)
+void kp_perfdata_free(struct kp_perfdata *p)
 {
-	struct kp_perfdata *p = r->perf;
 
 	if (!p)
 		return;
@@ -627,5 +630,4 @@ void kp_perfdata_release(struct kp_reader *r)
 	free(p->dbuf);
 	free(p->win);
 	free(p);
-	r->perf = NULL;
 }

@@ -22,8 +22,8 @@
  * ends the reading with -KP_ETRUNCATED after every whole record before it. A malformed
  * feature section is ignored and counted (the records do not depend on it); a malformed kernel
  * record is skipped and counted; a record too short to step over, or compressed data that does
- * not decompress, ends the reading. Errors set the reader's err_off to the file offset of what
- * failed and @why to a sentence saying what.
+ * not decompress, ends the reading. An error is said in a struct kp_read_err (util.h): the
+ * file offset of what failed and a sentence saying what; the reader copies it into its own.
  */
 #ifndef KP_PERFDATA_H
 #define KP_PERFDATA_H
@@ -33,8 +33,9 @@
 #include <stdint.h>
 
 #include "kprof-format.h"
+#include "util.h"
 
-struct kp_reader;
+struct kp_perfdata;
 
 /* META "kallsyms" of a perf.data: no symbol table is stored, the live one may serve. */
 #define KP_PERFDATA_KALLSYMS "not stored (perf.data)"
@@ -49,18 +50,25 @@ struct kp_reader;
 bool kp_perfdata_magic(const void *magic);
 
 /*
- * kp_perfdata_open - read the perf.data header of @r (its fd and file_size set) and, in file mode,
- * the attr section and the feature sections. Returns 0, -errno, -KP_EENDIAN (written on a
- * machine of the other byte order), -KP_EPERFFILE1 (perf's first format), -KP_EPERFHEADER or
- * -KP_ETRUNCATED, with @r->err_off and @r->why set.
+ * kp_perfdata_open - read the perf.data header of @fd (open, seekable, @file_size bytes; it
+ * stays the caller's) and, in file mode, the attr section and the feature sections. Returns 0,
+ * -errno, -KP_EENDIAN (written on a machine of the other byte order), -KP_EPERFFILE1 (perf's
+ * first format), -KP_EPERFHEADER or -KP_ETRUNCATED, with *@e set. *@out is set once the magic
+ * is perf's (-KP_EENDIAN and -KP_EPERFFILE1 come before): kp_perfdata_free() it in every case.
  */
-int kp_perfdata_open(struct kp_reader *r);
+int kp_perfdata_open(struct kp_perfdata **out, int fd, uint64_t file_size, struct kp_read_err *e);
 
-/* kp_perfdata_next - kp_reader_next() of a perf.data (reader.h says what it returns). */
-int kp_perfdata_next(struct kp_reader *r, const struct kp_rec_header **rec);
+/*
+ * kp_perfdata_next - kp_reader_next() of a perf.data (reader.h says what it returns). Each
+ * record read is counted in *@nrec, perf's own and skipped ones included, and one of a type
+ * kprof does not know also in *@nr_unknown. An error comes with *@e set, and again from every
+ * call after it.
+ */
+int kp_perfdata_next(struct kp_perfdata *p, const struct kp_rec_header **rec, uint64_t *nrec,
+		     uint64_t *nr_unknown, struct kp_read_err *e);
 
-/* kp_perfdata_release - free what kp_perfdata_open() allocated. */
-void kp_perfdata_release(struct kp_reader *r);
+/* kp_perfdata_free - free what kp_perfdata_open() allocated; NULL is fine. */
+void kp_perfdata_free(struct kp_perfdata *p);
 
 /**
  * struct kp_perfdata_stats - what reading a perf.data skipped, for the end-of-replay messages
@@ -80,8 +88,9 @@ struct kp_perfdata_stats {
 	uint64_t compressed;
 };
 
-/* kp_perf_stats - @r's counts, or NULL when @r does not read a perf.data (borrowed). */
-const struct kp_perfdata_stats *kp_perfdata_stats(const struct kp_reader *r);
+/* kp_perfdata_stats - @p's counts (borrowed), or NULL for a NULL @p: a reader that does not
+ * read a perf.data. */
+const struct kp_perfdata_stats *kp_perfdata_stats(struct kp_perfdata *p);
 
 /* kp_perfdata_type_name - perf's name of its own record type @type ("FINISHED_ROUND"), or NULL. */
 const char *kp_perfdata_type_name(uint32_t type);

@@ -12,20 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reader.h"
 #include "util.h"
 
 const char *const kp_perf_fact_keys[KP_PERF_FACTS] = {
 	"hostname", "kernel", "arch", "nr-cpus-online", "cmdline", "perf-version", "clock"
 };
-
-static int fail(struct kp_reader *r, int err, uint64_t off, const char *why)
-{
-	r->err = err;
-	r->err_off = off;
-	r->why = why;
-	return err;
-}
 
 /* @sec lies within a file of @size bytes */
 static bool within(const struct kp_perf_section *sec, uint64_t size)
@@ -128,8 +119,8 @@ void kp_perfhdr_add_attr(struct kp_perfhdr *m, const struct perf_event_attr *a,
 		memcpy(e->ids, ids, nr * sizeof(*ids));
 }
 
-int kp_perfhdr_read_attrs(struct kp_perfhdr *m, struct kp_reader *r,
-			  const struct kp_perf_file_header *h)
+int kp_perfhdr_read_attrs(struct kp_perfhdr *m, int fd, uint64_t file_size,
+			  const struct kp_perf_file_header *h, struct kp_read_err *e)
 {
 	uint64_t n;
 	uint8_t *buf;
@@ -137,12 +128,15 @@ int kp_perfhdr_read_attrs(struct kp_perfhdr *m, struct kp_reader *r,
 
 	if (h->attr_size < KP_PERF_ATTR_VER0 + sizeof(struct kp_perf_section) ||
 	    h->attr_size > KP_PERF_MAX_ATTR + sizeof(struct kp_perf_section) || h->attr_size % 8)
-		return fail(r, -KP_EPERFHEADER, 16, "the size of an attr is not one perf writes");
-	if (!within(&h->attrs, r->file_size))
-		return fail(r, -KP_EPERFHEADER, 24, "the attr section lies outside the file");
+		return kp_read_fail(e, -KP_EPERFHEADER, 16,
+				    "the size of an attr is not one perf writes");
+	if (!within(&h->attrs, file_size))
+		return kp_read_fail(e, -KP_EPERFHEADER, 24,
+				    "the attr section lies outside the file");
 	n = h->attrs.size / h->attr_size;
 	if (h->attrs.size % h->attr_size || n > KP_PERF_MAX_EVENTS)
-		return fail(r, -KP_EPERFHEADER, 24, "the attr section is not a whole number of attrs");
+		return kp_read_fail(e, -KP_EPERFHEADER, 24,
+				    "the attr section is not a whole number of attrs");
 	buf = kp_xmalloc(h->attr_size);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t off = h->attrs.offset + i * h->attr_size;
@@ -150,25 +144,27 @@ int kp_perfhdr_read_attrs(struct kp_perfhdr *m, struct kp_reader *r,
 		struct kp_perf_section ids;
 		uint64_t *idv;
 
-		err = kp_read_at(r->fd, buf, h->attr_size, off);
+		err = kp_read_at(fd, buf, h->attr_size, off);
 		if (!err && kp_perfhdr_take_attr(buf, h->attr_size - sizeof(ids), &a))
 			err = -KP_EPERFHEADER;
 		memcpy(&ids, buf + h->attr_size - sizeof(ids), sizeof(ids));
-		if (!err && (!within(&ids, r->file_size) || ids.size % 8 ||
+		if (!err && (!within(&ids, file_size) || ids.size % 8 ||
 			     ids.size / 8 > UINT32_MAX))
 			err = -KP_EPERFHEADER;
 		if (err) {
 			free(buf);
-			return fail(r, err, off, "an attr or its ids section is out of bounds");
+			return kp_read_fail(e, err, off,
+					    "an attr or its ids section is out of bounds");
 		}
 		idv = kp_xmalloc(ids.size ? ids.size : 8);
-		err = ids.size ? kp_read_at(r->fd, idv, ids.size, ids.offset) : 0;
+		err = ids.size ? kp_read_at(fd, idv, ids.size, ids.offset) : 0;
 		if (!err)
 			kp_perfhdr_add_attr(m, &a, idv, (uint32_t)(ids.size / 8));
 		free(idv);
 		if (err) {
 			free(buf);
-			return fail(r, err, ids.offset, "the ids of an attr cannot be read");
+			return kp_read_fail(e, err, ids.offset,
+					    "the ids of an attr cannot be read");
 		}
 	}
 	free(buf);
@@ -722,7 +718,7 @@ static bool feature_read(unsigned id)
 	return false;
 }
 
-void kp_perfhdr_read_features(struct kp_perfhdr *m, struct kp_reader *r,
+void kp_perfhdr_read_features(struct kp_perfhdr *m, int fd, uint64_t file_size,
 			      const struct kp_perf_file_header *h)
 {
 	uint64_t at = h->data.offset + h->data.size;
@@ -733,8 +729,8 @@ void kp_perfhdr_read_features(struct kp_perfhdr *m, struct kp_reader *r,
 
 		if (!has_feature(h, id))
 			continue;
-		if (at > r->file_size || r->file_size - at < sizeof(sec) ||
-		    kp_read_at(r->fd, &sec, sizeof(sec), at) || !within(&sec, r->file_size)) {
+		if (at > file_size || file_size - at < sizeof(sec) ||
+		    kp_read_at(fd, &sec, sizeof(sec), at) || !within(&sec, file_size)) {
 			if (!m->bad_features++)
 				m->bad_feature_off = at;
 			return; /* the rest of the array is as unreadable */
@@ -743,7 +739,7 @@ void kp_perfhdr_read_features(struct kp_perfhdr *m, struct kp_reader *r,
 		if (!feature_read(id) || sec.size > KP_CHUNK_MAX_USIZE)
 			continue;
 		buf = kp_xmalloc(sec.size ? sec.size : 1);
-		if (!kp_read_at(r->fd, buf, sec.size, sec.offset))
+		if (!kp_read_at(fd, buf, sec.size, sec.offset))
 			kp_perfhdr_take_feature(m, id, buf, sec.size, sec.offset);
 		free(buf);
 	}

@@ -19,8 +19,7 @@
 #include <stdint.h>
 
 #include "kprof-format.h"
-
-struct kp_reader;
+#include "util.h"
 
 #define KP_PERF_MAGIC2 0x32454c4946524550ull	/* "PERFILE2" read as a little-endian u64 */
 #define KP_PERF_MAGIC1 "PERFFILE"
@@ -124,15 +123,16 @@ void kp_perfhdr_release(struct kp_perfhdr *m);
 
 /*
  * kp_perfhdr_read_attrs - the attr section (entries of @h's attr_size bytes, each an attr and
- * the section of its ids) of the file @r reads, into @m. Returns 0, or -KP_EPERFHEADER / -errno
- * with @r's err_off and why set.
+ * the section of its ids) of the file @fd of @file_size bytes, into @m. Returns 0, or
+ * -KP_EPERFHEADER / -errno with *@e set.
  */
-int kp_perfhdr_read_attrs(struct kp_perfhdr *m, struct kp_reader *r,
-			  const struct kp_perf_file_header *h);
+int kp_perfhdr_read_attrs(struct kp_perfhdr *m, int fd, uint64_t file_size,
+			  const struct kp_perf_file_header *h, struct kp_read_err *e);
 
 /* kp_perfhdr_read_features - the feature sections after @h's data section (an array of
- * sections, one per feature bit set) into @m; a malformed one is counted and ignored. */
-void kp_perfhdr_read_features(struct kp_perfhdr *m, struct kp_reader *r,
+ * sections, one per feature bit set) of the file @fd of @file_size bytes into @m; a malformed
+ * one is counted and ignored. */
+void kp_perfhdr_read_features(struct kp_perfhdr *m, int fd, uint64_t file_size,
 			      const struct kp_perf_file_header *h);
 
 /* kp_perfhdr_add_attr - add an event: @a and its @nr ids (both copied). */

@@ -28,6 +28,31 @@ static int check_header(const struct kp_file_header *h)
 	return 0;
 }
 
+/* A perf.data's error, as the reader says its own: @err at err_off, for why. */
+static int perf_failed(struct kp_reader *r, int err, const struct kp_read_err *e)
+{
+	r->err = e->err;
+	r->err_off = e->off;
+	r->why = e->why;
+	return err;
+}
+
+static int perf_open(struct kp_reader *r)
+{
+	struct kp_read_err e = { 0 };
+	int err = kp_perfdata_open(&r->perf, r->fd, r->file_size, &e);
+
+	return err ? perf_failed(r, err, &e) : 0;
+}
+
+static int perf_next(struct kp_reader *r, const struct kp_rec_header **rec)
+{
+	struct kp_read_err e = { 0 };
+	int rc = kp_perfdata_next(r->perf, rec, &r->nrec, &r->nr_unknown, &e);
+
+	return rc < 0 ? perf_failed(r, rc, &e) : rc;
+}
+
 int kp_reader_open_fd(struct kp_reader *r, int fd)
 {
 	struct stat st;
@@ -38,7 +63,7 @@ int kp_reader_open_fd(struct kp_reader *r, int fd)
 		return r->err = -errno;
 	r->file_size = st.st_size;
 	if (r->file_size >= 8 && kp_read_at(fd, &r->hdr, 8, 0) == 0 && kp_perfdata_magic(&r->hdr))
-		return kp_perfdata_open(r);
+		return perf_open(r);
 	if (r->file_size < sizeof(r->hdr)) {
 		r->err = r->file_size >= sizeof(r->hdr.magic) &&
 				 kp_read_at(fd, &r->hdr, sizeof(r->hdr.magic), 0) == 0 &&
@@ -408,7 +433,7 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 	int err;
 
 	if (r->perf)
-		return kp_perfdata_next(r, rec);
+		return perf_next(r, rec);
 	for (;;) {
 		if (r->err)
 			return r->err;
@@ -480,7 +505,8 @@ void kp_reader_release(struct kp_reader *r)
 	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
-	kp_perfdata_release(r);
+	kp_perfdata_free(r->perf);
+	r->perf = NULL;
 	ZSTD_freeDCtx(r->dc);
 	chunk_release(&r->cur);
 	chunk_release(&r->prev);

@@ -18,7 +18,8 @@
  * header stops the reading, since nothing then says where the next chunk is.
  *
  * A perf.data file (perf's magic) is read by perfdata.h behind the same calls: its records
- * come out as those of a .kprof file would, and its errors fill the same fields.
+ * come out as those of a .kprof file would, and its errors (a struct kp_read_err) are copied
+ * into the same fields.
  */
 #ifndef KP_READER_H
 #define KP_READER_H

@@ -224,6 +224,14 @@ int kp_read_at(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+int kp_read_fail(struct kp_read_err *e, int err, uint64_t off, const char *why)
+{
+	e->err = err;
+	e->off = off;
+	e->why = why;
+	return err;
+}
+
 /* How put_all() writes: write(), pwrite() at an offset, send() without SIGPIPE. */
 enum put_how { PUT_WRITE, PUT_AT, PUT_SEND };
 

@@ -126,9 +126,23 @@ int kp_open_file(const char *path, uint64_t max, unsigned flags, uint64_t *size)
 int kp_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 /*
+ * struct kp_read_err - what failed in reading a file, and where: the error (0, -errno or
+ * -KP_E*), the file offset of what failed, and a static sentence saying what was wrong there
+ * (or NULL). The reader of a format fills one; whoever drives it copies it on.
+ */
+struct kp_read_err {
+	int err;
+	uint64_t off;
+	const char *why;
+};
+
+/* kp_read_fail - @e is now @err at @off, for @why; returns @err. */
+int kp_read_fail(struct kp_read_err *e, int err, uint64_t off, const char *why);
+
+/*
  * kp_write_all - write all @len bytes of @buf to @fd (write(), again after a short write or
- * EINTR): 0 or -errno; -EIO when a write takes none. kp_write_at() writes at @off (pwrite()); kp_send_all() to a
- * socket, send() without SIGPIPE when the peer has gone (-EPIPE then).
+ * EINTR): 0 or -errno; -EIO when a write takes none. kp_write_at() writes at @off (pwrite());
+ * kp_send_all() to a socket, send() without SIGPIPE when the peer has gone (-EPIPE then).
  */
 int kp_write_all(int fd, const void *buf, size_t len);
 int kp_write_at(int fd, const void *buf, size_t len, uint64_t off);

@@ -13,7 +13,7 @@
  * from there, here, for the fast path and for libdw's unwinder, which hands a JIT frame over
  * (kp_cfi_jit_step()); a rule other than the plain ones stops the stack there, counted.
  */
-#include "unwind-lib.h"
+#include "unwind-cfi.h"
 
 #include <dwarf.h>
 #include <stdlib.h>

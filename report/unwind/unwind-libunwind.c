@@ -28,7 +28,7 @@
 
 #include "report/symbols/ehhdr.h"
 #include "formats/util.h"
-#include "unwind-lib.h"
+#include "unwind-libunwind.h"
 
 /* Exported by libunwind-x86_64 (as _Ux86_64_dwarf_search_unwind_table) but not declared in
  * its headers: the binary search over an .eh_frame_hdr table, with the FDE parsed for us. */

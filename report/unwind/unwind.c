@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "formats/util.h"
+#include "unwind-cfi.h"
 #include "unwind-lib.h"
+#include "unwind-libunwind.h"
 
 #define MAX_FRAMES 1024
 /* Bytes from the ELF entry point that are taken as _start where no symbol says (glibc's is 38) */
@@ -35,134 +37,6 @@ struct kp_unwinder {
 	uint64_t *pcs;		/* MAX_FRAMES */
 	struct kp_unwind_stats st;
 };
-
-/* --- what the libraries share ------------------------------------------------------------- */
-
-/* perf's x86-64 register numbers of DWARF's registers 0..16 (RAX RDX RCX RBX RSI RDI RBP RSP
- * R8-R15 RIP): AX 0, BX 1, CX 2, DX 3, SI 4, DI 5, BP 6, SP 7, IP 8, R8-R15 16-23 */
-static const uint8_t perf_of_dwarf[KP_UNWIND_NR_REGS] = {
-	0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8
-};
-
-bool kp_unwind_user_reg(const struct kp_sample *smp, unsigned reg, uint64_t *val)
-{
-	uint64_t bit = reg < 64 ? 1ull << reg : 0;
-	unsigned i;
-
-	if (!(smp->regs_user_mask & bit) || !smp->regs_user)
-		return false;
-	i = (unsigned)__builtin_popcountll(smp->regs_user_mask & (bit - 1));
-	if (i >= smp->nr_regs_user)
-		return false;
-	*val = smp->regs_user[i];
-	return true;
-}
-
-uint32_t kp_unwind_regs(const struct kp_sample *smp, uint64_t regs[KP_UNWIND_NR_REGS])
-{
-	uint32_t known = 0;
-
-	for (int i = 0; i < KP_UNWIND_NR_REGS; i++) {
-		regs[i] = 0;
-		if (kp_unwind_user_reg(smp, perf_of_dwarf[i], &regs[i]))
-			known |= 1u << i;
-	}
-	return known;
-}
-
-/* Memory is what the kernel copied from the stack, at and above the sampled SP. */
-bool kp_unwind_stack_word(const struct kp_sample *smp, uint64_t addr, uint64_t *val,
-			  bool *beyond)
-{
-	uint64_t sp;
-
-	if (!kp_unwind_user_reg(smp, KP_PERF_REG_SP, &sp))
-		return false;
-	if (addr < sp || addr - sp > smp->stack_dyn_size ||
-	    addr - sp + sizeof(*val) > smp->stack_dyn_size) {
-		if (addr >= sp)
-			*beyond = true;
-		return false;
-	}
-	memcpy(val, (const char *)smp->stack_data + (addr - sp), sizeof(*val));
-	return true;
-}
-
-bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias)
-{
-	size_t n = 0;
-
-	if (!e || elf_getphdrnum(e, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    m->pgoff < ph.p_offset || m->pgoff >= ph.p_offset + ph.p_filesz)
-			continue;
-		*bias = m->start - m->pgoff - ph.p_vaddr + ph.p_offset;
-		return true;
-	}
-	return false;
-}
-
-/* @proc's signature: its file-backed maps, hashed once per generation of them. */
-static uint64_t space_sig(struct kp_unwind_slots *sl, const struct kp_session *s, uint32_t proc)
-{
-	const struct kp_proc *p = &s->procs[proc];
-	struct kp_unwind_sig *g;
-	uint64_t h = 0x6b70726f66ull; /* any seed: only equality matters */
-
-	if (proc >= sl->nr_sigs) {
-		size_t nr = s->nr_procs > proc ? s->nr_procs : proc + 1;
-		sl->sigs = kp_xrealloc(sl->sigs, nr * sizeof(*sl->sigs));
-		memset(sl->sigs + sl->nr_sigs, 0, (nr - sl->nr_sigs) * sizeof(*sl->sigs));
-		sl->nr_sigs = nr;
-	}
-	g = &sl->sigs[proc];
-	if (g->valid && g->maps_id == p->maps_id)
-		return g->sig;
-	for (size_t i = 0; i < p->nr_maps; i++) {
-		const struct kp_map *m = &p->maps[i];
-		const uint64_t w[4] = { m->start, m->end, m->pgoff, m->dso };
-
-		if (!(m->flags & KP_MAP_ANON))
-			h = kp_hash_words(w, 4, h);
-	}
-	*g = (struct kp_unwind_sig){ h, p->maps_id, true };
-	return h;
-}
-
-size_t kp_unwind_slot(struct kp_unwind_slots *sl, const struct kp_session *s, uint32_t proc,
-		      bool *held)
-{
-	uint64_t key = space_sig(sl, s, proc);
-	uint64_t *idx = kp_hash_get(&sl->ids, key);
-	size_t i = 0;
-
-	*held = idx && *idx < sl->nr && sl->keys[*idx] == key;
-	if (*held)
-		i = *idx;
-	else if (sl->nr < KP_UNWIND_MAX_SPACES)
-		i = sl->nr++;
-	else
-		for (size_t k = 1; k < sl->nr; k++)
-			if (sl->used[k] < sl->used[i])
-				i = k;
-	if (!*held) {
-		sl->keys[i] = key;
-		kp_hash_put(&sl->ids, key, i);
-	}
-	sl->used[i] = ++sl->clock;
-	return i;
-}
-
-void kp_unwind_slots_release(struct kp_unwind_slots *sl)
-{
-	kp_hash_release(&sl->ids);
-	free(sl->sigs);
-	sl->sigs = NULL;
-	sl->nr_sigs = 0;
-}
 
 /* --- libdw ----------------------------------------------------------------------------------- */
 

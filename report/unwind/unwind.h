@@ -16,6 +16,8 @@
 #include "report/replay/session.h"
 #include "report/replay/unwind-stats.h"
 
+#include "regs.h"
+
 struct kp_unwinder;
 
 /* The libraries that can unwind (`--unwinder`): both read the same registers and stack copy,
@@ -39,24 +41,6 @@ int kp_unwind_lib_find(const char *name, enum kp_unwind_lib *lib);
  */
 struct kp_unwinder *kp_unwinder_new(struct kp_session *s, enum kp_unwind_lib lib);
 void kp_unwinder_free(struct kp_unwinder *u);
-
-/* perf's x86-64 numbers (asm/perf_regs.h) of the registers an unwind cannot start without */
-#define KP_PERF_REG_SP 7
-#define KP_PERF_REG_IP 8
-
-/*
- * kp_unwind_has_copy - whether @smp has what unwinding needs: user registers of a 64-bit
- * process (PERF_SAMPLE_REGS_ABI_64: x86-64's CFI), among them the SP and the IP, whatever
- * else its event's mask holds (kprof and perf ask for 0xff0fff; `perf record --user-regs`
- * for more or fewer), and a stack copy with something in it (dyn_size, not size).
- */
-static inline bool kp_unwind_has_copy(const struct kp_sample *smp)
-{
-	const uint64_t need = 1ull << KP_PERF_REG_SP | 1ull << KP_PERF_REG_IP;
-
-	return smp->regs_user_abi == PERF_SAMPLE_REGS_ABI_64 &&
-	       (smp->regs_user_mask & need) == need && smp->regs_user && smp->stack_dyn_size;
-}
 
 /*
  * kp_unwind - the user frames of @smp in @t's address space into @pcs (at most @max): the IP

@@ -57,7 +57,7 @@ int kp_input_error(const struct kp_reader *r, const char *path)
 /* What reading a perf.data left out, and why its kernel frames may stay addresses. */
 static void perfdata_replayed(const struct kp_session *s, const char *path)
 {
-	const struct kp_perfdata_stats *st = kp_perfdata_stats(&s->r);
+	const struct kp_perfdata_stats *st = kp_perfdata_stats(s->r.perf);
 
 	if (!st)
 		return;

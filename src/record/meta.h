@@ -10,7 +10,7 @@
 
 #include "evspec.h"
 #include "formats/writer.h"
-#include "recorder.h"
+#include "opts.h"
 
 /*
  * kp_meta_write - the META records of a recording made as @o says on @nr_cpus CPUs, into @w:

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "evspec.h"
 #include "formats/util.h"
 #include "pmu.h"
 

@@ -28,6 +28,7 @@
 #include "meta.h"
 #include "online.h"
 #include "perf.h"
+#include "summary.h"
 #include "synth.h"
 
 #define POLL_MS 100
@@ -545,88 +546,6 @@ static void write_stats(struct kp_recorder *rec, struct kp_writer *w, struct kp_
 	kp_writer_add(w, s);
 }
 
-/* Waits for the unwinding thread, and stacks that stopped before their thread's entry when
- * there are enough to mislead. */
-static void warn_truncated(const struct kp_online *on)
-{
-	const struct kp_strtab *strs;
-	uint64_t waits;
-	const struct kp_unwind_stats *st = kp_online_stats(on, &strs, &waits);
-	char what[512], where[512], hint[512];
-
-	if (waits)
-		kp_warn("the unwinding thread fell too far behind (256 MiB or 256 chunks queued): "
-			"draining waited %llu times, and samples may have been lost",
-			(unsigned long long)waits);
-	if (!kp_unwind_truncation(st, strs, what, where, hint, sizeof(what)))
-		return;
-	kp_warn("%s", what);
-	if (*where)
-		kp_warn("%s", where);
-	if (*hint)
-		kp_hint("%s", hint);
-}
-
-/* --off-cpu: the switches recorded, and what recording them cost (this process's CPU). */
-static void off_cpu_summary(const struct kp_recorder *rec)
-{
-	uint64_t switches = 0;
-	struct rusage ru;
-	double cpu = 0;
-
-	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++)
-		switches += rec->rings[ci].switches;
-	if (!getrusage(RUSAGE_SELF, &ru))
-		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	kp_notice("off-CPU: %llu switch records (in and out), the recorder's CPU %.3f s in all",
-		  (unsigned long long)switches, cpu);
-}
-
-/* What a recording wrote, for its summary: one file, or the files of --switch-output. */
-struct written {
-	char what[PATH_MAX * 2 + 64];	/* "'FILE'", or "N files, 'FIRST' to 'LAST'" */
-	struct kp_rotated f;
-	uint64_t throttles, relabeled, foreign;
-};
-
-static void summary(const struct kp_recorder *rec, const struct written *wr)
-{
-	double file_mib = wr->f.bytes / 1048576.0, raw_mib = wr->f.raw_bytes / 1048576.0;
-	const struct kp_rec_unwind_stats *us = &rec->unwind;
-
-	if (!rec->o->quiet)
-		kp_notice("recorded %llu samples, %llu lost, into %s: %.3f MiB (%.3f MiB raw, "
-			  "%.1fx)", (unsigned long long)wr->f.samples, (unsigned long long)wr->f.lost,
-			  wr->what, file_mib, raw_mib, file_mib > 0 ? raw_mib / file_mib : 0.0);
-	if (rec->online && !rec->o->live)
-		kp_notice("unwound %llu of %llu stack copies while recording (%.2f s of CPU); "
-			  "%llu kept as copies for the report to unwind",
-			  (unsigned long long)us->unwound, (unsigned long long)us->samples,
-			  us->cpu_ns / 1e9, (unsigned long long)(us->kept_behind + us->kept_failed));
-	/* (each file of --switch-output holds its own) */
-	if (rec->online && !rec->o->live && !rec->o->sw.on)
-		warn_truncated(rec->online);
-	if (us->kept_behind)
-		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
-			"--unwind-backlog, or a lower -F, avoids it)",
-			(unsigned long long)us->kept_behind);
-	if (wr->f.lost && !rec->o->live)
-		kp_warn("%llu samples were lost: the rings overflowed; try a larger -m or a "
-			"lower -F", (unsigned long long)wr->f.lost);
-	if (wr->throttles)
-		kp_warn("the kernel throttled sampling %llu times: lower -F or raise -c",
-			(unsigned long long)wr->throttles);
-	if (wr->relabeled || wr->foreign)
-		kp_notice("%llu samples came with another tool's event id (the kernel shares one "
-			  "sample's data between the tools that record the same software event or "
-			  "tracepoint): %llu given back to their event, %llu left out",
-			  (unsigned long long)(wr->relabeled + wr->foreign),
-			  (unsigned long long)wr->relabeled, (unsigned long long)wr->foreign);
-	if (rec->o->off_cpu)
-		off_cpu_summary(rec);
-}
-
 /* The samples of the file being written, read back through its descriptor; -1 when it
  * cannot be (a pipe, a stream that began inside a file). */
 static int64_t samples_in_file(const struct kp_recorder *rec)
@@ -818,7 +737,7 @@ static int finish(struct kp_recorder *rec)
 {
 	struct kp_rotated f;
 	struct kp_rec_stats s;
-	struct written wr;
+	struct kp_recorded wr;
 	char cut[PATH_MAX + 128] = "";
 	int rc;
 
@@ -866,13 +785,14 @@ static int finish(struct kp_recorder *rec)
 		snprintf(wr.what, sizeof(wr.what), "'%s'", rec->o->output);
 		wr.f = f;
 	}
-	wr.throttles = wr.relabeled = wr.foreign = 0;
+	wr.throttles = wr.relabeled = wr.foreign = wr.switches = 0;
 	for (size_t ci = 0; ci < rec->set.nr_cpus; ci++) {
 		wr.throttles += rec->rings[ci].throttles;
 		wr.relabeled += rec->rings[ci].relabeled;
 		wr.foreign += rec->rings[ci].foreign;
+		wr.switches += rec->rings[ci].switches;
 	}
-	summary(rec, &wr);
+	kp_record_summary(rec->o, rec->online, &rec->unwind, &wr);
 	if (rc)
 		return rc;
 	return rec->o->argv ? kp_child_exit_code(rec->child.status) : 0;

@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			visit(&l, rec);
 	if ((r.err || rc < 0) && r.err_off > size)
 		abort(); /* an error's offset lies in the file */
-	kp_perfdata_stats(&r);
+	kp_perfdata_stats(r.perf);
 	kp_reader_release(&r);
 	kp_evlist_release(&l);
 	close(fd);
