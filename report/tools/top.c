@@ -6,7 +6,7 @@
 
 #include "formats/util.h"
 #include "report/base/hash.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 #define DECAY (7.0 / 8.0)	/* what a refresh keeps of the weights before it */
 #define FORGET 0.01		/* below this a function's weight is dropped */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "formats/util.h"
+#include "report/base/text.h"
 #include "view.h"
 
 /* The code points of @n bytes at @s into t->cps (a byte that is not UTF-8 stands for itself).

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "formats/util.h"
+#include "report/base/text.h"
 #include "view.h"
 
 struct folded {

@@ -27,6 +27,7 @@
 #include "svg.h"
 #include "formats/util.h"
 #include "report/base/strtab.h"
+#include "report/base/text.h"
 #include "view.h"
 
 #define XPAD KP_SVG_XPAD
@@ -450,7 +451,7 @@ static void write_title(struct svg *g, const struct frame *f)
 	if (!f->node)
 		fputs(", 100%", g->out);
 	else
-		fprintf(g->out, ", %.2f%%", kp_view_pct_d(s, g->total));
+		fprintf(g->out, ", %.2f%%", kp_pct_d(s, g->total));
 	if (g->so->diff && g->so->diff_totals) {
 		if (f->node) {
 			fputs("; self ", g->out);
