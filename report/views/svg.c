@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svg.c - what kprof's SVG pictures share (svg.h): the escaping of names, their labels, and
- * the colours flamegraph.pl gives them.
+ * svg.c - what kprof's SVG pictures share (svg.h): their options' defaults, the escaping of
+ * names, their labels, the colours flamegraph.pl gives them, and a diff's BASE values.
  */
 #include "svg.h"
 
@@ -11,7 +11,7 @@
 
 #include "formats/util.h"
 #include "report/base/text.h"
-#include "view.h"
+#include "report/profile/profile.h"
 
 /* The code points of @n bytes at @s into t->cps (a byte that is not UTF-8 stands for itself).
  * Returns how many. */
@@ -190,6 +190,23 @@ struct kp_rgb kp_svg_name_colour(struct kp_svg_text *t, const char *name, size_t
 
 	name_rand(t, name, len, hash, v);
 	return palette(pal, v);
+}
+
+void kp_svg_opts_init(struct kp_svg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->width = 1200;
+	o->frame_height = 16;
+	o->minwidth = 0.1;
+	o->fontsize = 12;
+	o->normalize = true;
+}
+
+double kp_svg_diff_base(const struct kp_svg_opts *so, double base, double base_t, double new_t)
+{
+	if (!so->normalize || base_t == new_t || !(base_t > 0))
+		return base;
+	return floor(base * new_t / base_t);
 }
 
 void kp_svg_prolog(FILE *out)

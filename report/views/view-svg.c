@@ -83,13 +83,6 @@ static double total_v(const struct svg *g, uint32_t node, size_t ev)
 	return value_of(g, kp_profile_total(g->p, node, ev));
 }
 
-double kp_svg_diff_base(const struct kp_svg_opts *so, double base, double base_t, double new_t)
-{
-	if (!so->normalize || base_t == new_t || !(base_t > 0))
-		return base;
-	return floor(base * new_t / base_t);
-}
-
 /* NEW's own value of @node, and BASE's as the graph compares it (normalised if asked). */
 static double new_self(const struct svg *g, uint32_t node)
 {

@@ -1,53 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * view.c - the helpers every view calls (view.h): the text views' time and percentage
+ * columns, the children of a node in order, the folded names' suffixes, and the timeline's
+ * threads, CPU stretches and tracepoint fields.
+ */
 #include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/util.h"
-
-const struct kp_view kp_views[] = {
-	{ "tree", kp_view_tree, "caller-based call tree with total and self percentages",
-	  .text = true, .inverted = KP_INVERTED_CALLEES, .diff = true },
-	{ "flat", kp_view_flat, "functions by self time", .text = true,
-	  .options = kp_flat_options },
-	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count",
-	  .one_event = true, .options = kp_folded_options },
-	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
-	  .inverted = KP_INVERTED_ICICLE, .seq = KP_SEQ_FLAMECHART },
-	{ "pprof", kp_view_pprof, "pprof's profile.proto, gzipped: go tool pprof, Pyroscope, Parca",
-	  .one_event = true, .seq = KP_SEQ_ALWAYS, .addrs = true, .binary = true,
-	  .options = kp_pprof_options },
-	{ "speedscope", kp_view_speedscope, "speedscope's JSON: a sampled profile per thread",
-	  .one_event = true, .seq = KP_SEQ_ALWAYS },
-	{ "chrome", kp_view_chrome, "Chrome trace events (Perfetto, chrome://tracing): a flame "
-	  "chart per thread, tracepoints as instants", .one_event = true, .seq = KP_SEQ_ALWAYS,
-	  .fields = true },
-	{ "firefox", kp_view_firefox, "the Firefox Profiler's Gecko profile, gzip-compressed "
-	  "(.json.gz)", .one_event = true, .seq = KP_SEQ_ALWAYS, .fields = true, .binary = true },
-	{ "timeline", kp_view_timeline, "an interactive SVG of threads and CPUs against time: "
-	  "on-CPU, off-CPU, tracepoints", .seq = KP_SEQ_ALWAYS, .fields = true,
-	  .all_events = true },
-};
-const size_t kp_nr_views = ARRAY_SIZE(kp_views);
-
-const struct kp_view *kp_view_find(const char *name)
-{
-	for (size_t i = 0; i < kp_nr_views; i++)
-		if (!strcmp(kp_views[i].name, name))
-			return &kp_views[i];
-	return NULL;
-}
-
-void kp_svg_opts_init(struct kp_svg_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->width = 1200;
-	o->frame_height = 16;
-	o->minwidth = 0.1;
-	o->fontsize = 12;
-	o->normalize = true;
-}
 
 bool kp_view_durations(const struct kp_profile *p, const struct kp_view_opts *o)
 {
@@ -70,6 +32,12 @@ void kp_view_print_pct(FILE *out, double pct, bool color)
 		fprintf(out, "%s%6.2f%%\033[0m", c, pct);
 	else
 		fprintf(out, "%6.2f%%", pct);
+}
+
+const char *kp_view_annotation(uint32_t flags)
+{
+	return flags & KP_LOC_KERNEL ? "_[k]" : flags & KP_LOC_INLINED ? "_[i]"
+	       : flags & KP_LOC_JIT ? "_[j]" : "";
 }
 
 struct child_sort {

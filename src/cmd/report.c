@@ -23,7 +23,7 @@
 #include "report/profile/profile.h"
 #include "report/profile/report.h"
 #include "report/base/text.h"
-#include "report/views/view.h"
+#include "report/views/views.h"
 #include "src/cli/svgopts.h"
 #include "src/cli/cmd-report.h"
 
