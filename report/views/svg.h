@@ -79,11 +79,27 @@ struct kp_rgb kp_svg_name_colour(struct kp_svg_text *t, const char *name, size_t
  * kernel orange, JIT green, inlined aqua, commands yellow. */
 const char *kp_svg_default_palette(uint32_t flags);
 
-/* kp_svg_prolog - the XML declaration and doctype that begin an SVG file. */
-void kp_svg_prolog(FILE *out);
+/* The head of a picture, as kp_svg_head() writes it. */
+struct kp_svg_head {
+	double w, h, fontsize;	/* px */
+	const char *id;		/* the <svg> element's */
+	bool xlink;		/* declares the xlink namespace, as flamegraph.pl's files do */
+	void (*attrs)(FILE *out, const void *pic); /* writes the picture's own attributes of */
+	const void *pic;	/* <svg> (" data-..."), from @pic */
+	const char *js;		/* the script, NULL for a static file (--no-js) */
+	const char *onload;	/* the script's function that the load event calls */
+	const char *css_text;	/* the picture's style rules, before the controls' ("" none) */
+	const char *css;	/* and after them */
+	const char *background[2]; /* one colour, or with [1] a gradient from [0] down to [1] */
+	const char *title;
+};
 
-/* kp_svg_script - @js in a script element, in CDATA (it has no "]]>": the build checks). */
-void kp_svg_script(FILE *out, const char *js);
+/*
+ * kp_svg_head - what every picture begins with: the XML declaration and doctype, the <svg>
+ * element with @h's attributes, the style (the texts', the title's and the controls' rules,
+ * and the picture's), the script, the background and the title, centred at the top.
+ */
+void kp_svg_head(FILE *out, const struct kp_svg_head *h);
 
 /*
  * kp_svg_controls - the texts the JavaScript drives, in a picture @w by @h px with text of
