@@ -19,6 +19,7 @@
 #include "formats/util.h"
 #include "disasm-lib.h"
 #include "report/base/hash.h"
+#include "report/base/search.h"
 #include "report/symbols/ksyms.h"
 #include "report/base/strtab.h"
 
@@ -637,16 +638,8 @@ static void decode(struct ctx *c, struct kp_ann_func *f, const uint8_t *code)
 /* The instruction holding @addr (binary search), or NULL past the last one. */
 static struct kp_ann_insn *insn_at(struct kp_ann_func *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->nr_insns;
+	size_t lo = KP_FIRST_ABOVE(f->insns, f->nr_insns, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->insns[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || addr - f->insns[lo - 1].addr >= f->insns[lo - 1].size)
 		return NULL;
 	return &f->insns[lo - 1];
