@@ -127,17 +127,16 @@ size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
 		const struct kp_seq_ent *e = &s->ents[i];
 		bool idle = !e->pid && !e->tid;
 		uint64_t key = idle ? 1ull << 63 | e->cpu : (uint64_t)e->pid << 32 | e->tid, *v;
+		bool added;
 
 		if (!shown(o, what, e))
 			continue;
-		if (!(v = kp_hash_get(&ids, key))) {
+		v = kp_hash_add(&ids, key, nr, &added);
+		if (added) {
 			KP_GROW(t, cap, nr + 1);
-			t[nr] = (struct kp_view_thread){ .pid = e->pid,
+			t[nr++] = (struct kp_view_thread){ .pid = e->pid,
 				.tid = idle ? KP_VIEW_IDLE_TID + e->cpu : e->tid,
 				.cpu = idle ? e->cpu : UINT32_MAX };
-			kp_hash_put(&ids, key, nr);
-			v = kp_hash_get(&ids, key);
-			nr++;
 		}
 		of[i] = (uint32_t)*v;
 		t[*v].nr++;
