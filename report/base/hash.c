@@ -71,3 +71,21 @@ void kp_hash_put(struct kp_hash *h, uint64_t key, uint64_t val)
 	}
 	e->val = val;
 }
+
+uint64_t *kp_hash_add(struct kp_hash *h, uint64_t key, uint64_t val, bool *added)
+{
+	struct kp_hash_ent *e = h->cap ? find(h, key) : NULL;
+
+	*added = !e || !e->used;
+	if (!*added)
+		return &e->val;
+	if ((h->nr + 1) * 2 > h->cap) { /* as kp_hash_put() grows */
+		grow(h);
+		e = find(h, key);
+	}
+	e->used = true;
+	e->key = key;
+	e->val = val;
+	h->nr++;
+	return &e->val;
+}

@@ -33,6 +33,14 @@ uint64_t *kp_hash_get(const struct kp_hash *h, uint64_t key);
 void kp_hash_put(struct kp_hash *h, uint64_t key, uint64_t val);
 
 /*
+ * kp_hash_add - find or add: the value of @key, or where @key has none, @val put under it;
+ * *@added says which. The pointer is borrowed until the next put. A table of rows in an
+ * array, found by an exact key: kp_hash_add(&ids, key, nr, &added) is the row of @key, and
+ * when added, the caller appends row nr.
+ */
+uint64_t *kp_hash_add(struct kp_hash *h, uint64_t key, uint64_t val, bool *added);
+
+/*
  * kp_hash_find - the one interning rule, for tables keyed by a hash of their entries' content:
  * the value under *@key if @same(@ctx, value) says its entry holds that content; after a
  * 64-bit collision, the next keys in turn. NULL when no entry matches, *@key then being the

@@ -8,7 +8,7 @@
 #include "report/symbols/debuginfo.h"
 #include "report/symbols/debuginfod.h"
 #include "report.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 static bool in_list(const int *v, size_t nr, uint32_t x)
 {
@@ -599,11 +599,11 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 		fprintf(out, "# DWARF unwinding: %llu samples with a stack copy, %llu (%.2f%%) "
 			     "unwound no further than their first frame\n",
 			(unsigned long long)us->samples, (unsigned long long)us->failed,
-			kp_view_pct(us->failed, us->samples));
+			kp_pct(us->failed, us->samples));
 		kp_unwind_stats_print(us, &s->strs, out, "#   ");
 	}
 	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
-		(unsigned long long)st->unnamed, kp_view_pct(st->unnamed, st->frames));
+		(unsigned long long)st->unnamed, kp_pct(st->unnamed, st->frames));
 	fprintf(out,
 		"#   outside every map %llu, kernel without symbol %llu, JIT without perf map %llu,"
 		" unusable binary %llu, no symbol in binary %llu\n",

@@ -15,6 +15,7 @@
 #include "formats/perfdata.h"
 #include "formats/rec.h"
 #include "formats/util.h"
+#include "report/base/search.h"
 
 void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
 {
@@ -288,19 +289,10 @@ static void insert_map(struct kp_proc *p, const struct kp_map *m, bool hole)
 
 const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr)
 {
-	size_t lo = 0, hi = proc->nr_maps;
+	/* the last map starting at or below @addr: insert_map() keeps them apart, in order */
+	size_t i = KP_FIRST_ABOVE(proc->maps, proc->nr_maps, start, addr);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct kp_map *m = &proc->maps[mid];
-		if (addr < m->start)
-			hi = mid;
-		else if (addr >= m->end)
-			lo = mid + 1;
-		else
-			return m;
-	}
-	return NULL;
+	return i && addr < proc->maps[i - 1].end ? &proc->maps[i - 1] : NULL;
 }
 
 /* The JIT names of @proc: its perf map, and the jitdump it mapped (under --symfs). */

@@ -13,6 +13,7 @@
 
 #include "formats/rec.h"
 #include "formats/util.h"
+#include "report/base/search.h"
 #include "dso-int.h"
 
 /* The embedded symbols of @path / @bid (trimmed), NULL if none; with @add, created. */
@@ -132,7 +133,7 @@ static int emb_func_cmp(const void *a, const void *b)
 /* The embedded function holding @off, NULL if none. */
 const struct emb_func *kp_emb_func_at(struct emb *e, uint64_t off)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!e->sorted) {
 		size_t k = 0;
@@ -145,15 +146,7 @@ const struct emb_func *kp_emb_func_at(struct emb *e, uint64_t off)
 		e->nr_funcs = k;
 		e->sorted = true;
 	}
-	hi = e->nr_funcs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->funcs[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = KP_FIRST_ABOVE(e->funcs, e->nr_funcs, off, off);
 	return lo && off - e->funcs[lo - 1].off < e->funcs[lo - 1].size ? &e->funcs[lo - 1] : NULL;
 }
 

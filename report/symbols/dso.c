@@ -31,6 +31,7 @@
 #include "debuginfod.h"
 #include "dso-int.h"
 #include "report/base/hash.h"
+#include "report/base/search.h"
 #include "report/base/strtab.h"
 #include "symrank.h"
 
@@ -478,16 +479,8 @@ static void syms_load(struct kp_dso *d)
  */
 static const struct sym *sym_find(const struct kp_dso *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nr_syms;
+	size_t lo = KP_FIRST_ABOVE(d->syms, d->nr_syms, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
 		if (addr - d->syms[i].addr < d->syms[i].size)
 			return &d->syms[i];
@@ -876,16 +869,8 @@ static int dwarf_chain(struct kp_dso *d, Dwarf_Addr addr, struct kp_sym_frame *c
  */
 static bool in_padding(const struct kp_dso *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nr_syms;
+	size_t lo = KP_FIRST_ABOVE(d->syms, d->nr_syms, addr, addr); /* the first after @addr */
 
-	while (lo < hi) { /* the first symbol after @addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || lo == d->nr_syms)
 		return false;
 	const struct sym *prev = &d->syms[lo - 1], *next = &d->syms[lo];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "formats/util.h"
+#include "report/base/search.h"
 
 /* A bound on what a kallsyms file may cost: the kernel's own is 10 to 30 MB. */
 #define KSYMS_MAX_FILE (256ull << 20)
@@ -416,21 +417,14 @@ static void finish(struct kp_ksyms *k)
 
 const struct kp_ksym_ent *kp_ksyms_find(struct kp_ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	settle(k, false);
 	if (k->nr_sorted != k->nr)
 		finish(k);
-	hi = k->nr;
-	if (!hi || addr < k->syms[0].addr)
+	if (!k->nr || addr < k->syms[0].addr)
 		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = KP_FIRST_ABOVE(k->syms, k->nr, addr, addr) - 1; /* the last at or below @addr */
 	while (lo && k->syms[lo - 1].addr == k->syms[lo].addr)
 		lo--;
 	return k->syms[lo].end ? NULL : &k->syms[lo];

@@ -11,6 +11,7 @@
 
 #include "ehhdr.h"
 #include "formats/util.h"
+#include "report/base/search.h"
 
 /* The jitdump format, as perf's tools/perf/util/jitdump.h defines it (version 1). */
 #define JIT_MAGIC 0x4A695444u		/* "JiTD" in the writer's byte order */
@@ -203,16 +204,8 @@ void kp_perfmap_load(struct kp_perfmap *m, const char *dir, uint32_t pid, bool a
 const struct kp_perfmap_ent *kp_perfmap_lookup(const struct kp_perfmap *m, uint64_t addr)
 {
 	const struct kp_perfmap_ent *best = NULL;
-	size_t lo = 0, hi = m->nr;
+	size_t lo = KP_FIRST_ABOVE(m->ents, m->nr, start, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->ents[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t i = lo; i-- > 0 && lo - i <= 16;)
 		if (addr < m->ents[i].end && (!best || m->ents[i].seq > best->seq))
 			best = &m->ents[i];

@@ -14,6 +14,7 @@
 
 #include "formats/util.h"
 #include "report/views/json.h"
+#include "report/base/text.h"
 #include "report/views/view.h"
 
 /* Source files larger than this are not read (a line table naming /dev/zero must not hang). */
@@ -148,7 +149,7 @@ static void print_insn(struct printer *p, const struct kp_ann_func *f,
 
 	fputs(" ", p->out);
 	if (in->self.count)
-		kp_view_print_pct(p->out, kp_view_pct(weight(p, &in->self), fw), p->o->color);
+		kp_view_print_pct(p->out, kp_pct(weight(p, &in->self), fw), p->o->color);
 	else
 		fputs("       ", p->out);
 	fprintf(p->out, " %8llu", (unsigned long long)in->self.count);
@@ -182,7 +183,7 @@ static void print_lines(struct printer *p, const struct kp_ann_func *f)
 		const char *text = src_line(p, l->file, l->line);
 
 		fputs(" ", p->out);
-		kp_view_print_pct(p->out, kp_view_pct(weight(p, &l->w), fw), p->o->color);
+		kp_view_print_pct(p->out, kp_pct(weight(p, &l->w), fw), p->o->color);
 		fprintf(p->out, " %8llu%c ", (unsigned long long)l->w.count,
 			l->marked ? KP_ANN_MARK : ' ');
 		kp_text_put(p->out, 0, base(l->file));
@@ -206,7 +207,7 @@ static void print_func(struct printer *p, const struct kp_annotation *a,
 	fputs(" in ", p->out);
 	kp_text_put(p->out, 0, f->dso);
 	fprintf(p->out, ": %.2f%% of all, %llu samples",
-		kp_view_pct(weight(p, &f->self), weight(p, &a->total)),
+		kp_pct(weight(p, &f->self), weight(p, &a->total)),
 		(unsigned long long)f->self.count);
 	if (f->why) {
 		fputs(": not annotated: ", p->out);
@@ -274,7 +275,7 @@ void kp_ann_print(const struct kp_annotation *a, const struct kp_ann_print_opts 
 	if (a->unnamed.count)
 		fprintf(out, "\n# %.2f%% of all, %llu samples, fell where no binary is (JIT code, "
 			"or an address outside every map): not annotated\n",
-			kp_view_pct(weight(&p, &a->unnamed), weight(&p, &a->total)),
+			kp_pct(weight(&p, &a->unnamed), weight(&p, &a->total)),
 			(unsigned long long)a->unnamed.count);
 	printer_release(&p);
 }
@@ -319,7 +320,7 @@ static void json_insn(struct printer *p, struct kp_json *j, const struct kp_ann_
 	kp_json_key(j, "operands");
 	kp_json_str(j, in->operands);
 	json_weight(j, "self", &in->self);
-	json_pct(j, kp_view_pct(weight(p, &in->self), weight(p, &f->self)));
+	json_pct(j, kp_pct(weight(p, &in->self), weight(p, &f->self)));
 	if (p->o->callers)
 		json_weight(j, "callers", &in->calls);
 	if (in->label) {
@@ -368,7 +369,7 @@ static void json_func(struct printer *p, struct kp_json *j, const struct kp_anno
 	kp_json_key(j, "size");
 	kp_json_u64(j, f->size);
 	json_weight(j, "self", &f->self);
-	json_pct(j, kp_view_pct(weight(p, &f->self), weight(p, &a->total)));
+	json_pct(j, kp_pct(weight(p, &f->self), weight(p, &a->total)));
 	kp_json_key(j, "stray_samples");
 	kp_json_u64(j, f->stray);
 	kp_json_key(j, "error");
@@ -400,7 +401,7 @@ static void json_func(struct printer *p, struct kp_json *j, const struct kp_anno
 		kp_json_key(j, "line");
 		kp_json_u64(j, f->lines[i].line);
 		json_weight(j, "self", &f->lines[i].w);
-		json_pct(j, kp_view_pct(weight(p, &f->lines[i].w), weight(p, &f->self)));
+		json_pct(j, kp_pct(weight(p, &f->lines[i].w), weight(p, &f->self)));
 		kp_json_obj_end(j);
 	}
 	kp_json_arr_end(j);

@@ -18,6 +18,7 @@
 #include "annotate-kcode.h"
 #include "disasm-lib.h"
 #include "report/base/hash.h"
+#include "report/base/search.h"
 #include "report/symbols/ksyms.h"
 #include "report/base/strtab.h"
 
@@ -137,16 +138,26 @@ static void map_dsos(struct ctx *c)
 	}
 }
 
+struct group_key {
+	const struct ctx *c;
+	const struct group *g;
+};
+
+static bool same_group(const void *ctx, uint64_t i)
+{
+	const struct group_key *k = ctx;
+
+	return k->c->groups[i].map == k->g->map && k->c->groups[i].start == k->g->start;
+}
+
 /* The group of @g's map and start, or SIZE_MAX; *@key is where it is, or the free slot. */
 static size_t group_find(const struct ctx *c, const struct group *g, uint64_t *key)
 {
 	uint64_t *v;
 
 	*key = kp_hash_words((const uint64_t[]){ g->map, g->start }, 2, 0);
-	for (; (v = kp_hash_get(&c->group_ids, *key)); (*key)++)
-		if (c->groups[*v].map == g->map && c->groups[*v].start == g->start)
-			return (size_t)*v;
-	return SIZE_MAX;
+	v = kp_hash_find(&c->group_ids, key, same_group, &(struct group_key){ c, g });
+	return v ? (size_t)*v : SIZE_MAX;
 }
 
 static size_t group_of(struct ctx *c, const struct group *g)
@@ -510,16 +521,8 @@ static void decode(struct ctx *c, struct kp_ann_func *f, const uint8_t *code)
 /* The instruction holding @addr (binary search), or NULL past the last one. */
 static struct kp_ann_insn *insn_at(struct kp_ann_func *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->nr_insns;
+	size_t lo = KP_FIRST_ABOVE(f->insns, f->nr_insns, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->insns[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || addr - f->insns[lo - 1].addr >= f->insns[lo - 1].size)
 		return NULL;
 	return &f->insns[lo - 1];
@@ -625,6 +628,19 @@ static int cmp_line(const void *x, const void *y, void *ctx)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
+/* A source line sought among @f's: @in's file and line. */
+struct line_key {
+	const struct kp_ann_func *f;
+	const struct kp_ann_insn *in;
+};
+
+static bool same_line(const void *ctx, uint64_t i)
+{
+	const struct line_key *k = ctx;
+
+	return k->f->lines[i].file == k->in->file && k->f->lines[i].line == k->in->line;
+}
+
 /* Each source line's share: its instructions' samples, hottest line first. */
 static void line_summary(struct ctx *c, struct kp_ann_func *f)
 {
@@ -635,16 +651,13 @@ static void line_summary(struct ctx *c, struct kp_ann_func *f)
 	for (size_t i = 0; i < f->nr_insns; i++) {
 		const struct kp_ann_insn *in = &f->insns[i];
 		uint64_t key = (uint64_t)(uintptr_t)in->file * 0x9e3779b97f4a7c15ull ^ in->line, *v;
-		struct kp_ann_line *l = NULL;
+		struct kp_ann_line *l;
 
 		if (!in->file || !in->self.count)
 			continue;
-		for (; (v = kp_hash_get(&ids, key)); key++)
-			if (f->lines[*v].file == in->file && f->lines[*v].line == in->line) {
-				l = &f->lines[*v];
-				break;
-			}
-		if (!l) {
+		if ((v = kp_hash_find(&ids, &key, same_line, &(struct line_key){ f, in }))) {
+			l = &f->lines[*v];
+		} else {
 			KP_GROW(f->lines, cap, f->nr_lines + 1);
 			kp_hash_put(&ids, key, f->nr_lines);
 			l = &f->lines[f->nr_lines++];

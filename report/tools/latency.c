@@ -149,16 +149,14 @@ static void keep_top(struct kp_latency *l, const struct kp_latency_pair *p)
 
 static void add_group(struct kp_latency *l, const struct kp_latency_pair *p)
 {
-	uint64_t *i = kp_hash_get(&l->group_ids, p->by);
+	bool added;
+	uint64_t *i = kp_hash_add(&l->group_ids, p->by, l->nr_groups, &added);
 	struct kp_latency_group *g;
 
-	if (!i) {
+	if (added) {
 		KP_GROW(l->groups, l->cap_groups, l->nr_groups + 1);
-		l->groups[l->nr_groups] = (struct kp_latency_group){ .value = p->by,
-								     .comm = p->comm };
-		kp_hash_put(&l->group_ids, p->by, l->nr_groups);
-		i = kp_hash_get(&l->group_ids, p->by);
-		l->nr_groups++;
+		l->groups[l->nr_groups++] = (struct kp_latency_group){ .value = p->by,
+								       .comm = p->comm };
 	}
 	g = &l->groups[*i];
 	g->count++;

@@ -8,7 +8,7 @@
 
 #include "formats/perfhdr.h"
 #include "formats/util.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 /* -F's names, and what each needs in the samples (0: nothing). */
 static const struct field_info {

@@ -6,7 +6,7 @@
 
 #include "formats/util.h"
 #include "report/base/hash.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 #define DECAY (7.0 / 8.0)	/* what a refresh keeps of the weights before it */
 #define FORGET 0.01		/* below this a function's weight is dropped */
@@ -139,6 +139,7 @@ size_t kp_top_rows(struct kp_top *t, enum kp_top_sort sort, bool kernel, struct 
 		uint32_t at = t->weight[node] >= FORGET ? counted(t, node, kernel) : 0, f;
 		struct kp_top_row r = { 0 };
 		uint64_t key, *id;
+		bool added;
 
 		if (!at)
 			continue;
@@ -150,13 +151,10 @@ size_t kp_top_rows(struct kp_top *t, enum kp_top_sort sort, bool kernel, struct 
 		if (sort == KP_TOP_COMM || sort == KP_TOP_COMM_SYM)
 			r.comm = comm_of(t, node);
 		key = (uint64_t)(r.func | r.dso) << 32 | r.comm;
-		id = kp_hash_get(&ids, key);
-		if (!id) {
+		id = kp_hash_add(&ids, key, n, &added);
+		if (added) {
 			KP_GROW(*rows, *cap, n + 1);
-			(*rows)[n] = r;
-			kp_hash_put(&ids, key, n);
-			id = kp_hash_get(&ids, key);
-			n++;
+			(*rows)[n++] = r;
 		}
 		(*rows)[*id].w += t->weight[node];
 		*sum += t->weight[node];

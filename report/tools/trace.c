@@ -13,16 +13,14 @@
 static struct kp_trace_thread *thread_of(struct kp_trace *t, const struct kp_sample *smp,
 					 const struct kp_thread *th)
 {
-	uint64_t *i = kp_hash_get(&t->thread_ids, smp->tid);
+	bool added;
+	uint64_t *i = kp_hash_add(&t->thread_ids, smp->tid, t->nr_threads, &added);
 	struct kp_trace_thread *x;
 
-	if (!i) {
+	if (added) {
 		KP_GROW(t->threads, t->cap_threads, t->nr_threads + 1);
-		t->threads[t->nr_threads] = (struct kp_trace_thread){ .pid = smp->pid,
-								      .tid = smp->tid };
-		kp_hash_put(&t->thread_ids, smp->tid, t->nr_threads);
-		i = kp_hash_get(&t->thread_ids, smp->tid);
-		t->nr_threads++;
+		t->threads[t->nr_threads++] = (struct kp_trace_thread){ .pid = smp->pid,
+									.tid = smp->tid };
 	}
 	x = &t->threads[*i];
 	if (smp->pid != UINT32_MAX) /* the kernel says -1 once the thread is exiting: keep its pid */

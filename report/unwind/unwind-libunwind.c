@@ -28,6 +28,7 @@
 
 #include "report/symbols/ehhdr.h"
 #include "formats/util.h"
+#include "report/base/search.h"
 #include "unwind-libunwind.h"
 
 /* Exported by libunwind-x86_64 (as _Ux86_64_dwarf_search_unwind_table) but not declared in
@@ -230,17 +231,12 @@ static void space_regions(struct lu *l, struct lu_space *sp)
 static const struct region *region_of(struct lu *l, uint64_t addr)
 {
 	const struct region *r = l->last;
-	size_t lo = 0, hi = l->sp->nr_regs;
+	size_t lo;
 
 	if (r && addr >= r->start && addr < r->end)
 		return r;
-	while (lo < hi) { /* the last region starting at or below addr (they do not overlap) */
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->sp->regs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the last region starting at or below addr (they do not overlap) */
+	lo = KP_FIRST_ABOVE(l->sp->regs, l->sp->nr_regs, start, addr);
 	r = lo ? &l->sp->regs[lo - 1] : NULL;
 	if (!r || addr >= r->end)
 		return NULL;

@@ -21,9 +21,9 @@
  */
 var kp_init = (function () {
 	"use strict";
-	var svg, details, unzoombtn, searchbtn, matchedtxt, W, xpad, fontsize, total;
+	var svg, details, unzoombtn, W, xpad, fontsize, total, finder;
 	var frames = [], byId = {};
-	var zoomed = null, term = null;	/* the state the fragment records */
+	var zoomed = null;	/* the state the fragment records, with the search */
 
 	var num = kp_ui.num, round2 = kp_ui.round2, classes = kp_ui.classes, setClass = kp_ui.setClass;
 
@@ -59,10 +59,7 @@ var kp_init = (function () {
 	}
 
 	function saveState() {
-		var parts = [];
-		if (zoomed) parts.push("x=" + zoomed.id);
-		if (term !== null) parts.push("s=" + encodeURIComponent(term));
-		kp_ui.saveState(parts);
+		finder.save(zoomed ? ["x=" + zoomed.id] : []);
 	}
 
 	function unzoom() {
@@ -95,13 +92,9 @@ var kp_init = (function () {
 		saveState();
 	}
 
-	/* search for the regex @s; null or "" clears the search */
-	function search(s) {
-		var re = null, i, f, a, sum = 0, hit = {};
-		term = s ? String(s) : null;
-		if (term !== null) {
-			try { re = new RegExp(term); } catch (e) { re = null; }
-		}
+	/* the frames that @re matches turn purple; returns their share */
+	function search(re) {
+		var i, f, a, sum = 0, hit = {};
 		for (i = 0; i < frames.length; i++) {
 			f = frames[i];
 			hit[f.id] = !!re && re.test(f.name);
@@ -113,16 +106,7 @@ var kp_init = (function () {
 			for (a = byId[f.p]; a && !hit[a.id]; a = byId[a.p]);
 			if (!a) sum += f.v;
 		}
-		if (term === null) matchedtxt.textContent = " ";
-		else if (!re) matchedtxt.textContent = "Matched: invalid regex";
-		else matchedtxt.textContent = "Matched: " + (total > 0 ? 100 * sum / total : 0).toFixed(1) + "%";
-		searchbtn.textContent = term === null ? "Search" : "Reset Search";
-		saveState();
-	}
-
-	function searchPrompt() {
-		if (term !== null) return search(null);
-		search(window.prompt("Enter a search term (regexp allowed, eg: ^ext4_)", ""));
+		return (total > 0 ? 100 * sum / total : 0).toFixed(1) + "%";
 	}
 
 	return function (evt) {
@@ -131,8 +115,6 @@ var kp_init = (function () {
 		svg = doc.getElementById("kprof");
 		details = doc.getElementById("details");
 		unzoombtn = doc.getElementById("unzoom");
-		searchbtn = doc.getElementById("search");
-		matchedtxt = doc.getElementById("matched");
 		W = num(svg, "width");
 		xpad = num(svg, "data-xpad");
 		fontsize = num(svg, "data-fontsize") || 12;
@@ -164,12 +146,11 @@ var kp_init = (function () {
 			if (f) zoom(f);
 		});
 		unzoombtn.addEventListener("click", unzoom);
-		searchbtn.addEventListener("click", searchPrompt);
-		kp_ui.onFind(searchPrompt);
+		finder = kp_ui.search(doc, "^ext4_", search, saveState);
 
 		st = kp_ui.readState();
 		if (st.x && byId.hasOwnProperty(st.x)) zoom(byId[st.x]);
-		if (st.s) search(st.s);
+		if (st.s) finder.run(st.s);
 		if (st.click && byId.hasOwnProperty(st.click))
 			byId[st.click].g.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, view: window }));
 	};

@@ -8,7 +8,7 @@
 #include <zlib.h>
 
 #include "formats/util.h"
-#include "view.h"
+#include "report/base/text.h"
 
 #define BUF_SIZE 65536
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svg.c - what kprof's SVG pictures share (svg.h): the escaping of names, their labels, and
- * the colours flamegraph.pl gives them.
+ * svg.c - what kprof's SVG pictures share (svg.h): their options' defaults, the escaping of
+ * names, their labels, the colours flamegraph.pl gives them, and a diff's BASE values.
  */
 #include "svg.h"
 
@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "formats/util.h"
-#include "view.h"
+#include "report/base/text.h"
+#include "report/profile/profile.h"
 
 /* The code points of @n bytes at @s into t->cps (a byte that is not UTF-8 stands for itself).
  * Returns how many. */
@@ -191,16 +192,53 @@ struct kp_rgb kp_svg_name_colour(struct kp_svg_text *t, const char *name, size_t
 	return palette(pal, v);
 }
 
-void kp_svg_prolog(FILE *out)
+void kp_svg_opts_init(struct kp_svg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->width = 1200;
+	o->frame_height = 16;
+	o->minwidth = 0.1;
+	o->fontsize = 12;
+	o->normalize = true;
+}
+
+double kp_svg_diff_base(const struct kp_svg_opts *so, double base, double base_t, double new_t)
+{
+	if (!so->normalize || base_t == new_t || !(base_t > 0))
+		return base;
+	return floor(base * new_t / base_t);
+}
+
+void kp_svg_head(FILE *out, const struct kp_svg_head *h)
 {
 	fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n"
 	      "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
 	      "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n", out);
-}
-
-void kp_svg_script(FILE *out, const char *js)
-{
-	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", js);
+	fprintf(out, "<svg version=\"1.1\" width=\"%.10g\" height=\"%.10g\"", h->w, h->h);
+	if (h->js)
+		fprintf(out, " onload=\"%s(evt)\"", h->onload);
+	fprintf(out, " viewBox=\"0 0 %.10g %.10g\" xmlns=\"http://www.w3.org/2000/svg\"%s "
+		     "id=\"%s\"",
+		h->w, h->h, h->xlink ? " xmlns:xlink=\"http://www.w3.org/1999/xlink\"" : "", h->id);
+	h->attrs(out, h->pic);
+	fputs(">\n", out);
+	if (h->background[1])
+		fprintf(out, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" "
+			     "x2=\"0\"><stop stop-color=\"%s\" offset=\"5%%\"/>"
+			     "<stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
+			h->background[0], h->background[1]);
+	fprintf(out, "<style type=\"text/css\">text{font-family:Verdana,sans-serif;font-size:%gpx;"
+		     "fill:rgb(0,0,0)}#title{text-anchor:middle;font-size:%gpx}"
+		     "#subtitle{text-anchor:middle}%s"
+		     "#search,#unzoom{cursor:pointer}.hide{display:none}%s</style>\n",
+		h->fontsize, h->fontsize + 5, h->css_text, h->css);
+	if (h->js) /* in CDATA: the build checks that it has no "]]>" */
+		fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", h->js);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" fill=\"%s\"/>\n", h->w, h->h,
+		h->background[1] ? "url(#background)" : h->background[0]);
+	fprintf(out, "<text id=\"title\" x=\"%.2f\" y=\"%g\">", floor(h->w / 2), h->fontsize * 2);
+	kp_svg_put_xml(out, h->title, strlen(h->title));
+	fputs("</text>\n", out);
 }
 
 void kp_svg_controls(FILE *out, double w, double h, double fontsize, bool js, double matched_w)

@@ -23,8 +23,8 @@
 var kp_timeline = (function () {
 	"use strict";
 	var NS = "http://www.w3.org/2000/svg";
-	var svg, details, unzoombtn, searchbtn, matchedtxt, axis, sel, span, x0, pw, top, bottom;
-	var boxes = [], win = null, term = null, dragFrom = null;
+	var svg, details, unzoombtn, axis, sel, span, x0, pw, top, bottom, finder;
+	var boxes = [], win = null, dragFrom = null;
 	var KINDS = { c: "on-CPU", o: "blocked", q: "runnable", m: "markers", k: "on the CPUs",
 		u: "switch not recorded" };
 
@@ -37,10 +37,7 @@ var kp_timeline = (function () {
 	function tOf(x) { return lo() + (x - x0) * (hi() - lo()) / pw; }
 
 	function saveState() {
-		var parts = [];
-		if (win) parts.push("z=" + Math.round(win[0]) + "," + Math.round(win[1]));
-		if (term !== null) parts.push("s=" + encodeURIComponent(term));
-		kp_ui.saveState(parts);
+		finder.save(win ? ["z=" + Math.round(win[0]) + "," + Math.round(win[1])] : []);
 	}
 
 	function drawAxis() {
@@ -91,13 +88,9 @@ var kp_timeline = (function () {
 
 	function ms(ns) { return (ns / 1e6).toFixed(3) + " ms"; }
 
-	/* search for the regex @s over the names; null or "" clears it */
-	function search(s) {
-		var re = null, i, b, hit, n = {}, t = {}, k, out = [];
-		term = s ? String(s) : null;
-		if (term !== null) {
-			try { re = new RegExp(term); } catch (e) { re = null; }
-		}
+	/* the boxes whose names @re matches turn purple; returns their count and time by kind */
+	function search(re) {
+		var i, b, hit, n = {}, t = {}, k, out = [];
 		for (i = 0; i < boxes.length; i++) {
 			b = boxes[i];
 			hit = !!re && re.test(b.n);
@@ -109,15 +102,7 @@ var kp_timeline = (function () {
 		for (k in KINDS)
 			if (KINDS.hasOwnProperty(k) && n[k])
 				out.push(KINDS[k] + " " + n[k] + (k === "m" ? "" : " (" + ms(t[k]) + ")"));
-		if (term === null) matchedtxt.textContent = " ";
-		else if (!re) matchedtxt.textContent = "Matched: invalid regex";
-		else matchedtxt.textContent = "Matched: " + (out.length ? out.join(", ") : "nothing");
-		searchbtn.textContent = term === null ? "Search" : "Reset Search";
-		saveState();
-	}
-	function searchPrompt() {
-		if (term !== null) return search(null);
-		search(window.prompt("Enter a search term (regexp allowed, eg: ^nap$)", ""));
+		return out.length ? out.join(", ") : "nothing";
 	}
 
 	/* the pointer's x in the picture's px */
@@ -151,8 +136,6 @@ var kp_timeline = (function () {
 		svg = doc.getElementById("kprof-timeline");
 		details = doc.getElementById("details");
 		unzoombtn = doc.getElementById("unzoom");
-		searchbtn = doc.getElementById("search");
-		matchedtxt = doc.getElementById("matched");
 		axis = doc.getElementById("axis");
 		sel = doc.getElementById("sel");
 		span = num(svg, "data-span");
@@ -192,15 +175,14 @@ var kp_timeline = (function () {
 			if (Math.abs(b - a) >= 3) zoom(tOf(a), tOf(b));
 		});
 		unzoombtn.addEventListener("click", unzoom);
-		searchbtn.addEventListener("click", searchPrompt);
-		kp_ui.onFind(searchPrompt);
+		finder = kp_ui.search(doc, "^nap$", search, saveState);
 
 		st = kp_ui.readState();
 		if (st.z) {
 			d = st.z.split(",");
 			if (d.length === 2 && isFinite(+d[0]) && isFinite(+d[1])) zoom(+d[0], +d[1]);
 		}
-		if (st.s) search(st.s);
+		if (st.s) finder.run(st.s);
 		if (st.hover && boxes[+st.hover])
 			boxes[+st.hover].r.dispatchEvent(new MouseEvent("mouseover", { bubbles: true,
 				cancelable: true, view: window }));

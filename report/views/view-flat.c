@@ -12,6 +12,7 @@
 #include "formats/util.h"
 #include "report/base/hash.h"
 #include "report/base/strtab.h"
+#include "report/base/text.h"
 #include "view.h"
 
 struct flat {
@@ -168,9 +169,9 @@ static void print(const struct kp_profile *p, const struct kp_view_opts *o, unsi
 	for (size_t i = 0; i < nr; i++) {
 		const struct kp_flat_row *r = &rows[i];
 		fputs("  ", out);
-		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->self), whole), o->color);
+		kp_view_print_pct(out, kp_pct(kp_view_weight(o, &r->self), whole), o->color);
 		fputs("  ", out);
-		kp_view_print_pct(out, kp_view_pct(kp_view_weight(o, &r->total), whole), o->color);
+		kp_view_print_pct(out, kp_pct(kp_view_weight(o, &r->total), whole), o->color);
 		if (time) {
 			fputs("  ", out);
 			kp_view_print_time(out, r->self.period);

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "formats/util.h"
+#include "report/base/text.h"
+#include "svg.h"
 #include "view.h"
 
 struct folded {
@@ -44,12 +46,6 @@ static void push_name(struct folded *f, uint32_t node)
 	f->len += n;
 	memcpy(f->buf + f->len, suffix, strlen(suffix));
 	f->len += strlen(suffix);
-}
-
-const char *kp_view_annotation(uint32_t flags)
-{
-	return flags & KP_LOC_KERNEL ? "_[k]" : flags & KP_LOC_INLINED ? "_[i]"
-	       : flags & KP_LOC_JIT ? "_[j]" : "";
 }
 
 /* --folded-unit: ns, us (µs) or ms, the divisor of a time profile's ns */

@@ -235,6 +235,20 @@ static void sample(struct pprof *pp, uint32_t node, uint64_t count, uint64_t wei
 	kp_pb_end(&pp->b, at);
 }
 
+/* An aggregate of samples_labelled() sought: @k's stack and labels among @agg's. */
+struct labelled {
+	const struct kp_seq_ent *agg, *k;
+};
+
+static bool same_labels(const void *ctx, uint64_t id)
+{
+	const struct labelled *l = ctx;
+	const struct kp_seq_ent *a = &l->agg[id], *k = l->k;
+
+	return a->node == k->node && a->pid == k->pid && a->tid == k->tid && a->cpu == k->cpu &&
+	       a->comm == k->comm;
+}
+
 /* The samples by stack and labels: runs of the timeline with the same of both add up. */
 static void samples_labelled(struct pprof *pp)
 {
@@ -255,22 +269,19 @@ static void samples_labelled(struct pprof *pp)
 		uint64_t words[] = { (uint64_t)k.node << 32 | k.comm, (uint64_t)k.pid << 32 | k.tid,
 				     k.cpu };
 		uint64_t key = kp_hash_words(words, ARRAY_SIZE(words), 7), *id;
+		struct kp_seq_ent *a;
 
 		if (e->event != pp->o->event)
 			continue;
-		for (; (id = kp_hash_get(&ids, key)); key++)
-			if (agg[*id].node == k.node && agg[*id].pid == k.pid && agg[*id].tid == k.tid &&
-			    agg[*id].cpu == k.cpu && agg[*id].comm == k.comm)
-				break;
+		id = kp_hash_find(&ids, &key, same_labels, &(struct labelled){ agg, &k });
 		if (!id) {
 			KP_GROW(agg, cap, nr + 1);
 			agg[nr] = k;
 			kp_hash_put(&ids, key, nr);
-			id = kp_hash_get(&ids, key);
-			nr++;
 		}
-		agg[*id].count += e->count;
-		agg[*id].value += e->value;
+		a = &agg[id ? *id : nr++];
+		a->count += e->count;
+		a->value += e->value;
 	}
 	for (size_t i = 0; i < nr; i++)
 		sample(pp, agg[i].node, agg[i].count, pp->o->by_samples ? agg[i].count : agg[i].value,

@@ -13,6 +13,20 @@
 
 #include "formats/util.h"
 
+/* A location sought among the frames: the same function, file and line as @loc. */
+struct frame_key {
+	const struct kp_profile *p;
+	const struct kp_loc *loc;
+};
+
+static bool same_frame(const void *ctx, uint64_t l)
+{
+	const struct frame_key *k = ctx;
+	const struct kp_loc *o = &k->p->locs[l];
+
+	return o->func == k->loc->func && o->file == k->loc->file && o->line == k->loc->line;
+}
+
 static void frames(const struct kp_profile *p, struct kp_json *j, uint32_t *frame_of)
 {
 	struct kp_hash ids; /* function, file, line -> frame */
@@ -32,12 +46,7 @@ static void frames(const struct kp_profile *p, struct kp_json *j, uint32_t *fram
 
 		if (loc->flags & KP_LOC_COMM)
 			continue;
-		for (; (v = kp_hash_get(&ids, key)); key++) {
-			const struct kp_loc *o = &p->locs[*v];
-			if (o->func == loc->func && o->file == loc->file && o->line == loc->line)
-				break;
-		}
-		if (v) {
+		if ((v = kp_hash_find(&ids, &key, same_frame, &(struct frame_key){ p, loc }))) {
 			frame_of[l] = frame_of[*v];
 			continue;
 		}

@@ -27,6 +27,7 @@
 #include "svg.h"
 #include "formats/util.h"
 #include "report/base/strtab.h"
+#include "report/base/text.h"
 #include "view.h"
 
 #define XPAD KP_SVG_XPAD
@@ -80,13 +81,6 @@ static double value_of(const struct svg *g, const struct kp_weight *w)
 static double total_v(const struct svg *g, uint32_t node, size_t ev)
 {
 	return value_of(g, kp_profile_total(g->p, node, ev));
-}
-
-double kp_svg_diff_base(const struct kp_svg_opts *so, double base, double base_t, double new_t)
-{
-	if (!so->normalize || base_t == new_t || !(base_t > 0))
-		return base;
-	return floor(base * new_t / base_t);
 }
 
 /* NEW's own value of @node, and BASE's as the graph compares it (normalised if asked). */
@@ -450,7 +444,7 @@ static void write_title(struct svg *g, const struct frame *f)
 	if (!f->node)
 		fputs(", 100%", g->out);
 	else
-		fprintf(g->out, ", %.2f%%", kp_view_pct_d(s, g->total));
+		fprintf(g->out, ", %.2f%%", kp_pct_d(s, g->total));
 	if (g->so->diff && g->so->diff_totals) {
 		if (f->node) {
 			fputs("; self ", g->out);
@@ -502,39 +496,32 @@ static const char *title(const struct kp_svg_opts *so)
 	return so->flamechart ? "Flame Chart" : so->inverted ? "Icicle Graph" : "Flame Graph";
 }
 
+/* The flame graph's own attributes of <svg>, which flamegraph.js reads. */
+static void head_attrs(FILE *out, const void *pic)
+{
+	const struct svg *g = pic;
+	const struct kp_svg_opts *so = g->so;
+
+	fputs(" data-total=\"", out);
+	put_num(out, g->total);
+	fputs("\" data-unit=\"", out);
+	kp_svg_put_xml(out, countname(so), strlen(countname(so)));
+	fprintf(out, "\" data-xpad=\"%.0f\" data-fontsize=\"%g\" data-frameheight=\"%g\" "
+		     "data-minwidth=\"%g\" data-inverted=\"%d\"",
+		XPAD, so->fontsize, so->frame_height, so->minwidth, so->inverted);
+}
+
 static void write_head(struct svg *g, double w, double h)
 {
 	const struct kp_svg_opts *so = g->so;
 	FILE *out = g->out;
 
-	kp_svg_prolog(out);
-	fprintf(out, "<svg version=\"1.1\" width=\"%.10g\" height=\"%.10g\"%s viewBox=\"0 0 %.10g %.10g\" "
-		     "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
-		     "id=\"kprof\" data-total=\"",
-		w, h, so->no_js ? "" : " onload=\"kp_init(evt)\"", w, h);
-	put_num(out, g->total);
-	fputs("\" data-unit=\"", out);
-	kp_svg_put_xml(out, countname(so), strlen(countname(so)));
-	fprintf(out, "\" data-xpad=\"%.0f\" data-fontsize=\"%g\" data-frameheight=\"%g\" "
-		     "data-minwidth=\"%g\" data-inverted=\"%d\">\n",
-		XPAD, so->fontsize, so->frame_height, so->minwidth, so->inverted);
-	fprintf(out, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
-		     "<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" "
-		     "offset=\"95%%\"/></linearGradient></defs>\n",
-		background(so, 0), background(so, 1));
-	fprintf(out, "<style type=\"text/css\">text{font-family:Verdana,sans-serif;font-size:%gpx;"
-		     "fill:rgb(0,0,0)}#title{text-anchor:middle;font-size:%gpx}"
-		     "#subtitle{text-anchor:middle}"
-		     "#search,#unzoom{cursor:pointer}.hide{display:none}.parent{opacity:0.5}"
-		     ".f:hover{stroke:black;stroke-width:0.5;cursor:pointer}</style>\n",
-		so->fontsize, so->fontsize + 5);
-	if (!so->no_js)
-		kp_svg_script(out, kp_flamegraph_js);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" "
-		     "fill=\"url(#background)\"/>\n", w, h);
-	fprintf(out, "<text id=\"title\" x=\"%.2f\" y=\"%g\">", floor(w / 2), so->fontsize * 2);
-	kp_svg_put_xml(out, title(so), strlen(title(so)));
-	fputs("</text>\n", out);
+	kp_svg_head(out, &(struct kp_svg_head){
+		.w = w, .h = h, .fontsize = so->fontsize, .id = "kprof", .xlink = true,
+		.attrs = head_attrs, .pic = g, .js = so->no_js ? NULL : kp_flamegraph_js,
+		.onload = "kp_init", .css_text = "",
+		.css = ".parent{opacity:0.5}.f:hover{stroke:black;stroke-width:0.5;cursor:pointer}",
+		.background = { background(so, 0), background(so, 1) }, .title = title(so) });
 	if (so->subtitle) {
 		fprintf(out, "<text id=\"subtitle\" x=\"%.2f\" y=\"%g\">", floor(w / 2),
 			so->fontsize * 4);

@@ -462,41 +462,44 @@ static size_t rows(const struct timeline *tl)
 	return n;
 }
 
+/* What the timeline's own attributes of <svg> (head_attrs(), read by timeline.js) say. */
+struct head {
+	const struct timeline *tl;
+	double top;
+};
+
+static void head_attrs(FILE *out, const void *pic)
+{
+	const struct head *hd = pic;
+	const struct timeline *tl = hd->tl;
+
+	fprintf(out, " data-t0=\"%llu\" data-span=\"%llu\" data-x0=\"%.1f\" data-pw=\"%.1f\" "
+		     "data-top=\"%.1f\" data-fontsize=\"%g\"",
+		(unsigned long long)tl->t0, (unsigned long long)(tl->t1 - tl->t0), tl->x0, tl->pw,
+		hd->top, tl->so->fontsize);
+}
+
 static void write_head(struct timeline *tl, double w, double h, double top)
 {
 	const struct kp_svg_opts *so = tl->so;
-	const char *title = so->title ? so->title : "Timeline";
 	FILE *out = tl->out;
 
-	kp_svg_prolog(out);
-	fprintf(out, "<svg version=\"1.1\" width=\"%.10g\" height=\"%.10g\"%s viewBox=\"0 0 %.10g "
-		     "%.10g\" xmlns=\"http://www.w3.org/2000/svg\" id=\"kprof-timeline\" "
-		     "data-t0=\"%llu\" data-span=\"%llu\" data-x0=\"%.1f\" data-pw=\"%.1f\" "
-		     "data-top=\"%.1f\" data-fontsize=\"%g\">\n",
-		w, h, so->no_js ? "" : " onload=\"kp_timeline(evt)\"", w, h,
-		(unsigned long long)tl->t0, (unsigned long long)(tl->t1 - tl->t0), tl->x0, tl->pw, top,
-		so->fontsize);
-	fprintf(out, "<style type=\"text/css\">text{font-family:Verdana,sans-serif;font-size:%gpx;"
-		     "fill:rgb(0,0,0)}#title{text-anchor:middle;font-size:%gpx}"
-		     "#subtitle{text-anchor:middle}.proc{font-weight:bold}"
-		     "#search,#unzoom{cursor:pointer}.hide{display:none}"
-		     ".bg{fill:rgb(246,246,240)}.o{fill:rgb(255,255,255);fill-opacity:0.4;"
-		     "stroke:rgb(70,70,190);stroke-width:1}.q{fill:rgb(255,255,255);"
-		     "fill-opacity:0.4;stroke:rgb(220,120,0);stroke-width:1;stroke-dasharray:2,1}"
-		     ".m{fill:rgb(0,0,0)}.u{fill:rgb(200,200,200);stroke:rgb(120,120,120);"
-		     "stroke-width:0.5;stroke-dasharray:1,1}.match{fill:rgb(230,0,230)!important}"
-		     "rect.c:hover,rect.k:hover,rect.o:hover,rect.q:hover,rect.u:hover{stroke:black;"
-		     "stroke-width:0.5}"
-		     "#axis line{stroke:rgb(160,160,160);stroke-width:0.5}"
-		     "#sel{fill:rgb(80,80,255);fill-opacity:0.2}</style>\n",
-		so->fontsize, so->fontsize + 5);
-	if (!so->no_js)
-		kp_svg_script(out, kp_timeline_js);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" fill=\"rgb(238,238,238)\"/>\n",
-		w, h);
-	fprintf(out, "<text id=\"title\" x=\"%.2f\" y=\"%g\">", floor(w / 2), so->fontsize * 2);
-	kp_svg_put_xml(out, title, strlen(title));
-	fputs("</text>\n", out);
+	kp_svg_head(out, &(struct kp_svg_head){
+		.w = w, .h = h, .fontsize = so->fontsize, .id = "kprof-timeline",
+		.attrs = head_attrs, .pic = &(struct head){ tl, top },
+		.js = so->no_js ? NULL : kp_timeline_js, .onload = "kp_timeline",
+		.css_text = ".proc{font-weight:bold}",
+		.css = ".bg{fill:rgb(246,246,240)}.o{fill:rgb(255,255,255);fill-opacity:0.4;"
+		       "stroke:rgb(70,70,190);stroke-width:1}.q{fill:rgb(255,255,255);"
+		       "fill-opacity:0.4;stroke:rgb(220,120,0);stroke-width:1;stroke-dasharray:2,1}"
+		       ".m{fill:rgb(0,0,0)}.u{fill:rgb(200,200,200);stroke:rgb(120,120,120);"
+		       "stroke-width:0.5;stroke-dasharray:1,1}.match{fill:rgb(230,0,230)!important}"
+		       "rect.c:hover,rect.k:hover,rect.o:hover,rect.q:hover,rect.u:hover{stroke:black;"
+		       "stroke-width:0.5}"
+		       "#axis line{stroke:rgb(160,160,160);stroke-width:0.5}"
+		       "#sel{fill:rgb(80,80,255);fill-opacity:0.2}",
+		.background = { "rgb(238,238,238)", NULL },
+		.title = so->title ? so->title : "Timeline" });
 	fprintf(out, "<text id=\"subtitle\" x=\"%.2f\" y=\"%g\">", floor(w / 2), so->fontsize * 3.5);
 	if (so->subtitle) {
 		kp_svg_put_xml(out, so->subtitle, strlen(so->subtitle));

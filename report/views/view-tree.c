@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/base/text.h"
 #include "view.h"
 
 struct tree {
@@ -46,16 +47,16 @@ static void print_node(struct tree *t, uint32_t node, size_t depth, bool last)
 	size_t n;
 
 	fputc(' ', t->out);
-	kp_view_print_pct(t->out, kp_view_pct(kp_view_weight(t->o, tot), t->whole), t->o->color);
+	kp_view_print_pct(t->out, kp_pct(kp_view_weight(t->o, tot), t->whole), t->o->color);
 	fputs("  ", t->out);
-	kp_view_print_pct(t->out, kp_view_pct(kp_view_weight(t->o, self), t->whole), t->o->color);
+	kp_view_print_pct(t->out, kp_pct(kp_view_weight(t->o, self), t->whole), t->o->color);
 	if (kp_view_durations(t->p, t->o)) {
 		fputs("  ", t->out);
 		kp_view_print_time(t->out, tot->period);
 	}
 	if (t->o->diff) { /* NEW's share minus BASE's share, each of its own total */
-		double d = kp_view_pct(kp_view_weight(t->o, tot), t->whole) -
-			   kp_view_pct(kp_view_weight(t->o, kp_profile_total(t->p, node, 0)), t->base_whole);
+		double d = kp_pct(kp_view_weight(t->o, tot), t->whole) -
+			   kp_pct(kp_view_weight(t->o, kp_profile_total(t->p, node, 0)), t->base_whole);
 		fprintf(t->out, "  %+7.2f%%", d);
 	}
 	fprintf(t->out, "  %s%s", t->prefix, depth ? (last ? "`- " : "|- ") : "");
@@ -65,13 +66,13 @@ static void print_node(struct tree *t, uint32_t node, size_t depth, bool last)
 	if (depth && len + 4 < sizeof(t->prefix))
 		strcat(t->prefix, last ? "   " : "|  ");
 	for (size_t i = 0; i < n; i++) {
-		double pct = kp_view_pct(
+		double pct = kp_pct(
 			kp_view_weight(t->o, kp_profile_total(t->p, kids[i], t->o->event)), t->whole);
 		if (pct < t->o->percent_limit)
 			continue;
 		/* "last" must account for siblings hidden by the limit: they are sorted after */
 		bool is_last = i + 1 == n ||
-			       kp_view_pct(kp_view_weight(t->o, kp_profile_total(t->p, kids[i + 1],
+			       kp_pct(kp_view_weight(t->o, kp_profile_total(t->p, kids[i + 1],
 										  t->o->event)),
 					   t->whole) < t->o->percent_limit;
 		print_node(t, kids[i], depth + 1, is_last);
@@ -92,7 +93,7 @@ int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE 
 		o->inverted ? "callee tree: each function above the ones that called it"
 			    : "call tree: each function above the ones it called");
 	for (size_t i = 0; i < n; i++)
-		if (kp_view_pct(kp_view_weight(o, kp_profile_total(p, tops[i], o->event)), t.whole) >=
+		if (kp_pct(kp_view_weight(o, kp_profile_total(p, tops[i], o->event)), t.whole) >=
 		    o->percent_limit)
 			print_node(&t, tops[i], 0, true);
 	free(tops);

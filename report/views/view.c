@@ -1,160 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * view.c - the helpers every view calls (view.h): the text views' time and percentage
+ * columns, the children of a node in order, the folded names' suffixes, and the timeline's
+ * threads, CPU stretches and tracepoint fields.
+ */
 #include "view.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/util.h"
-
-const struct kp_view kp_views[] = {
-	{ "tree", kp_view_tree, "caller-based call tree with total and self percentages",
-	  .text = true, .inverted = KP_INVERTED_CALLEES, .diff = true },
-	{ "flat", kp_view_flat, "functions by self time", .text = true,
-	  .options = kp_flat_options },
-	{ "folded", kp_view_folded, "FlameGraph's folded stacks: comm;frame;...;leaf count",
-	  .one_event = true, .options = kp_folded_options },
-	{ "svg", kp_view_svg, "an interactive flame graph", .one_event = true,
-	  .inverted = KP_INVERTED_ICICLE, .seq = KP_SEQ_FLAMECHART },
-	{ "pprof", kp_view_pprof, "pprof's profile.proto, gzipped: go tool pprof, Pyroscope, Parca",
-	  .one_event = true, .seq = KP_SEQ_ALWAYS, .addrs = true, .binary = true,
-	  .options = kp_pprof_options },
-	{ "speedscope", kp_view_speedscope, "speedscope's JSON: a sampled profile per thread",
-	  .one_event = true, .seq = KP_SEQ_ALWAYS },
-	{ "chrome", kp_view_chrome, "Chrome trace events (Perfetto, chrome://tracing): a flame "
-	  "chart per thread, tracepoints as instants", .one_event = true, .seq = KP_SEQ_ALWAYS,
-	  .fields = true },
-	{ "firefox", kp_view_firefox, "the Firefox Profiler's Gecko profile, gzip-compressed "
-	  "(.json.gz)", .one_event = true, .seq = KP_SEQ_ALWAYS, .fields = true, .binary = true },
-	{ "timeline", kp_view_timeline, "an interactive SVG of threads and CPUs against time: "
-	  "on-CPU, off-CPU, tracepoints", .seq = KP_SEQ_ALWAYS, .fields = true,
-	  .all_events = true },
-};
-const size_t kp_nr_views = ARRAY_SIZE(kp_views);
-
-const struct kp_view *kp_view_find(const char *name)
-{
-	for (size_t i = 0; i < kp_nr_views; i++)
-		if (!strcmp(kp_views[i].name, name))
-			return &kp_views[i];
-	return NULL;
-}
-
-size_t kp_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : (c & 0xf0) == 0xe0 ? 3
-				: c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-
-	if (!len || len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return len;
-}
-
-/* How many bytes at @s (of @n) a text output writes as they are: a printable character, or a
- * UTF-8 sequence that is no C1 control (U+0080 to U+009F). 0: escape the byte at @s. */
-static size_t text_plain(const unsigned char *s, size_t n)
-{
-	if (s[0] >= 0x20 && s[0] < 0x7f)
-		return 1;
-	if (s[0] < 0x80 || (s[0] == 0xc2 && n > 1 && s[1] < 0xa0)) /* C0, DEL, C1 */
-		return 0;
-	return kp_utf8_len(s, n);
-}
-
-/* The C escape of byte @c into @out (5 bytes); returns its length. */
-static size_t text_escape_byte(unsigned char c, char *out)
-{
-	static const char named[] = "abtnvfr"; /* \a (7) to \r (13) */
-
-	if (c >= '\a' && c <= '\r')
-		return (size_t)snprintf(out, 5, "\\%c", named[c - '\a']);
-	return (size_t)snprintf(out, 5, "\\%03o", c);
-}
-
-size_t kp_text_len(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), len = 0;
-	char esc[5];
-
-	for (size_t i = 0, k; i < n; i += k ? k : 1)
-		len += (k = text_plain(s + i, n - i)) ? k : text_escape_byte(s[i], esc);
-	return len;
-}
-
-size_t kp_text_put(FILE *out, int width, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str, *p = s;
-	size_t n, len, pad;
-	char esc[5];
-
-	while (*p >= 0x20 && *p < 0x7f) /* printable ASCII, as nearly every name is */
-		p++;
-	if (!*p && !width)
-		return fputs(str, out) < 0 ? 0 : (size_t)(p - s);
-	n = strlen(str);
-	len = kp_text_len(str);
-	if (len == n) /* nothing to escape */
-		return (size_t)fprintf(out, "%*s", width, str);
-	pad = (size_t)(width < 0 ? -(long)width : width);
-	pad = pad > len ? pad - len : 0;
-	if (width > 0)
-		fprintf(out, "%*s", (int)pad, "");
-	for (size_t i = 0, k; i < n; i += k ? k : 1)
-		if ((k = text_plain(s + i, n - i)))
-			fwrite(s + i, 1, k, out);
-		else
-			fwrite(esc, 1, text_escape_byte(s[i], esc), out);
-	if (width < 0)
-		fprintf(out, "%*s", (int)pad, "");
-	return len + pad;
-}
-
-char *kp_text_escape(const char *str, char *buf, size_t size)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), at = 0;
-	char esc[5];
-
-	for (size_t i = 0, k, e; i < n; i += k ? k : 1) {
-		const char *piece = (k = text_plain(s + i, n - i)) ? str + i : esc;
-
-		e = k ? k : text_escape_byte(s[i], esc);
-		if (at + e >= size)
-			break;
-		memcpy(buf + at, piece, e);
-		at += e;
-	}
-	buf[at] = '\0';
-	return buf;
-}
-
-double kp_view_pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-double kp_view_pct_d(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-
-void kp_svg_opts_init(struct kp_svg_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->width = 1200;
-	o->frame_height = 16;
-	o->minwidth = 0.1;
-	o->fontsize = 12;
-	o->normalize = true;
-}
 
 bool kp_view_durations(const struct kp_profile *p, const struct kp_view_opts *o)
 {
@@ -177,6 +32,12 @@ void kp_view_print_pct(FILE *out, double pct, bool color)
 		fprintf(out, "%s%6.2f%%\033[0m", c, pct);
 	else
 		fprintf(out, "%6.2f%%", pct);
+}
+
+const char *kp_view_annotation(uint32_t flags)
+{
+	return flags & KP_LOC_KERNEL ? "_[k]" : flags & KP_LOC_INLINED ? "_[i]"
+	       : flags & KP_LOC_JIT ? "_[j]" : "";
 }
 
 struct child_sort {
@@ -266,17 +127,16 @@ size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
 		const struct kp_seq_ent *e = &s->ents[i];
 		bool idle = !e->pid && !e->tid;
 		uint64_t key = idle ? 1ull << 63 | e->cpu : (uint64_t)e->pid << 32 | e->tid, *v;
+		bool added;
 
 		if (!shown(o, what, e))
 			continue;
-		if (!(v = kp_hash_get(&ids, key))) {
+		v = kp_hash_add(&ids, key, nr, &added);
+		if (added) {
 			KP_GROW(t, cap, nr + 1);
-			t[nr] = (struct kp_view_thread){ .pid = e->pid,
+			t[nr++] = (struct kp_view_thread){ .pid = e->pid,
 				.tid = idle ? KP_VIEW_IDLE_TID + e->cpu : e->tid,
 				.cpu = idle ? e->cpu : UINT32_MAX };
-			kp_hash_put(&ids, key, nr);
-			v = kp_hash_get(&ids, key);
-			nr++;
 		}
 		of[i] = (uint32_t)*v;
 		t[*v].nr++;

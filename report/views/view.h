@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * view.h - the output formats, one table row each, all reading the same kp_profile.
- * Adding a view: report/view-NAME.c with its emit function, its row in kp_views[] (its name,
- * summary and traits), the file in Makefile.am, and a golden test. The commands read the
- * traits; none of them names a view.
+ * view.h - what every view shares: its options (kp_view_opts, and a view's own, struct
+ * kp_view_option), what each view-NAME.c implements for the table of views (views.h), and
+ * the helpers they all call (view.c): the one weight rule, the children of a node in order,
+ * the threads and CPUs of the timeline, the folded names' suffixes.
  */
 #ifndef KP_VIEW_H
 #define KP_VIEW_H
@@ -15,39 +15,7 @@
 
 #include "report/profile/profile.h"
 
-/* Flame graph options (view "svg"); flamegraph.pl's names where it has them. */
-struct kp_svg_opts {
-	const char *title, *subtitle;	/* title NULL: flamegraph.pl's for the kind of graph */
-	const char *countname;	/* what a value is: NULL for "samples", or report's unit */
-	double width;		/* image width, px (1200) */
-	double frame_height;	/* px (16) */
-	double minwidth;	/* px: narrower frames are left out (0.1) */
-	bool minwidth_pct;	/* minwidth is a percentage of the total instead */
-	double fontsize;	/* px (12) */
-	const char *colors;	/* a palette of kp_svg_palettes[], NULL for kprof's default */
-	bool hash;		/* colours from names, stable across graphs */
-	bool inverted;		/* icicle: the root at the top */
-	bool flamechart;	/* x is time (the order of seq), not name order */
-	bool no_js;		/* a static file */
-	bool diff;		/* event 0 is BASE, event 1 NEW: widths from NEW, colour by change */
-	bool normalize;		/* diff: scale BASE to NEW's total, as difffolded.pl -n */
-	bool diff_totals;	/* diff: titles give the change with callees, not only the own */
-	bool negate;		/* diff: swap red and blue */
-	bool milli;		/* values are in kp_weight.period, in thousandths (folded input) */
-};
-
-/* The palette names --colors accepts, NULL-terminated. */
-extern const char *const kp_svg_palettes[];
-
-/* kp_svg_opts_init - flamegraph.pl's defaults. */
-void kp_svg_opts_init(struct kp_svg_opts *o);
-
-/*
- * kp_svg_diff_base - a stack's BASE value @base as a diff compares it with NEW's: as given, or
- * with @so->normalize scaled to NEW's total as difffolded.pl -n does (@base * @new_t / @base_t,
- * truncated), when the totals @base_t and @new_t differ.
- */
-double kp_svg_diff_base(const struct kp_svg_opts *so, double base, double base_t, double new_t);
+#include "svg.h"
 
 struct kp_view_opts {
 	size_t event;		/* which event's weights to show */
@@ -92,38 +60,8 @@ struct kp_view_option {
 	int (*parse)(struct kp_view_opts *o, const char *arg, char *why, size_t size);
 };
 
-/* An emitter writes the view to @out; it returns 0 or -EINVAL for bad options (after no output). */
-struct kp_view {
-	const char *name;
-	int (*emit)(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
-	const char *summary;
-	bool one_event;		/* shows one event (--event, else the first), not each in turn */
-	bool text;		/* a text report: headers, warnings and --stats are '#' lines in it;
-				 * otherwise (a format other tools read) they go to stderr */
-	enum kp_view_inverted {
-		KP_INVERTED_NO,		/* --inverted is refused */
-		KP_INVERTED_CALLEES,	/* the profile is built leaf first: a callee tree */
-		KP_INVERTED_ICICLE,	/* the picture is turned over: the root at the top */
-	} inverted;		/* what --inverted does to it */
-	bool diff;		/* takes --diff BASE: event 0 BASE, event 1 the recording */
-	enum kp_view_seq {
-		KP_SEQ_NO,		/* reads the call tree only */
-		KP_SEQ_FLAMECHART,	/* with --flamechart, the stacks in time order */
-		KP_SEQ_ALWAYS,		/* always reads the samples in time order */
-	} seq;			/* when it reads kp_view_opts.seq (the report's timeline) */
-	bool fields;		/* shows tracepoint samples' decoded fields (kp_seq_ent.fields) */
-	bool addrs;		/* reads locations with addresses and the mappings */
-	bool binary;		/* not text: never written to a terminal */
-	bool all_events;	/* shows every event of the timeline at once (with seq) */
-	const struct kp_view_option *options; /* its own, NULL-name terminated (or NULL) */
-};
-
-extern const struct kp_view kp_views[];
-extern const size_t kp_nr_views;
-
-/* kp_view_find - the view called @name, or NULL. */
-const struct kp_view *kp_view_find(const char *name);
-
+/* The views, each in its view-NAME.c: an emitter writes the view of @p to @out, and returns 0
+ * or -EINVAL for bad options (after no output). */
 int kp_view_tree(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_flat(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 
@@ -164,38 +102,6 @@ static inline uint64_t kp_view_weight(const struct kp_view_opts *o, const struct
 
 /* kp_view_annotation - the folded suffix of a frame with @flags: "_[k]", "_[i]", "_[j]" or "". */
 const char *kp_view_annotation(uint32_t flags);
-
-/* kp_view_pct - @part as a percentage of @whole (0 when @whole is 0). */
-double kp_view_pct(uint64_t part, uint64_t whole);
-double kp_view_pct_d(double part, double whole);
-
-/* kp_utf8_len - the length of the valid UTF-8 sequence at @s (at most @n bytes: shortest form,
- * no surrogate, at most U+10FFFF), or 0 when the byte there starts none: the views replace it
- * with U+FFFD. */
-size_t kp_utf8_len(const unsigned char *s, size_t n);
-
-/*
- * Names in text. Whatever a recording names (a thread's command, which prctl() may set to any
- * bytes, a function from a perf map, a binary's path, an event) is written to a text output
- * (a report, script, trace, latency, annotate: a terminal, or another tool's input) through
- * these, the one rule of every text view and command: each control character (below 0x20,
- * DEL, and U+0080 to U+009F) is written as a C escape, as git quotes a path: \a \b \t \n \v
- * \f \r, the others in three octal digits (ESC is \033), and so is each byte that is not
- * UTF-8. A name then never moves the cursor, sets the terminal's title or splits a line; the
- * rest of it, a backslash included, is written as it is.
- */
-
-/* kp_text_len - how many bytes kp_text_put() writes of @s: strlen(@s) when nothing in it is
- * escaped. */
-size_t kp_text_len(const char *s);
-
-/* kp_text_put - write @s escaped to @out, padded as printf's "%*s" pads: to @width bytes
- * right-aligned, to -@width left-aligned, not at all for 0. Returns the bytes written. */
-size_t kp_text_put(FILE *out, int width, const char *s);
-
-/* kp_text_escape - @s escaped into @buf (@size bytes, at least 1), NUL-terminated: as much of
- * it as fits, never half an escape. Returns @buf. */
-char *kp_text_escape(const char *s, char *buf, size_t size);
 
 /* kp_view_durations - whether @o's event weighs off-CPU or wall time, which tree and flat show
  * as time beside the shares (not with --weight samples). */

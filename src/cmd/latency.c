@@ -22,6 +22,7 @@
 #include "src/cli/output.h"
 #include "src/record/recorder.h"
 #include "report/tools/latency.h"
+#include "report/base/text.h"
 #include "report/views/view.h"
 
 static const char latency_usage[] =

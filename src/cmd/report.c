@@ -22,7 +22,8 @@
 #include "src/cli/output.h"
 #include "report/profile/profile.h"
 #include "report/profile/report.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
+#include "report/views/views.h"
 #include "src/cli/svgopts.h"
 #include "src/cli/annotate-show.h"
 #include "src/cli/options.h"
@@ -159,7 +160,7 @@ static void progress(void *ctx, const struct kp_report *rep)
 	if (el < 1.0)
 		return;
 	fprintf(stderr, "\rkprof report: %3.0f%% of '%s', %llu samples",
-		kp_view_pct(rep->s.r.off, rep->s.r.file_size), r->ro.input,
+		kp_pct(rep->s.r.off, rep->s.r.file_size), r->ro.input,
 		(unsigned long long)(rep->kept + rep->filtered));
 	r->progress_shown = true;
 }

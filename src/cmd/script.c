@@ -26,7 +26,7 @@
 #include "report/replay/session.h"
 #include "report/unwind/unwind.h"
 #include "report/replay/tracepoint.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 static const char script_usage[] =
 	"usage: kprof script [-i FILE] [-F FIELDS] [--raw] [--header] [--stats] [--kallsyms]\n"

@@ -33,7 +33,7 @@
 #include "src/record/tracefs.h"
 #include "report/replay/syscall.h"
 #include "report/tools/trace.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 static const char trace_usage[] =
 	"usage: kprof trace [options] [--] COMMAND [ARGS...]\n"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "formats/util.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 static const char *const prefixes[] = {
 	[KP_DIAG_ERROR] = "kprof: ",

@@ -9,6 +9,7 @@
 
 #include "formats/rec.h"
 #include "formats/util.h"
+#include "report/base/search.h"
 
 static int read_file(const char *path, char **buf, size_t *len)
 {
@@ -120,17 +121,12 @@ static void mark_text(struct kp_kallsyms *k)
 
 static void hit(struct kp_kallsyms *k, uint64_t addr)
 {
-	size_t slot = (addr >> 2) & (ARRAY_SIZE(k->cache_addr) - 1), lo = 0, hi = k->nr, first;
+	size_t slot = (addr >> 2) & (ARRAY_SIZE(k->cache_addr) - 1), lo, first;
 
 	if (addr < k->lo || addr >= PERF_CONTEXT_MAX || k->cache_addr[slot] == addr)
 		return;
-	while (hi - lo > 1) { /* the last symbol at or below addr */
-		size_t mid = (lo + hi) / 2;
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = KP_FIRST_ABOVE(k->syms, k->nr, addr, addr); /* the last symbol at or below addr */
+	lo = lo ? lo - 1 : 0;
 	/* every alias at that address, in the order /proc/kallsyms lists them: the report picks
 	 * the name perf picks among them, which depends on it */
 	for (first = lo; first > 0 && k->syms[first - 1].addr == k->syms[lo].addr; first--)

@@ -17,6 +17,7 @@
 #include "formats/util.h"
 #include "src/cli/input.h"
 #include "src/record/diag.h"
+#include "report/base/text.h"
 #include "report/views/view.h"
 #include "tui.h"
 
@@ -62,7 +63,7 @@ static double share(const struct browser *b, const struct kp_weight *w)
 	const struct kp_profile *p = &b->reps[b->cur].prof;
 	uint32_t whole = b->flat ? 0 : b->zoom; /* the list is every command's */
 
-	return kp_view_pct(kp_view_weight(&b->vo, w),
+	return kp_pct(kp_view_weight(&b->vo, w),
 			   kp_view_weight(&b->vo, kp_profile_total(p, whole, b->vo.event)));
 }
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "formats/util.h"
-#include "report/views/view.h"
+#include "report/base/text.h"
 
 /* --- the terminal, given back whatever happens ------------------------------------------ */
 

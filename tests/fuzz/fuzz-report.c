@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "report/profile/report.h"
-#include "report/views/view.h"
+#include "report/views/views.h"
 
 #ifndef KP_FUZZ_SYMFS
 #define KP_FUZZ_SYMFS "tests/golden/root"

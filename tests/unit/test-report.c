@@ -21,6 +21,7 @@
 
 #include "report/tools/latency.h"
 #include "report/profile/report.h"
+#include "report/base/text.h"
 #include "report/views/view.h"
 #include "synth.h"
 #include "tests/tap.h"
