@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-annotate.c - `kprof annotate`: its options into a kp_report_opts (addresses kept) and a
+ * annotate.c - `kprof annotate`: its options into a kp_report_opts (addresses kept) and a
  * kp_ann_opts, then kp_annotate() (report/tools/annotate.h) and its text or JSON.
  */
 #include "config.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-archive.c - `kprof archive`: a recording made self-contained. The recording is replayed
+ * archive.c - `kprof archive`: a recording made self-contained. The recording is replayed
  * as a report would, with every frame named from the binaries on this machine, and what they
  * named is stored in it (report/tools/archive.h): appended to it in place, or written with a copy of
  * it to -o FILE. `kprof record --embed-symbols` does the same when recording ends.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-convert.c - `kprof convert --to perf|kprof`: a recording as a perf.data that perf's tools
+ * convert.c - `kprof convert --to perf|kprof`: a recording as a perf.data that perf's tools
  * read (report/tools/convert.h), or a perf.data as a compact .kprof, its stack copies unwound as
  * `kprof unwind` does (unwound.h).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-flamegraph.c - `kprof flamegraph`: folded stacks from anywhere (perf script + a
+ * flamegraph.c - `kprof flamegraph`: folded stacks from anywhere (perf script + a
  * collapse, bpftrace, async-profiler, kprof report --folded) to an SVG flame graph, as a
  * drop-in for flamegraph.pl; and `kprof diff`: two recordings or folded files to a
  * differential flame graph or two-column folded stacks.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-latency.c - `kprof latency`: the durations between two events, paired by a key
+ * latency.c - `kprof latency`: the durations between two events, paired by a key
  * (report/tools/latency.h), as bcc's funclatency, biolatency and runqlat show them: a log2 (or
  * linear) histogram, percentiles, a breakdown on request, and what no BPF one-liner gives:
  * the call chains of the slowest STARTs, and a flame graph of every START weighted by its

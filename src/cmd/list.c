@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-list.c - `kprof list [GLOB]`: the events -e takes, marked where this machine lacks them;
+ * list.c - `kprof list [GLOB]`: the events -e takes, marked where this machine lacks them;
  * the tracepoints in tracefs; the PMUs in sysfs with their format terms and named events;
  * the syntaxes of probes, PMU terms and groups.
  */

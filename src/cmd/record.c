@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-record.c - `kprof record`: options in, a kp_record_opts out, then the recorder.
+ * record.c - `kprof record`: options in, a kp_record_opts out, then the recorder.
  */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-report.c - `kprof report`: its options into a kp_report_opts and a view, then
+ * report.c - `kprof report`: its options into a kp_report_opts and a view, then
  * kp_report_build() (report/profile/report.h) and the view's output, header, warnings and --stats.
  */
 #include "config.h"

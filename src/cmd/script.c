@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-script.c - `kprof script`: the samples of a recording as perf script prints them, or
+ * script.c - `kprof script`: the samples of a recording as perf script prints them, or
  * (--raw) every record, in time order, one line each.
  */
 #include "config.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-stat.c - `kprof stat`: options in, src/record/counter.c counts, and the counts out in perf
+ * stat.c - `kprof stat`: options in, src/record/counter.c counts, and the counts out in perf
  * stat's layouts: the table (with thousands separators and perf's rates), -x SEP, --json.
  */
 #include "config.h"

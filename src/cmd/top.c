@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-top.c - kprof top: the hottest functions of the whole machine (or of some processes),
+ * top.c - kprof top: the hottest functions of the whole machine (or of some processes),
  * live. The recorder's records go to report/tools/top.c's model instead of a file; every -d seconds
  * it shows the last interval's shares, older ones decayed, as perf top does. On a terminal
  * the screen is redrawn until Ctrl-C; otherwise one snapshot is printed, and kprof exits.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-trace.c - `kprof trace`: the system calls of a command, processes or the machine, as
+ * trace.c - `kprof trace`: the system calls of a command, processes or the machine, as
  * `perf trace` and strace show them, recorded with raw_syscalls:sys_enter and sys_exit (the
  * system calls chosen with -e become the kernel's filter, so that the rings carry nothing
  * else) and paired by report/tools/trace.h as the recorder drains them. One line per call, printed

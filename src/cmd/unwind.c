@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-unwind.c - `kprof unwind`: a recording's stack copies (--keep-stacks, or those kept
+ * unwind.c - `kprof unwind`: a recording's stack copies (--keep-stacks, or those kept
  * while unwinding fell behind) unwound into call chains, written as a new recording, through
  * the same stage `kprof record --call-graph dwarf` unwinds with (online.h).
  */

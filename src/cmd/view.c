@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-view.c - `kprof view FILE`: the recording as the Firefox Profiler's Gecko profile
+ * view.c - `kprof view FILE`: the recording as the Firefox Profiler's Gecko profile
  * (`kprof report --format firefox`, every report option applying), served on 127.0.0.1 at a
  * random port under a random token path, with the CORS header the profiler's page needs to
  * fetch it, and the profiler's from-url link printed (and opened in a browser when there is a

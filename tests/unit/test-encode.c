@@ -502,7 +502,7 @@ static void synth_attr_of(struct perf_event_attr *a, uint64_t st)
 	a->sample_id_all = 1;
 }
 
-/* The views src/synth.c makes of these lines of a maps file (4242's), in order:
+/* The views src/record/synth.c makes of these lines of a maps file (4242's), in order:
  *   7f3a1c000000-7f3a1c028000 r--p 00000000 08:01 1315 /usr/lib/x86_64-linux-gnu/libc.so.6
  *   7f3a1c028000-7f3a1c1bd000 r-xp 00028000 08:01 1315 /usr/lib/x86_64-linux-gnu/libc.so.6
  *   555555554000-555555556000 r-xs 00001000 fd:02 987654321 /opt/app/bin/tool
@@ -528,7 +528,7 @@ static const struct kp_mmap synth_maps[] = {
 	  .filename = "/usr/lib/debug/short" },
 };
 
-/* The bytes the hand-written layouts of src/online.c and src/synth.c wrote for these inputs. */
+/* The bytes the hand-written layouts of src/record/online.c and src/record/synth.c wrote for these inputs. */
 static const uint64_t golden_unwound[] = {
 	0x0088000200000009, 0x0000000000000007, 0x0000000000401234,
 	0x0000002b0000002a, 0x00000000000f4240, 0x0000000000000001,
