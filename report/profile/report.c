@@ -690,7 +690,7 @@ void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_f
 	}
 	if (r->s.ksyms.refused)
 		say(ctx, KP_SAY_WARNING, r->s.ksyms.refused);
-	if (kp_debuginfod_failure(msg, sizeof(msg))) {
+	if (kp_debuginfod_failure(r->s.dso_opts.debuginfod, msg, sizeof(msg))) {
 		say(ctx, KP_SAY_WARNING, msg);
 		say(ctx, KP_SAY_HINT, "binaries missing here stay unnamed; --no-debuginfod asks no "
 				      "server");

@@ -69,19 +69,13 @@ static void load_symbols(struct kp_session *s, const char *path)
 	kp_reader_release(&r);
 }
 
-static unsigned session_jobs; /* kp_session_set_jobs() */
-
-void kp_session_set_jobs(unsigned n)
-{
-	session_jobs = n;
-}
-
-static unsigned jobs(void)
+/* The threads that read the recording: kp_dso_opts.jobs, else as many as CPUs may run them. */
+static unsigned jobs(const struct kp_session *s)
 {
 	cpu_set_t cpus;
 
-	if (session_jobs)
-		return session_jobs;
+	if (s->dso_opts.jobs)
+		return s->dso_opts.jobs;
 	return sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) > 1 ? 2 : 1;
 }
 
@@ -99,7 +93,7 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
 	rc = kp_reader_open(&s->r, path);
 	if (!rc)
 		load_symbols(s, path);
-	if (!rc && jobs() > 1)
+	if (!rc && jobs(s) > 1)
 		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
 	if (!rc) /* the reader's records are queued where they are, not copied */
 		kp_reader_keep_previous(&s->r, rehome, &s->order);

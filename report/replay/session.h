@@ -166,8 +166,8 @@ struct kp_session {
 };
 
 /*
- * kp_session_open - open @path for replay; @dso_opts is copied (its kernel_release is taken
- * from the recording). Returns 0 or the reader's error (kp_reader_open()). Call
+ * kp_session_open - open @path for replay, read by @dso_opts->jobs threads; @dso_opts is copied
+ * (its kernel_release is taken from the recording). Returns 0 or the reader's error (kp_reader_open()). Call
  * kp_session_release() in every case.
  */
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts);
@@ -178,14 +178,6 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
  * kp_session_release() after it.
  */
 void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts);
-
-/*
- * kp_session_set_jobs - for the rest of this process, how many threads a session reads its
- * file with (report --jobs): 1, the replay's own; 2 or more, a second thread also reads,
- * checks, decompresses and decodes the chunks ahead of the replay (a kprof file: perf.data
- * is read by the replay). 0, the default: 2 when the process may run on 2 CPUs or more.
- */
-void kp_session_set_jobs(unsigned n);
 
 /*
  * kp_session_set_symfs - look for binaries, and for perf-PID.map files (normally in /tmp),

@@ -392,6 +392,7 @@ static bool check_elf(struct kp_dso *d, int fd)
 static bool dwfl_open(struct kp_dso *d, int fd)
 {
 	Dwarf_Addr bias;
+	void **userdata;
 
 	d->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!d->dwfl) {
@@ -406,6 +407,9 @@ static bool dwfl_open(struct kp_dso *d, int fd)
 		close(fd);
 	if (dwfl_report_end(d->dwfl, NULL, NULL) || !d->mod)
 		return false;
+	/* for kp_debuginfo_find(), which libdw gives the module's user data */
+	dwfl_module_info(d->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = d->t->opts.debuginfod;
 	if (!dwfl_module_getelf(d->mod, &bias))
 		return false;
 	d->bias = bias;
@@ -526,7 +530,8 @@ static void fetch_use(struct kp_dso *d)
 	    (was != KP_DSO_MISSING && was != KP_DSO_BUILDID_MISMATCH && was != KP_DSO_NOT_ELF &&
 	     was != KP_DSO_NOT_FILE))
 		return;
-	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, d->path, &path);
+	fd = kp_debuginfod_find(d->t->opts.debuginfod, KP_DEBUGINFOD_EXECUTABLE, d->build_id, len,
+				d->path, &path);
 	if (fd < 0)
 		return;
 	close(fd);
@@ -589,7 +594,7 @@ static void dso_load(struct kp_dso *d)
 		d->status = was;
 		emb_use(d, e);
 	}
-	if (d->status != KP_DSO_OK && kp_debuginfod_enabled())
+	if (d->status != KP_DSO_OK && kp_debuginfod_enabled(d->t->opts.debuginfod))
 		fetch_use(d);
 }
 

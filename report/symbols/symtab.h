@@ -17,7 +17,10 @@
 #include "report/base/hash.h"
 #include "report/base/strtab.h"
 
-/* How a DSO table shows symbols (kp_dsos_new()). */
+struct kp_debuginfod;
+
+/* How a DSO table finds and shows symbols (kp_dsos_new()), and how a session reads the
+ * recording whose table it is (kp_session_open()). */
 struct kp_dso_opts {
 	bool inline_frames;	/* expand inlined functions (default true; --no-inline) */
 	bool inline_self;	/* a sample's own address gives its inline frames to its stack
@@ -33,6 +36,14 @@ struct kp_dso_opts {
 				 * ms for libc; by default a debug file gives its .symtab's names */
 	bool any_owner;		/* perf maps and jitdumps of any owner are read (report -f,
 				 * as perf's); by default only the user's own or root's */
+	struct kp_debuginfod *debuginfod; /* the client that fetches binaries and debug files
+				 * missing here (borrowed from the command that made it); NULL:
+				 * none is fetched */
+	unsigned jobs;		/* threads that read the recording (report --jobs): 1, the
+				 * replay's own; 2 or more, a second thread also reads, checks,
+				 * decompresses and decodes the chunks ahead of the replay (a
+				 * kprof file: perf.data is read by the replay); 0, the default:
+				 * 2 when the process may run on 2 CPUs or more */
 };
 
 /**

@@ -21,10 +21,10 @@
 #include "formats/reader.h"
 #include "formats/util.h"
 #include "formats/writer.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "report/tools/archive.h"
-#include "report/symbols/debuginfod.h"
 
 static const char archive_usage[] =
 	"usage: kprof archive [-i FILE] [-o FILE] [--symfs DIR]\n"
@@ -157,7 +157,7 @@ static int say_left(const struct kp_archive_stats *st, const char *path)
 }
 
 int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who,
-		    const struct kp_dso_alt *alts, size_t nr_alts)
+		    const struct kp_dso_alt *alts, size_t nr_alts, struct kp_debuginfod *debuginfod)
 {
 	struct kp_report_opts o = { .input = input, .symfs = symfs, .alts = alts, .nr_alts = nr_alts,
 				    .dso = kp_archive_dso_opts(),
@@ -167,6 +167,7 @@ int kp_archive_file(const char *input, const char *output, const char *symfs, co
 	struct stat sb;
 	int rc;
 
+	o.dso.debuginfod = debuginfod;
 	/* it is read twice (-o) or appended to: a FIFO or a device is no recording to store in */
 	if (stat(input, &sb) == 0 && !S_ISREG(sb.st_mode))
 		return kp_error("'%s' is not a regular file: kprof archive stores the symbols in a "
@@ -209,7 +210,9 @@ int cmd_archive(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "kprof.data", *output = NULL, *symfs = NULL;
-	int c;
+	struct kp_debuginfod *debuginfod;
+	bool no_debuginfod = false;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
@@ -224,7 +227,7 @@ int cmd_archive(int argc, char **argv)
 			symfs = optarg;
 			break;
 		case 'D':
-			kp_debuginfod_disable();
+			no_debuginfod = true;
 			break;
 		case 'h':
 			return kp_cmd_help(archive_usage);
@@ -234,5 +237,10 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("archive", "unexpected argument '%s'", argv[optind]);
-	return kp_archive_file(input, output, symfs, "archive", NULL, 0);
+	debuginfod = kp_fetch_client();
+	if (no_debuginfod)
+		kp_debuginfod_disable(debuginfod);
+	rc = kp_archive_file(input, output, symfs, "archive", NULL, 0, debuginfod);
+	kp_debuginfod_free(debuginfod);
+	return rc;
 }

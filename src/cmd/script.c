@@ -20,6 +20,7 @@
 #include "formats/reader.h"
 #include "formats/rec.h"
 #include "formats/util.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "report/tools/script.h"
 #include "report/replay/session.h"
@@ -477,7 +478,7 @@ int cmd_script(int argc, char **argv)
 {
 	const char *path = "kprof.data", *bad;
 	struct script s;
-	int c;
+	int c, rc;
 
 	memset(&s, 0, sizeof(s));
 	s.out = stdout;
@@ -528,5 +529,8 @@ int cmd_script(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("script", "unexpected argument '%s'", argv[optind]);
-	return run(&s, path);
+	s.dso.debuginfod = kp_fetch_client();
+	rc = run(&s, path);
+	kp_debuginfod_free(s.dso.debuginfod);
+	return rc;
 }
