@@ -36,7 +36,8 @@
 #include "symtab.h"
 
 #define VDSO_MAX_SIZE (16u << 20)
-_Static_assert(KP_DSO_MAX_FRAMES == KP_SYM_MAX_FRAMES, "a SYMBOLS record holds what a lookup gives");
+_Static_assert(KP_DSO_MAX_FRAMES == KP_SYM_MAX_FRAMES,
+	       "a SYMBOLS record holds what a lookup gives");
 
 struct load {
 	uint64_t off, filesz, vaddr;

@@ -78,7 +78,7 @@ struct script {
 
 static const char *comm_of(struct script *sc, uint32_t pid, uint32_t tid)
 {
-	const struct kp_thread *t = kp_session_thread(sc->s, pid, tid);
+	const struct kp_thread *t = kp_model_thread(&sc->s->model, pid, tid);
 
 	return t->comm ? kp_strtab_get(&sc->s->strs, t->comm) : "-";
 }
