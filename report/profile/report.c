@@ -46,7 +46,8 @@ static bool keep_sample(const struct kp_report_filter *f, const struct kp_sessio
 	    (!(smp->sample_type & PERF_SAMPLE_TIME) || smp->time < f->t_start ||
 	     smp->time > f->t_end))
 		return false;
-	if (f->nr_cgroups && !in_cgroups(f, kp_strtab_get(&s->strs, s->procs[t->proc].cgroup)))
+	if (f->nr_cgroups &&
+	    !in_cgroups(f, kp_strtab_get(&s->strs, s->model.procs[t->proc].cgroup)))
 		return false;
 	if (f->nr_comms) {
 		const char *comm = kp_strtab_get(&s->strs, t->comm);
@@ -293,7 +294,7 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		   !kp_rec_parse_switch(rec, rec->size, &sw) &&
 		   keep_sample(&r->o->filter, s, id,
 				 r->o->filter.nr_comms || r->o->filter.nr_cgroups /* they read t */
-				 ? kp_session_thread(s, id->pid, id->tid) : NULL)) {
+				 ? kp_model_thread(&s->model, id->pid, id->tid) : NULL)) {
 		struct kp_seq_ent se = { .kind = sw.preempt ? KP_SEQ_RUNNABLE : KP_SEQ_BLOCKED,
 					 .node = KP_OFFCPU_NO_NODE, .time = id->time, .pid = id->pid,
 					 .tid = id->tid, .event = (uint32_t)r->off_event };
@@ -302,7 +303,7 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 			se.cpu = id->cpu;
 
 		if (r->o->seq)
-			se.comm = kp_session_thread(s, id->pid, id->tid)->comm;
+			se.comm = kp_model_thread(&s->model, id->pid, id->tid)->comm;
 		opened(r, kp_offcpu_switch(&r->off, id->tid, id->time, sw.out, sw.preempt), &se);
 	}
 	return 0;
@@ -690,7 +691,7 @@ void kp_report_warnings(struct kp_report *r, bool truncation, bool frames, say_f
 	}
 	if (r->s.ksyms.refused)
 		say(ctx, KP_SAY_WARNING, r->s.ksyms.refused);
-	if (kp_debuginfod_failure(msg, sizeof(msg))) {
+	if (kp_debuginfod_failure(r->s.dso_opts.debuginfod, msg, sizeof(msg))) {
 		say(ctx, KP_SAY_WARNING, msg);
 		say(ctx, KP_SAY_HINT, "binaries missing here stay unnamed; --no-debuginfod asks no "
 				      "server");

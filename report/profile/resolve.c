@@ -182,8 +182,8 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 				   bool held, uint32_t *tmp)
 {
 	struct kp_hash *cache = held ? &r->held : &r->cache;
-	struct kp_proc *proc = &r->s->procs[t->proc];
-	const struct kp_map *m = kp_session_map(proc, addr);
+	struct kp_proc *proc = &r->s->model.procs[t->proc];
+	const struct kp_map *m = kp_model_map(proc, addr);
 	uint64_t key, off, *hit;
 	const struct kp_perfmap_ent *jit;
 
@@ -373,7 +373,7 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 		memmove(locs + roots, locs, n * sizeof(*locs));
 		locs[roots - 1] = root_loc(r, &r->comm_locs, t->comm, KP_LOC_COMM);
 		if (roots == 2)
-			locs[0] = root_loc(r, &r->cgroup_locs, r->s->procs[t->proc].cgroup,
+			locs[0] = root_loc(r, &r->cgroup_locs, r->s->model.procs[t->proc].cgroup,
 					   KP_LOC_CGROUP);
 		n += roots;
 	}
@@ -406,8 +406,8 @@ static void addr_kernel(struct kp_resolver *r, uint64_t addr, struct kp_addr_inf
 static void addr_user(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
 		      struct kp_addr_info *ai)
 {
-	struct kp_proc *proc = &r->s->procs[t->proc];
-	const struct kp_map *m = kp_session_map(proc, addr);
+	struct kp_proc *proc = &r->s->model.procs[t->proc];
+	const struct kp_map *m = kp_model_map(proc, addr);
 	struct kp_session_dso *sd;
 
 	ai->rel = addr;
@@ -612,8 +612,8 @@ uint32_t kp_resolve_stack(struct kp_resolver *r, const struct kp_sample *smp_in,
 		kp_unwind_join(r->unwinder, smp_in, t, &joined, r->chain, ARRAY_SIZE(r->chain));
 	uint64_t head[STACK_HEAD], hkey = 0;
 	struct want_stack want = { r, head, NULL, 0 };
-	long n = stack_key(smp, misc, t, r->s->procs[t->proc].maps_id,
-			   r->cgroup_root ? r->s->procs[t->proc].cgroup : 0, head, &want.addrs);
+	long n = stack_key(smp, misc, t, r->s->model.procs[t->proc].maps_id,
+			   r->cgroup_root ? r->s->model.procs[t->proc].cgroup : 0, head, &want.addrs);
 	struct kp_resolve_stats before;
 	struct kp_chain_memo *m;
 	struct kp_stack_ent *e = NULL;

@@ -24,8 +24,7 @@ void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts)
 	kp_strtab_init(&s->strs);
 	kp_ksyms_init(&s->ksyms);
 	kp_hash_init(&s->dso_ids);
-	kp_hash_init(&s->proc_ids);
-	kp_hash_init(&s->thread_ids);
+	kp_model_init(&s->model);
 	kp_order_init(&s->order);
 	s->dso_opts = *dso_opts;
 	s->meta_wall_ns = s->meta_mono_ns = -1;
@@ -71,19 +70,13 @@ static void load_symbols(struct kp_session *s, const char *path)
 	kp_reader_release(&r);
 }
 
-static unsigned session_jobs; /* kp_session_set_jobs() */
-
-void kp_session_set_jobs(unsigned n)
-{
-	session_jobs = n;
-}
-
-static unsigned jobs(void)
+/* The threads that read the recording: kp_dso_opts.jobs, else as many as CPUs may run them. */
+static unsigned jobs(const struct kp_session *s)
 {
 	cpu_set_t cpus;
 
-	if (session_jobs)
-		return session_jobs;
+	if (s->dso_opts.jobs)
+		return s->dso_opts.jobs;
 	return sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) > 1 ? 2 : 1;
 }
 
@@ -101,7 +94,7 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
 	rc = kp_reader_open(&s->r, path);
 	if (!rc)
 		load_symbols(s, path);
-	if (!rc && jobs() > 1)
+	if (!rc && jobs(s) > 1)
 		kp_reader_prefetch(&s->r); /* decompress ahead on a second core; fine if it fails */
 	if (!rc) /* the reader's records are queued where they are, not copied */
 		kp_reader_keep_previous(&s->r, rehome, &s->order);
@@ -120,12 +113,7 @@ void kp_session_set_symfs(struct kp_session *s, const char *dir)
 
 void kp_session_release(struct kp_session *s)
 {
-	for (size_t i = 0; i < s->nr_procs; i++) {
-		free(s->procs[i].maps);
-		kp_perfmap_release(&s->procs[i].jit);
-	}
-	free(s->procs);
-	free(s->threads);
+	kp_model_release(&s->model);
 	free(s->dso_list);
 	free(s->kernel_release);
 	free(s->live_release);
@@ -137,8 +125,6 @@ void kp_session_release(struct kp_session *s)
 	if (s->dsos)
 		kp_dsos_free(s->dsos);
 	kp_hash_release(&s->dso_ids);
-	kp_hash_release(&s->proc_ids);
-	kp_hash_release(&s->thread_ids);
 	kp_order_release(&s->order);
 	kp_ksyms_release(&s->ksyms);
 	kp_unwind_stats_release(&s->unwind_stops);
@@ -147,47 +133,7 @@ void kp_session_release(struct kp_session *s)
 	kp_reader_release(&s->r);
 }
 
-/* --- the process model ------------------------------------------------------------------ */
-
-static struct kp_proc *proc_get(struct kp_session *s, uint32_t pid)
-{
-	uint64_t *i = kp_hash_get(&s->proc_ids, pid);
-
-	if (i)
-		return &s->procs[*i];
-	KP_GROW(s->procs, s->cap_procs, s->nr_procs + 1);
-	memset(&s->procs[s->nr_procs], 0, sizeof(s->procs[0]));
-	s->procs[s->nr_procs].pid = pid;
-	kp_hash_put(&s->proc_ids, pid, s->nr_procs);
-	return &s->procs[s->nr_procs++];
-}
-
-struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t tid)
-{
-	uint64_t *i;
-	struct kp_thread *t;
-	struct kp_proc *p;
-
-	uint32_t *recent = &s->recent_threads[tid % ARRAY_SIZE(s->recent_threads)];
-
-	if (*recent && s->threads[*recent - 1].tid == tid && s->threads[*recent - 1].pid == pid)
-		return &s->threads[*recent - 1];
-	i = kp_hash_get(&s->thread_ids, tid);
-	if (i && s->threads[*i].pid == pid) {
-		*recent = (uint32_t)*i + 1;
-		return &s->threads[*i];
-	}
-	p = proc_get(s, pid);
-	if (i) { /* the tid was reused by another process */
-		t = &s->threads[*i];
-	} else {
-		KP_GROW(s->threads, s->cap_threads, s->nr_threads + 1);
-		kp_hash_put(&s->thread_ids, tid, s->nr_threads);
-		t = &s->threads[s->nr_threads++];
-	}
-	*t = (struct kp_thread){ tid, pid, 0, (uint32_t)(p - s->procs), false };
-	return t;
-}
+/* --- the process model (model.h), as the records tell it ------------------------------- */
 
 static uint32_t dso_id(struct kp_session *s, const char *path, const uint8_t *bid, size_t bid_len)
 {
@@ -246,53 +192,6 @@ static size_t deleted_suffix(const char *path)
 	return n > sizeof(sfx) - 1 && !strcmp(path + n - (sizeof(sfx) - 1), sfx)
 		       ? n - (sizeof(sfx) - 1)
 		       : 0;
-}
-
-/*
- * Put @m into @p's sorted maps, cutting away whatever part of older maps it overlaps; with
- * @hole, only cut (a mapping of data, which holds no code to find).
- */
-static void insert_map(struct kp_proc *p, const struct kp_map *m, bool hole)
-{
-	struct kp_map *old = p->maps, *out;
-	size_t n = 0, cap = p->nr_maps + 2, pos = 0;
-
-	out = kp_xcalloc(cap, sizeof(*out));
-	for (size_t i = 0; i < p->nr_maps; i++) {
-		struct kp_map o = old[i];
-		if (o.end <= m->start || o.start >= m->end) {
-			out[n++] = o;
-			continue;
-		}
-		if (o.start < m->start) { /* the part before the new map survives */
-			out[n] = o;
-			out[n++].end = m->start;
-		}
-		if (o.end > m->end) { /* so does the part after it */
-			o.pgoff += m->end - o.start;
-			o.start = m->end;
-			out[n++] = o;
-		}
-	}
-	free(old);
-	p->maps = out;
-	p->nr_maps = n;
-	p->cap_maps = cap;
-	if (hole)
-		return;
-	while (pos < n && out[pos].start < m->start)
-		pos++;
-	memmove(out + pos + 1, out + pos, (n - pos) * sizeof(*out));
-	out[pos] = *m;
-	p->nr_maps = n + 1;
-}
-
-const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr)
-{
-	/* the last map starting at or below @addr: insert_map() keeps them apart, in order */
-	size_t i = KP_FIRST_ABOVE(proc->maps, proc->nr_maps, start, addr);
-
-	return i && addr < proc->maps[i - 1].end ? &proc->maps[i - 1] : NULL;
 }
 
 /* The JIT names of @proc: its perf map, and the jitdump it mapped (under --symfs). */
@@ -424,13 +323,11 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 	if (mm->pid == UINT32_MAX && (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		kernel_map(s, mm);
 	if (misc & PERF_RECORD_MISC_MMAP_DATA) {
-		p = proc_get(s, mm->pid);
-		insert_map(p, &m, true);
-		p->maps_id = ++s->maps_ids;
+		kp_model_mmap(&s->model, mm->pid, &m, true);
 		return;
 	}
 	m.name = kp_strtab_intern(&s->strs, mm->filename);
-	p = proc_get(s, mm->pid);
+	p = kp_model_proc(&s->model, mm->pid);
 	if (kp_perfmap_is_jitdump(mm->filename, &jit_pid)) { /* read with its first JIT lookup */
 		p->jitdump = m.name;
 		if (p->jit.loaded)
@@ -448,57 +345,16 @@ static void on_mmap(struct kp_session *s, const struct kp_mmap *mm, uint16_t mis
 	} else {
 		m.dso = dso_id(s, mm->filename, bid, bid_len);
 	}
-	p = proc_get(s, mm->pid); /* dso_id() may have moved it */
-	insert_map(p, &m, false);
-	p->maps_id = ++s->maps_ids;
+	kp_model_mmap(&s->model, mm->pid, &m, false);
 }
 
 static void on_comm(struct kp_session *s, const struct kp_comm *c, uint16_t misc)
 {
-	struct kp_thread *t = kp_session_thread(s, c->pid, c->tid);
+	struct kp_thread *t = kp_model_thread(&s->model, c->pid, c->tid);
 
 	t->comm = kp_strtab_intern(&s->strs, c->comm);
-	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
-		/* a new image: the maps of the old one are gone (the MMAP2s of the new follow) */
-		struct kp_proc *p = &s->procs[t->proc];
-		p->nr_maps = 0;
-		kp_perfmap_release(&p->jit);
-		p->jitdump = 0;
-		p->maps_id = ++s->maps_ids;
-	}
-}
-
-static void on_fork(struct kp_session *s, const struct kp_task *f)
-{
-	uint32_t comm = kp_session_thread(s, f->ppid, f->ptid)->comm;
-	struct kp_thread *t;
-
-	if (f->pid != f->ppid) { /* a new process starts with a copy of its parent's maps */
-		struct kp_proc *parent = proc_get(s, f->ppid), *child;
-		size_t n = parent->nr_maps;
-		struct kp_map *maps = kp_xcalloc(n ? n : 1, sizeof(*maps));
-		if (n)
-			memcpy(maps, parent->maps, n * sizeof(*maps));
-		uint32_t cgroup = parent->cgroup, parent_maps = parent->maps_id;
-		bool anon = false;
-
-		for (size_t i = 0; i < n; i++)
-			anon |= (maps[i].flags & KP_MAP_ANON) != 0;
-
-		child = proc_get(s, f->pid); /* may move parent */
-		if (!child->cgroup) /* until its own record says otherwise */
-			child->cgroup = cgroup;
-		free(child->maps);
-		kp_perfmap_release(&child->jit);
-		child->jitdump = 0;
-		child->pid = f->pid;
-		child->maps = maps;
-		child->nr_maps = child->cap_maps = n;
-		child->maps_id = anon ? ++s->maps_ids : parent_maps;
-	}
-	t = kp_session_thread(s, f->pid, f->tid);
-	t->comm = comm;
-	t->exited = false;
+	if (misc & PERF_RECORD_MISC_COMM_EXEC)
+		kp_model_exec(&s->model, &s->model.procs[t->proc]);
 }
 
 /* Records that do not parse (the reader validated those of a file, not the rings') change
@@ -521,11 +377,11 @@ static void update_model(struct kp_session *s, const struct kp_rec_header *rec)
 		break;
 	case PERF_RECORD_FORK:
 		if (!kp_rec_parse_task(rec, rec->size, &t))
-			on_fork(s, &t);
+			kp_model_fork(&s->model, t.ppid, t.ptid, t.pid, t.tid);
 		break;
 	case PERF_RECORD_EXIT:
 		if (!kp_rec_parse_task(rec, rec->size, &t))
-			kp_session_thread(s, t.pid, t.tid)->exited = true;
+			kp_model_thread(&s->model, t.pid, t.tid)->exited = true;
 		break;
 	default:
 		break;
@@ -565,7 +421,7 @@ static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint6
 	if (!s->ops->sample)
 		return 0;
 	return s->ops->sample(s->ctx, s, ev, &s->smp, rec,
-			      kp_session_thread(s, s->smp.pid, s->smp.tid));
+			      kp_model_thread(&s->model, s->smp.pid, s->smp.tid));
 }
 
 static uint64_t time_of(struct kp_session *s, const struct kp_rec_header *rec)
@@ -673,7 +529,7 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		kp_unwind_stats_read(&s->unwind_stops, &s->strs, rec);
 		break;
 	case KP_REC_PROC_CGROUP: /* read as it comes: before the process's samples are due */
-		proc_get(s, ((const struct kp_rec_proc_cgroup *)rec)->pid)->cgroup =
+		kp_model_proc(&s->model, ((const struct kp_rec_proc_cgroup *)rec)->pid)->cgroup =
 			kp_strtab_intern(&s->strs, (const char *)rec + sizeof(struct kp_rec_proc_cgroup));
 		break;
 	case KP_REC_UNWIND_DSO:

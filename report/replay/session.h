@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * session.h - replays a recording: its records in time order, and the model of the processes
- * they describe (threads and their comm, processes and their maps) as it was at each record.
+ * they describe (model.h: threads and their comm, processes and their maps) as it was at each
+ * record.
  *
  * The session reads the file, keeps kprof's own records (events, metadata, kernel symbols,
  * statistics), puts the kernel records of the per-CPU rings in time order (order.h), updates
@@ -24,45 +25,11 @@
 #include "formats/rec.h"
 #include "report/base/hash.h"
 #include "report/symbols/ksyms.h"
+#include "model.h"
 #include "order.h"
 #include "report/symbols/perfmap.h"
 #include "report/base/strtab.h"
 #include "unwind-stats.h"
-
-#define KP_MAP_ANON 0x1		/* no file: anonymous, JIT code, heap, stack */
-
-/* One mapping of a process; maps of a process are sorted and never overlap. */
-struct kp_map {
-	uint64_t start, end, pgoff;
-	uint32_t dso;		/* index into kp_session.dsos, for a file-backed map */
-	uint32_t name;		/* strtab id of the mapped path ("//anon", "[vdso]", ...) */
-	uint32_t flags;		/* KP_MAP_* */
-};
-
-struct kp_proc {
-	uint32_t pid;
-	/*
-	 * Which set of maps the process has: a new value whenever they change, while a forked
-	 * child shares its parent's until either changes (unless the parent has anonymous maps,
-	 * whose JIT names are each process's own). It keys cached stacks: the stacks of a
-	 * thousand forked workers resolve once.
-	 */
-	uint32_t maps_id;
-	struct kp_map *maps;
-	size_t nr_maps, cap_maps;
-	struct kp_perfmap jit;	/* /tmp/perf-PID.map and its jitdump, loaded on the first
-				 * anonymous hit */
-	uint64_t jit_read_at;	/* the record time they were last read on at (a miss) */
-	uint32_t jitdump;	/* strtab id of the jit-PID.dump it mapped, 0 for none */
-	uint32_t cgroup;	/* strtab id of its cgroup (KP_REC_PROC_CGROUP), 0 unknown */
-};
-
-struct kp_thread {
-	uint32_t tid, pid;
-	uint32_t comm;		/* strtab id */
-	uint32_t proc;		/* index into kp_session.procs */
-	bool exited;
-};
 
 /* A DSO as the session knows it: the symbolizer's handle plus what the stats need. */
 struct kp_session_dso {
@@ -127,16 +94,7 @@ struct kp_session {
 	struct kp_session_dso *dso_list;
 	size_t nr_dsos, cap_dsos;
 	struct kp_hash dso_ids;		/* struct kp_dso * -> index */
-	struct kp_proc *procs;
-	size_t nr_procs, cap_procs;
-	uint32_t maps_ids;		/* the last kp_proc.maps_id given */
-	struct kp_hash proc_ids;	/* pid -> index */
-	struct kp_thread *threads;
-	size_t nr_threads, cap_threads;
-	/* the threads kp_session_thread() gave lately, by tid: index + 1, 0 none. Samples come
-	 * in runs of a CPU's few threads */
-	uint32_t recent_threads[64];
-	struct kp_hash thread_ids;	/* tid -> index */
+	struct kp_model model;		/* the processes, as of the last record replayed */
 	struct kp_order order;
 	uint64_t last_time;
 	struct kp_rec_stats stats;	/* zero unless have_stats */
@@ -166,8 +124,8 @@ struct kp_session {
 };
 
 /*
- * kp_session_open - open @path for replay; @dso_opts is copied (its kernel_release is taken
- * from the recording). Returns 0 or the reader's error (kp_reader_open()). Call
+ * kp_session_open - open @path for replay, read by @dso_opts->jobs threads; @dso_opts is copied
+ * (its kernel_release is taken from the recording). Returns 0 or the reader's error (kp_reader_open()). Call
  * kp_session_release() in every case.
  */
 int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_opts *dso_opts);
@@ -178,14 +136,6 @@ int kp_session_open(struct kp_session *s, const char *path, const struct kp_dso_
  * kp_session_release() after it.
  */
 void kp_session_init(struct kp_session *s, const struct kp_dso_opts *dso_opts);
-
-/*
- * kp_session_set_jobs - for the rest of this process, how many threads a session reads its
- * file with (report --jobs): 1, the replay's own; 2 or more, a second thread also reads,
- * checks, decompresses and decodes the chunks ahead of the replay (a kprof file: perf.data
- * is read by the replay). 0, the default: 2 when the process may run on 2 CPUs or more.
- */
-void kp_session_set_jobs(unsigned n);
 
 /*
  * kp_session_set_symfs - look for binaries, and for perf-PID.map files (normally in /tmp),
@@ -222,12 +172,6 @@ int kp_session_feed_chunk(struct kp_session *s, const uint8_t *buf, size_t len);
 int kp_session_end(struct kp_session *s);
 
 void kp_session_release(struct kp_session *s);
-
-/* kp_session_thread - the thread @tid (created, with comm "" and its own process, if new). */
-struct kp_thread *kp_session_thread(struct kp_session *s, uint32_t pid, uint32_t tid);
-
-/* kp_session_map - the map of @proc holding @addr, or NULL. */
-const struct kp_map *kp_session_map(const struct kp_proc *proc, uint64_t addr);
 
 /*
  * kp_session_jit - the JIT code covering @addr in @proc's perf map or jitdump, or NULL. A JIT

@@ -87,7 +87,8 @@ static int debuglink_search(Dwfl_Module *mod, const char *file_name, const char 
 
 /*
  * The local search first: by build-id under /usr/lib/debug, then by .gnu_debuglink. Then, when
- * a server is set, debuginfod by build-id, through kprof's one client (debuginfod.h): libdw's
+ * a server is set, debuginfod by build-id, through the client that the module's user data
+ * names (kp_dso_opts.debuginfod, debuginfod.h): libdw's
  * own would be loaded at the first binary without a local debug file (libcurl, GnuTLS,
  * Kerberos: about 30 libraries, tens of ms of relocations) even with no server set, and would
  * ask a server that is down once per binary.
@@ -112,9 +113,9 @@ int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	if (fd < 0 && debuglink_file && file_name)
 		fd = debuglink_search(mod, file_name, debuglink_file, debuglink_crc,
 				      debuginfo_file_name);
-	if (fd < 0 && kp_debuginfod_enabled() &&
+	if (fd < 0 && kp_debuginfod_enabled(*userdata) &&
 	    (len = dwfl_module_build_id(mod, &bits, &vaddr)) > 0)
-		fd = kp_debuginfod_find(KP_DEBUGINFOD_DEBUGINFO, bits, (size_t)len,
+		fd = kp_debuginfod_find(*userdata, KP_DEBUGINFOD_DEBUGINFO, bits, (size_t)len,
 					file_name ? file_name : modname, debuginfo_file_name);
 	return fd;
 }

@@ -20,7 +20,8 @@
  * kp_debuginfo_find - libdw's find_debuginfo callback (Dwfl_Callbacks): the standard search
  * (by build-id under /usr/lib/debug, then by .gnu_debuglink beside the binary, in its .debug/
  * directory and under /usr/lib/debug), then debuginfod (debuginfod.h) when $DEBUGINFOD_URLS names a
- * server. Returns an fd on the debug file (owned by libdw) and its name in
+ * server, through the struct kp_debuginfod that the module's user data (*@userdata) points
+ * to (NULL: none is asked). Returns an fd on the debug file (owned by libdw) and its name in
  * *@debuginfo_file_name (malloc'ed, libdw frees it), or -1 when there is none.
  */
 int kp_debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,

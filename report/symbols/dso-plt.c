@@ -5,13 +5,14 @@
  * slot the entry jumps through, as perf names them; one whose slot an IFUNC's resolver fills
  * (libc calling its own string functions) after the IFUNC, where perf prints an address.
  */
+#include "dso-plt.h"
+
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dso-int.h"
 
 /* A got_slots() value: the slot holds what the IFUNC resolver at the low bits picks. */
 #define SLOT_IFUNC (1ull << 63)
@@ -71,7 +72,7 @@ static void ifunc_syms(Elf *elf, const struct kp_hash *slots, struct kp_hash *if
 }
 
 /* The name of the symbol @ref (got_slots()' value) as "name@plt", interned; NULL if none. */
-static const char *plt_name(struct kp_dso *d, Elf *elf, uint64_t ref)
+static const char *plt_name(struct kp_symnames *names, Elf *elf, uint64_t ref)
 {
 	Elf_Scn *scn = elf_getscn(elf, (size_t)(ref >> 32));
 	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
@@ -85,10 +86,10 @@ static const char *plt_name(struct kp_dso *d, Elf *elf, uint64_t ref)
 	name = elf_strptr(elf, sh.sh_link, sym.st_name);
 	if (!name || !*name)
 		return NULL;
-	dm = d->t->opts.demangle ? kp_demangle(name) : NULL;
+	dm = names->demangle ? kp_demangle(name) : NULL;
 	snprintf(buf, sizeof(buf), "%s@plt", dm ? dm : name);
 	free(dm);
-	return kp_dsos_intern(d->t, buf);
+	return kp_symnames_intern(names, buf);
 }
 
 /*
@@ -96,8 +97,9 @@ static const char *plt_name(struct kp_dso *d, Elf *elf, uint64_t ref)
  * whose GOT slot the entry jumps through: `[endbr64] [bnd] jmp *disp32(%rip)`, as perf names
  * them. Entries that jump elsewhere (.plt's first one, IBT's lazy stubs) stay unnamed.
  */
-static void plt_section(struct kp_dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			const struct kp_hash *slots, const struct kp_hash *ifuncs)
+static void plt_section(struct kp_symtab *st, struct kp_symnames *names, uint64_t bias, Elf *elf,
+			Elf_Scn *scn, const GElf_Shdr *sh, const struct kp_hash *slots,
+			const struct kp_hash *ifuncs)
 {
 	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -122,17 +124,15 @@ static void plt_section(struct kp_dso *d, Elf *elf, Elf_Scn *scn, const GElf_Shd
 					 + (uint64_t)(int64_t)disp);
 		if (ref && (*ref & SLOT_IFUNC))
 			ref = kp_hash_get(ifuncs, *ref & ~SLOT_IFUNC);
-		name = ref ? plt_name(d, elf, *ref) : NULL;
+		name = ref ? plt_name(names, elf, *ref) : NULL;
 		if (name)
-			kp_dso_sym_add(d, (struct sym){ sh->sh_addr + off + d->bias, ent, name, true,
-						 STB_GLOBAL });
+			kp_symtab_add(st, (struct kp_sym){ sh->sh_addr + off + bias, ent, name, true,
+							   STB_GLOBAL });
 	}
 }
 
-void kp_dso_plt_syms(struct kp_dso *d)
+void kp_plt_syms(Elf *elf, uint64_t bias, struct kp_symtab *st, struct kp_symnames *names)
 {
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(d->mod, &bias);
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	size_t shstrndx;
@@ -153,7 +153,7 @@ void kp_dso_plt_syms(struct kp_dso *d)
 
 		if (name && sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
 		    (!strcmp(name, ".plt") || !strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got")))
-			plt_section(d, elf, scn, &sh, &slots, &ifuncs);
+			plt_section(st, names, bias, elf, scn, &sh, &slots, &ifuncs);
 	}
 	kp_hash_release(&slots);
 	kp_hash_release(&ifuncs);

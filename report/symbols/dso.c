@@ -2,8 +2,10 @@
 /*
  * dso.c - DSOs and their symbols through libdw: one Dwfl per DSO, opened on first use, and a
  * per-DSO cache from file offset to the frames found there, so that a report resolves each
- * distinct address once however many samples hit it. A recording's embedded symbols, which
- * stand in for a file that gives none, are dso-embed.c's.
+ * distinct address once however many samples hit it. Below it: the names, frames and symbol
+ * tables it hands out (symtab.c), the DWARF's frames (dso-dwarf.c), the PLT's names
+ * (dso-plt.c) and a recording's embedded symbols, which stand in for a file that gives none
+ * (dso-embed.c).
  */
 #include "dso.h"
 
@@ -15,8 +17,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <libiberty/demangle.h>
-#undef ARRAY_SIZE /* libiberty.h has its own; formats/util.h's is the same */
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +29,64 @@
 #include "formats/util.h"
 #include "debuginfo.h"
 #include "debuginfod.h"
-#include "dso-int.h"
+#include "dso-dwarf.h"
+#include "dso-embed.h"
+#include "dso-plt.h"
 #include "report/base/hash.h"
 #include "report/base/search.h"
 #include "report/base/strtab.h"
 #include "symrank.h"
+#include "symtab.h"
 
-#define MAX_NESTING 256
 #define VDSO_MAX_SIZE (16u << 20)
+_Static_assert(KP_DSO_MAX_FRAMES == KP_SYM_MAX_FRAMES,
+	       "a SYMBOLS record holds what a lookup gives");
+
+struct load {
+	uint64_t off, filesz, vaddr;
+	bool exec;
+};
+
+struct kp_dso {
+	struct kp_dsos *t;
+	const char *path, *short_name; /* interned */
+	enum kp_dso_status status;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias; /* module address = ELF vaddr + bias */
+	uint64_t entry;	/* e_entry, an ELF vaddr */
+	unsigned machine; /* e_machine */
+	struct load *loads;
+	size_t nr_loads, cap_loads;
+	struct kp_symtab syms;
+	struct kp_hash cache; /* file_off -> kp_symnames value (its frames) */
+	bool own_dwarf;	/* the binary carries its DWARF (else only a debug file can have it) */
+	bool own_symtab; /* the binary has its .symtab (was not stripped) */
+	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
+	uint8_t file_build_id[20]; /* the file's, read when it is checked */
+	size_t file_build_id_len;
+	struct kp_emb *emb;	/* the embedded symbols it uses, when its file gives none */
+	bool skeleton;		/* its file is their sparse copy: headers and unwind tables,
+				 * no code */
+	const char *fetched;	/* the file read instead of the recorded path (interned):
+				 * debuginfod's, in its cache, or the process's own (alts) */
+	enum kp_dso_source source;
+	enum kp_dso_status file_status; /* named from elsewhere: why the file could not be */
+	size_t build_id_len;
+	uint8_t build_id[]; /* as recorded */
+};
+
+struct kp_dsos {
+	struct kp_dso_opts opts;
+	char *release; /* owned copy of opts.kernel_release */
+	struct kp_dso **dsos;
+	size_t nr_dsos, cap_dsos;
+	struct kp_hash by_key; /* hash(path, build-id), probed linearly -> index in dsos */
+	struct kp_symnames names; /* names, files and paths handed out, and the frames */
+	struct kp_embs embs;
+	const struct kp_dso_alt *alts;	/* borrowed */
+	size_t nr_alts;
+};
 
 static const char *const status_str[] = {
 	[KP_DSO_UNLOADED] = "not loaded",
@@ -74,44 +124,6 @@ const char *kp_dso_status_str(enum kp_dso_status s)
 	return status_str[s];
 }
 
-const char *kp_dsos_intern(struct kp_dsos *t, const char *s)
-{
-	return s ? kp_strtab_get(&t->strs, kp_strtab_intern(&t->strs, s)) : NULL;
-}
-
-/* A function name as shown: demangled once per distinct raw name when opts.demangle. */
-const char *kp_dsos_intern_func(struct kp_dsos *t, const char *raw)
-{
-	uint32_t i = kp_strtab_intern(&t->strs, raw ? raw : "??"), j;
-	uint64_t *v;
-	char *dm;
-
-	if (!t->opts.demangle)
-		return kp_strtab_get(&t->strs, i);
-	v = kp_hash_get(&t->demangled, i);
-	if (v)
-		return kp_strtab_get(&t->strs, (uint32_t)*v);
-	dm = kp_demangle(kp_strtab_get(&t->strs, i));
-	j = dm ? kp_strtab_intern(&t->strs, dm) : i;
-	free(dm);
-	kp_hash_put(&t->demangled, i, j);
-	return kp_strtab_get(&t->strs, j);
-}
-
-char *kp_demangle(const char *name)
-{
-	/* Itanium and Rust (legacy "_ZN...17h<hash>E" and v0 "_R") all start with '_'. */
-	if (!name || name[0] != '_')
-		return NULL;
-	/*
-	 * DMGL_AUTO, not DMGL_RUST: with DMGL_RUST libiberty only tries the Rust demanglers and
-	 * returns NULL for plain C++; auto tries Rust (legacy and v0) first, then Itanium.
-	 * DMGL_RET_DROP: a function template's mangled name carries its return type, which perf
-	 * (and c++filt's users) do not show: "ns::apply_n<F&>(F&, unsigned long, int)".
-	 */
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO | DMGL_RET_DROP);
-}
-
 struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts)
 {
 	struct kp_dsos *t = kp_xcalloc(1, sizeof(*t));
@@ -121,8 +133,7 @@ struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts)
 		t->release = kp_xstrdup(opts->kernel_release);
 	t->opts.kernel_release = t->release;
 	kp_hash_init(&t->by_key);
-	kp_strtab_init(&t->strs);
-	kp_hash_init(&t->demangled);
+	kp_symnames_init(&t->names, opts->demangle);
 	return t;
 }
 
@@ -137,18 +148,14 @@ void kp_dsos_free(struct kp_dsos *t)
 			dwfl_end(d->dwfl);
 		kp_hash_release(&d->cache);
 		free(d->loads);
-		free(d->syms);
+		kp_symtab_release(&d->syms);
 		free(d);
 	}
-	for (size_t i = 0; i < t->nr_embs; i++)
-		kp_emb_release(&t->embs[i]);
-	free(t->embs);
-	kp_strtab_release(&t->strs);
+	kp_embs_release(&t->embs);
+	kp_symnames_release(&t->names);
 	free(t->dsos);
-	free(t->frames);
 	free(t->release);
 	kp_hash_release(&t->by_key);
-	kp_hash_release(&t->demangled);
 	free(t);
 }
 
@@ -182,7 +189,7 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
 		return t->dsos[*v];
 	d = kp_xcalloc(1, sizeof(*d) + build_id_len);
 	d->t = t;
-	d->path = kp_dsos_intern(t, path);
+	d->path = kp_symnames_intern(&t->names, path);
 	slash = strrchr(d->path, '/');
 	d->short_name = slash && slash[1] ? slash + 1 : d->path;
 	if (build_id_len)
@@ -194,13 +201,6 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
 	t->dsos[t->nr_dsos] = d;
 	kp_hash_put(&t->by_key, key, t->nr_dsos++);
 	return d;
-}
-
-size_t kp_bid_trim(const uint8_t *bid, size_t len)
-{
-	while (len && !bid[len - 1]) /* perf-style padding */
-		len--;
-	return len;
 }
 
 void kp_dsos_alts(struct kp_dsos *t, const struct kp_dso_alt *alts, size_t nr)
@@ -389,6 +389,7 @@ static bool check_elf(struct kp_dso *d, int fd)
 static bool dwfl_open(struct kp_dso *d, int fd)
 {
 	Dwarf_Addr bias;
+	void **userdata;
 
 	d->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!d->dwfl) {
@@ -403,20 +404,13 @@ static bool dwfl_open(struct kp_dso *d, int fd)
 		close(fd);
 	if (dwfl_report_end(d->dwfl, NULL, NULL) || !d->mod)
 		return false;
+	/* for kp_debuginfo_find(), which libdw gives the module's user data */
+	dwfl_module_info(d->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = d->t->opts.debuginfod;
 	if (!dwfl_module_getelf(d->mod, &bias))
 		return false;
 	d->bias = bias;
 	return true;
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return kp_symrank_cmp(&(struct kp_symrank){ x->name, x->size, x->typed, x->bind },
-			      &(struct kp_symrank){ y->name, y->size, y->typed, y->bind });
 }
 
 /* Functions, and untyped labels in code (hand-written assembly), are what samples hit. */
@@ -434,18 +428,11 @@ static bool sym_is_code(const GElf_Sym *s, GElf_Word shndx, Elf *elf)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-void kp_dso_sym_add(struct kp_dso *d, struct sym s)
-{
-	KP_GROW(d->syms, d->cap_syms, d->nr_syms + 1);
-	d->syms[d->nr_syms++] = s;
-}
-
-/* Sort the module's function symbols and its PLT entries, keep one name per address (perf's
- * choice among aliases), size the sizeless. */
+/* The module's function symbols and its PLT entries, one name per address (symtab.h). */
 static void syms_load(struct kp_dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
-	size_t k = 0;
+	GElf_Addr bias;
 
 	for (int i = 1; i < n; i++) {
 		GElf_Sym s;
@@ -456,35 +443,12 @@ static void syms_load(struct kp_dso *d)
 
 		if (!name || !*name || !sym_is_code(&s, shndx, elf))
 			continue;
-		kp_dso_sym_add(d, (struct sym){ addr, s.st_size, name,
-						GELF_ST_TYPE(s.st_info) != STT_NOTYPE,
-						(unsigned char)GELF_ST_BIND(s.st_info) });
+		kp_symtab_add(&d->syms, (struct kp_sym){ addr, s.st_size, name,
+							 GELF_ST_TYPE(s.st_info) != STT_NOTYPE,
+							 (unsigned char)GELF_ST_BIND(s.st_info) });
 	}
-	kp_dso_plt_syms(d);
-	if (d->nr_syms)
-		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
-	for (size_t i = 0; i < d->nr_syms; i++)
-		if (!k || d->syms[i].addr != d->syms[k - 1].addr)
-			d->syms[k++] = d->syms[i];
-	d->nr_syms = k;
-	/* As perf does, a sizeless symbol runs to the next one (the last one covers 1 byte). */
-	for (size_t i = 0; i < k; i++)
-		if (!d->syms[i].size)
-			d->syms[i].size = i + 1 < k ? d->syms[i + 1].addr - d->syms[i].addr : 1;
-}
-
-/*
- * The symbol covering @addr: the last one starting at or before it, or one of the few before
- * that when symbols nest.
- */
-static const struct sym *sym_find(const struct kp_dso *d, uint64_t addr)
-{
-	size_t lo = KP_FIRST_ABOVE(d->syms, d->nr_syms, addr, addr);
-
-	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
-		if (addr - d->syms[i].addr < d->syms[i].size)
-			return &d->syms[i];
-	return NULL;
+	kp_plt_syms(dwfl_module_getelf(d->mod, &bias), d->bias, &d->syms, &d->t->names);
+	kp_symtab_sort(&d->syms);
 }
 
 /*
@@ -526,7 +490,7 @@ static void file_load(struct kp_dso *d)
 	d->own_symtab = kp_debuginfo_has_symtab(dwfl_module_getelf(d->mod, &dbias));
 	/* A symbol table (.symtab, .dynsym, separate debuginfo, minidebuginfo) or else DWARF. */
 	syms_load(d);
-	if (d->nr_syms || (dwarf_wanted(d, false) && dwfl_module_getdwarf(d->mod, &dbias)))
+	if (d->syms.nr || (dwarf_wanted(d, false) && dwfl_module_getdwarf(d->mod, &dbias)))
 		d->status = KP_DSO_OK;
 	else
 		d->status = KP_DSO_NO_SYMBOLS;
@@ -543,8 +507,9 @@ static void load_elsewhere(struct kp_dso *d, const char *path, enum kp_dso_sourc
 		dwfl_end(d->dwfl);
 	d->dwfl = NULL;
 	d->mod = NULL;
-	d->nr_loads = d->nr_syms = 0;
-	d->fetched = kp_dsos_intern(d->t, path);
+	d->nr_loads = 0;
+	kp_symtab_clear(&d->syms);
+	d->fetched = kp_symnames_intern(&d->t->names, path);
 	file_load(d);
 	d->file_status = was;
 	d->source = source;
@@ -562,7 +527,8 @@ static void fetch_use(struct kp_dso *d)
 	    (was != KP_DSO_MISSING && was != KP_DSO_BUILDID_MISMATCH && was != KP_DSO_NOT_ELF &&
 	     was != KP_DSO_NOT_FILE))
 		return;
-	fd = kp_debuginfod_find(KP_DEBUGINFOD_EXECUTABLE, d->build_id, len, d->path, &path);
+	fd = kp_debuginfod_find(d->t->opts.debuginfod, KP_DEBUGINFOD_EXECUTABLE, d->build_id, len,
+				d->path, &path);
 	if (fd < 0)
 		return;
 	close(fd);
@@ -588,6 +554,15 @@ static const struct kp_dso_alt *alt_of(const struct kp_dso *d)
 	return NULL;
 }
 
+/* A DSO whose file gives no symbols takes the embedded ones @e: its status becomes KP_DSO_OK. */
+static void emb_use(struct kp_dso *d, struct kp_emb *e)
+{
+	d->emb = e;
+	d->file_status = d->status;
+	d->status = KP_DSO_OK;
+	d->source = e->ns ? KP_DSO_SRC_EMBEDDED_NS : KP_DSO_SRC_EMBEDDED;
+}
+
 /*
  * The file at the recorded path, when it is the recorded one and names something; else the
  * file its process saw, while the recording is still being made (a process in another mount
@@ -597,12 +572,14 @@ static const struct kp_dso_alt *alt_of(const struct kp_dso *d)
 static void dso_load(struct kp_dso *d)
 {
 	const struct kp_dso_alt *alt;
-	struct emb *e;
+	struct kp_emb *e;
 
 	file_load(d);
 	if (d->status != KP_DSO_OK && d->t->nr_alts && (alt = alt_of(d)))
 		load_elsewhere(d, alt->file, KP_DSO_SRC_NAMESPACE, d->status);
-	if (d->status != KP_DSO_OK && d->t->nr_embs && (e = kp_emb_find(d))) {
+	if (d->status != KP_DSO_OK && d->t->embs.nr &&
+	    (e = kp_embs_find(&d->t->embs, d->path, d->build_id,
+			      kp_bid_trim(d->build_id, d->build_id_len)))) {
 		enum kp_dso_status was = d->status;
 		const char *skel = was != KP_DSO_NO_SYMBOLS ? kp_emb_skeleton(e) : NULL;
 
@@ -612,9 +589,9 @@ static void dso_load(struct kp_dso *d)
 			d->skeleton = true;
 		}
 		d->status = was;
-		kp_emb_use(d, e);
+		emb_use(d, e);
 	}
-	if (d->status != KP_DSO_OK && kp_debuginfod_enabled())
+	if (d->status != KP_DSO_OK && kp_debuginfod_enabled(d->t->opts.debuginfod))
 		fetch_use(d);
 }
 
@@ -674,23 +651,23 @@ static bool vaddr_to_off(const struct kp_dso *d, uint64_t vaddr, uint64_t *off)
 
 bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
 {
-	const struct sym *sym;
+	const struct kp_sym *sym;
 	uint64_t vaddr;
 
 	if (kp_dso_status(d) == KP_DSO_OK && d->emb) {
-		const struct emb_func *e = kp_emb_func_at(d->emb, file_off);
+		const struct kp_emb_func *e = kp_emb_func_at(d->emb, file_off);
 
 		if (e)
-			*f = (struct kp_dso_func){ kp_dsos_intern_func(d->t, e->name), e->vaddr,
-						   e->size, e->off };
+			*f = (struct kp_dso_func){ kp_symnames_func(&d->t->names, e->name),
+						   e->vaddr, e->size, e->off };
 		return e != NULL;
 	}
 	if (kp_dso_status(d) != KP_DSO_OK || !off_to_vaddr(d, file_off, &vaddr) ||
-	    !(sym = sym_find(d, vaddr + d->bias)) || sym->addr < d->bias)
+	    !(sym = kp_symtab_find(&d->syms, vaddr + d->bias)) || sym->addr < d->bias)
 		return false;
 	f->vaddr = sym->addr - d->bias;
 	f->size = sym->size;
-	f->name = kp_dsos_intern_func(d->t, sym->name);
+	f->name = kp_symnames_func(&d->t->names, sym->name);
 	return vaddr_to_off(d, f->vaddr, &f->off);
 }
 
@@ -752,152 +729,29 @@ bool kp_dso_entry(struct kp_dso *d, uint64_t *off)
 	return false;
 }
 
-/* A DWARF function name: the linkage name (demanglable) when there is one, else DW_AT_name. */
-static const char *die_func_name(Dwarf_Die *die)
-{
-	Dwarf_Attribute mem;
-	const char *s;
-
-	/* _integrate follows DW_AT_abstract_origin and DW_AT_specification to the declaration. */
-	s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &mem));
-	if (!s)
-		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &mem));
-	return s ? s : dwarf_diename(die);
-}
-
-/* The call site of an inlined instance: where the frame it was inlined into stands. */
-static void call_site(Dwarf_Die *inl, struct kp_sym_frame *f)
-{
-	Dwarf_Attribute mem;
-	Dwarf_Word w;
-	Dwarf_Die cu;
-	Dwarf_Files *files;
-	size_t nfiles;
-
-	if (!dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &mem), &w) && w <= UINT32_MAX)
-		f->line = (uint32_t)w;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &mem), &w) ||
-	    !dwarf_diecu(inl, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) ||
-	    w >= nfiles)
-		return;
-	f->file = dwarf_filesrc(files, w, NULL, NULL);
-}
-
-static void addr_srcline(struct kp_dso *d, Dwarf_Addr addr, struct kp_sym_frame *f)
-{
-	Dwfl_Line *l = dwfl_module_getsrc(d->mod, addr);
-	int line = 0;
-
-	if (!l)
-		return;
-	f->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-	f->line = line > 0 ? (uint32_t)line : 0;
-}
-
-static bool is_code_scope(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
-	       tag == DW_TAG_lexical_block || tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
-}
-
-/*
- * Descend from @parent to the innermost code scope holding @pc, filling @path outermost
- * first; returns the new depth. Only namespaces (GCC nests C++ definitions there) and scopes
- * holding @pc are entered, so one lookup costs a walk over the CU's top-level DIEs and one
- * function's tree: dwarf_getscopes() + dwarf_getscopes_die() walk the CU three times.
- * @level bounds the recursion on hostile files (namespaces nested without end).
- */
-static int scope_path(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth, int level)
-{
-	Dwarf_Die c;
-
-	if (depth >= MAX_CHAIN || level >= MAX_NESTING || dwarf_child(parent, &c))
-		return depth;
-	do {
-		int tag = dwarf_tag(&c), sub;
-
-		if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
-			sub = scope_path(&c, pc, path, depth, level + 1);
-			if (sub > depth)
-				return sub;
-		} else if (is_code_scope(tag) && dwarf_haspc(&c, pc) > 0) {
-			path[depth] = c;
-			return scope_path(&c, pc, path, depth + 1, level + 1);
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return depth;
-}
-
-/*
- * Fill @chain from DWARF: the inlined instances around @addr, innermost first, then the
- * subprogram holding them, with each outer frame's line at its inlined child's call site.
- */
-static int dwarf_chain(struct kp_dso *d, Dwarf_Addr addr, struct kp_sym_frame *chain)
-{
-	Dwarf_Die path[MAX_CHAIN], *prev = NULL;
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, addr, &bias);
-	int depth = cu ? scope_path(cu, addr - bias, path, 0, 0) : 0;
-	int n = 0;
-
-	for (int i = depth - 1; i >= 0; i--) {
-		int tag = dwarf_tag(&path[i]);
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		chain[n] = (struct kp_sym_frame){ .func = die_func_name(&path[i]),
-						  .inlined = tag == DW_TAG_inlined_subroutine };
-		if (d->t->opts.srcline && !prev)
-			addr_srcline(d, addr, &chain[n]);
-		else if (d->t->opts.srcline)
-			call_site(prev, &chain[n]);
-		n++;
-		prev = &path[i];
-		if (tag == DW_TAG_subprogram)
-			break;
-	}
-	return n;
-}
-
-#define PADDING_MAX 64 /* the widest alignment between functions: glibc's string functions */
-
-/*
- * Whether @addr lies in the padding between two functions of the symbol table: past one's end,
- * less than PADDING_MAX bytes before the next. A return address just past a call that does not
- * return lands there. DWARF has no function there either, so a separate debug file's is not
- * inflated (10 MB for libc) to find none.
- */
-static bool in_padding(const struct kp_dso *d, uint64_t addr)
-{
-	size_t lo = KP_FIRST_ABOVE(d->syms, d->nr_syms, addr, addr); /* the first after @addr */
-
-	if (!lo || lo == d->nr_syms)
-		return false;
-	const struct sym *prev = &d->syms[lo - 1], *next = &d->syms[lo];
-	return addr >= prev->addr + prev->size && next->addr - (prev->addr + prev->size) < PADDING_MAX;
-}
-
 /* Resolve @off into new frames at the end of the table's array; returns the cache value. */
 static uint64_t resolve(struct kp_dso *d, uint64_t off)
 {
 	struct kp_dsos *t = d->t;
-	struct kp_sym_frame chain[MAX_CHAIN];
-	const struct sym *sym;
-	uint64_t vaddr, first = t->nr_frames;
+	struct kp_sym_frame chain[KP_DSO_MAX_FRAMES], *f;
+	const struct kp_sym *sym;
+	uint64_t vaddr, first = t->names.nr_frames;
 	int n = 0;
 
 	if (!off_to_vaddr(d, off, &vaddr))
 		return first << 8;
-	sym = sym_find(d, vaddr + d->bias);
+	sym = kp_symtab_find(&d->syms, vaddr + d->bias);
+	/* DWARF has no function in the padding between two symbols either, so a separate
+	 * debug file's is not inflated (10 MB for libc) to find none there */
 	if ((t->opts.inline_frames || t->opts.srcline) &&
-	    dwarf_wanted(d, sym != NULL || in_padding(d, vaddr + d->bias)))
-		n = dwarf_chain(d, vaddr + d->bias, chain);
+	    dwarf_wanted(d, sym != NULL || kp_symtab_in_padding(&d->syms, vaddr + d->bias)))
+		n = kp_dwarf_chain(d->mod, vaddr + d->bias, t->opts.srcline, chain);
 	if (!n && !sym)
 		return first << 8;
 	if (!n) {
 		chain[n++] = (struct kp_sym_frame){ 0 };
 		if (t->opts.srcline)
-			addr_srcline(d, vaddr + d->bias, &chain[0]);
+			kp_dwarf_srcline(d->mod, vaddr + d->bias, &chain[0]);
 	}
 	if (sym)
 		chain[n - 1].func = sym->name; /* the ELF symbol names the outermost function best */
@@ -906,14 +760,12 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 		n = 1;
 	}
 	chain[n - 1].inlined = false;
-	KP_GROW(t->frames, t->cap_frames, t->nr_frames + (size_t)n);
-	for (int i = 0; i < n; i++) {
-		struct kp_sym_frame *f = &t->frames[t->nr_frames++];
-
+	f = kp_symnames_add(&t->names, (size_t)n);
+	for (int i = 0; i < n; i++, f++) {
 		*f = chain[i];
-		f->func = kp_dsos_intern_func(t, chain[i].func);
-		f->sys = kp_dsos_intern(t, chain[i].func ? chain[i].func : "??");
-		f->file = kp_dsos_intern(t, chain[i].file);
+		f->func = kp_symnames_func(&t->names, chain[i].func);
+		f->sys = kp_symnames_intern(&t->names, chain[i].func ? chain[i].func : "??");
+		f->file = kp_symnames_intern(&t->names, chain[i].file);
 		f->off = sym ? vaddr + d->bias - sym->addr : UINT64_MAX;
 	}
 	return first << 8 | (uint64_t)n;
@@ -935,11 +787,30 @@ int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *f
 		val = resolve(d, file_off);
 		kp_hash_put(&d->cache, file_off, val);
 	}
-	n = VAL_N(val);
+	n = KP_SYMVAL_N(val);
 	if (!n)
 		return 0;
 	if (n > (size_t)max)
 		n = (size_t)max;
-	memcpy(frames, d->t->frames + (val >> 8), n * sizeof(*frames));
+	memcpy(frames, d->t->names.frames + (val >> 8), n * sizeof(*frames));
 	return (int)n;
+}
+
+void kp_dsos_embed(struct kp_dsos *t, const struct kp_rec_header *rec)
+{
+	kp_embs_add(&t->embs, &t->names, &t->opts, rec);
+}
+
+void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx)
+{
+	const struct kp_hash *h = d->emb ? &d->emb->locs : &d->cache;
+	bool debug = !d->emb && !d->own_dwarf;
+
+	for (size_t i = 0; i < h->cap; i++) {
+		uint64_t v = h->ents[i].val;
+
+		if (h->ents[i].used && KP_SYMVAL_N(v))
+			fn(ctx, h->ents[i].key, d->t->names.frames + (v >> 8), (int)KP_SYMVAL_N(v),
+			   d->emb ? (v & KP_SYMVAL_DEBUG) != 0 : debug);
+	}
 }

@@ -17,25 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symtab.h"
+
 struct kp_dsos;
 struct kp_dso;
-
-struct kp_dso_opts {
-	bool inline_frames;	/* expand inlined functions (default true; --no-inline) */
-	bool inline_self;	/* a sample's own address gives its inline frames to its stack
-				 * too, the innermost taking its self (--inline-self); by default
-				 * the stack ends at the function holding the code, which perf
-				 * names, and only return addresses are expanded (the resolver
-				 * reads it: resolve.h) */
-	bool srcline;		/* fill file:line (--srcline); off saves the line-table lookups */
-	bool demangle;		/* C++ and Rust (legacy and v0) names demangled (--no-demangle) */
-	const char *kernel_release; /* of the recording: the live vDSO is used only if it matches */
-	bool inline_debug;	/* inline frames also where only a separate debug file's DWARF
-				 * has them (--inline): libdw inflates that DWARF whole, tens of
-				 * ms for libc; by default a debug file gives its .symtab's names */
-	bool any_owner;		/* perf maps and jitdumps of any owner are read (report -f,
-				 * as perf's); by default only the user's own or root's */
-};
 
 /* Why a DSO gives no symbols; KP_DSO_OK when it does (possibly not for every address). */
 enum kp_dso_status {
@@ -54,27 +39,6 @@ enum kp_dso_status {
 /* kp_dso_status_str - a short reason for the stats ("build-id mismatch"); static string. */
 const char *kp_dso_status_str(enum kp_dso_status s);
 
-/**
- * struct kp_sym_frame - one frame at an address
- * @func:    function name, demangled if asked; NULL when no symbol covers the address
- * @sys:     the same as the binary spells it (mangled, pprof's system name)
- * @file:    source file (with opts.srcline and DWARF line info), else NULL
- * @line:    source line, 0 if unknown
- * @inlined: this frame was inlined into the next one in the array
- * @off:     the address's offset in the ELF symbol of the function holding the frames (the
- *           same in each frame of an address, as perf shows it); UINT64_MAX without one
- *
- * Strings are owned by the kp_dsos table: valid until kp_dsos_free().
- */
-struct kp_sym_frame {
-	const char *func;
-	const char *sys;
-	const char *file;
-	uint32_t line;
-	bool inlined;
-	uint64_t off;
-};
-
 /* kp_dsos_new - an empty table; @opts is copied. Never fails (aborts on OOM). */
 struct kp_dsos *kp_dsos_new(const struct kp_dso_opts *opts);
 void kp_dsos_free(struct kp_dsos *t);
@@ -85,10 +49,6 @@ void kp_dsos_free(struct kp_dsos *t);
  */
 struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *build_id,
 			    size_t build_id_len);
-
-/* The most frames one address gives: the inlined calls around it, innermost first, then the
- * function holding them; deeper nesting keeps the outer ones. */
-#define KP_DSO_MAX_FRAMES 64
 
 /*
  * kp_dso_symbolize - the frames at @file_off, innermost first, at most @max (>= 1) of them;
@@ -247,11 +207,5 @@ void kp_dso_each_hit(struct kp_dso *d, kp_dso_hit_fn *fn, void *ctx);
 /* kp_dso_path / kp_dso_short_name - the recorded path, and its last component. */
 const char *kp_dso_path(const struct kp_dso *d);
 const char *kp_dso_short_name(const struct kp_dso *d);
-
-/*
- * kp_demangle - demangle a C++ (Itanium) or Rust (legacy or v0) symbol; returns NULL when
- * @name is not mangled. The result is owned by the caller (free()).
- */
-char *kp_demangle(const char *name);
 
 #endif /* KP_DSO_H */

@@ -61,7 +61,8 @@ static uint64_t live_text(const char *release)
 	return addr;
 }
 
-int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st)
+int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st,
+		    struct kp_debuginfod *debuginfod)
 {
 	const struct kp_rec_header *rec;
 	struct kp_perfwrite pw;
@@ -72,7 +73,7 @@ int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st)
 	memset(st, 0, sizeof(*st));
 	kp_perfwrite_init(&pw, fd);
 	kp_writer_init_sink(&w, sink, &pw, KP_WRITER_CHUNK);
-	kp_rewrite_init(&rw, &w);
+	kp_rewrite_init(&rw, &w, debuginfod);
 	while (!w.err && (more = kp_reader_next(r, &rec)) > 0)
 		kp_rewrite_feed(&rw, rec);
 	kp_rewrite_end(&rw);

@@ -41,8 +41,11 @@ struct kp_convert_stats {
  * kp_convert_perf - every record of @r (opened, not read yet) into a perf.data on @fd (empty,
  * seekable, not owned). Returns 0; the reader's error (< 0, as kp_reader_next() gives it) when
  * the input is damaged, after writing what came before the damage; or 1 with @st->write_err
- * when the output cannot be written.
+ * when the output cannot be written. Binaries missing here whose stack copies it unwinds are
+ * fetched by @debuginfod (borrowed; NULL: none is).
  */
-int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st);
+struct kp_debuginfod;
+int kp_convert_perf(struct kp_reader *r, int fd, struct kp_convert_stats *st,
+		    struct kp_debuginfod *debuginfod);
 
 #endif /* KP_CONVERT_H */

@@ -77,9 +77,10 @@ static const struct kp_session_ops ops = {
 	.unparsed = put_own,
 };
 
-void kp_rewrite_init(struct kp_rewrite *rw, struct kp_writer *out)
+void kp_rewrite_init(struct kp_rewrite *rw, struct kp_writer *out,
+		     struct kp_debuginfod *debuginfod)
 {
-	struct kp_dso_opts dso = { .inline_frames = false };
+	struct kp_dso_opts dso = { .inline_frames = false, .debuginfod = debuginfod };
 
 	rw->out = out;
 	rw->behind = false;

@@ -30,8 +30,11 @@ struct kp_rewrite {
 	uint64_t chain[KP_UNWIND_CHAIN_MAX];
 };
 
-/* kp_rewrite_init - records fed to @rw go to @out (borrowed, may be initialised later). */
-void kp_rewrite_init(struct kp_rewrite *rw, struct kp_writer *out);
+/* kp_rewrite_init - records fed to @rw go to @out (borrowed, may be initialised later); the
+ * binaries missing here are fetched by @debuginfod (borrowed; NULL: none is). */
+struct kp_debuginfod;
+void kp_rewrite_init(struct kp_rewrite *rw, struct kp_writer *out,
+		     struct kp_debuginfod *debuginfod);
 
 /* kp_rewrite_feed - one record, in file order (kp_session_feed()). */
 void kp_rewrite_feed(struct kp_rewrite *rw, const struct kp_rec_header *rec);

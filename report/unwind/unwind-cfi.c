@@ -163,7 +163,7 @@ static struct step jit_step(struct kp_session *s, struct kp_proc *proc, uint64_t
 static struct step step_at(struct kp_cfi_cache *c, struct kp_session *s, struct kp_proc *proc,
 			   Dwfl *dwfl, uint64_t pc)
 {
-	const struct kp_map *m = kp_session_map(proc, pc);
+	const struct kp_map *m = kp_model_map(proc, pc);
 	struct step none = { .kind = STEP_NONE };
 	Dwfl_Module *mod;
 	uint64_t key, *idx;
@@ -246,7 +246,7 @@ int kp_cfi_unwind(struct kp_cfi_cache *c, struct kp_session *s, struct kp_proc *
 int kp_cfi_jit_step(struct kp_session *s, struct kp_proc *proc, const struct kp_sample *smp,
 		    uint64_t pc, uint64_t *regs, bool *rbp_known, enum kp_unwind_end *end)
 {
-	const struct kp_map *m = kp_session_map(proc, pc);
+	const struct kp_map *m = kp_model_map(proc, pc);
 	struct step st;
 
 	if (!m || !(m->flags & KP_MAP_ANON))

@@ -206,7 +206,7 @@ static int cmp_region(const void *a, const void *b)
 /* Each binary the process maps, once: a library mapped in several pieces has one bias. */
 static void space_regions(struct lu *l, struct lu_space *sp)
 {
-	const struct kp_proc *p = &l->s->procs[sp->proc];
+	const struct kp_proc *p = &l->s->model.procs[sp->proc];
 	size_t n = 0, cap = 0;
 
 	for (size_t i = 0; i < p->nr_maps; i++) {
@@ -255,7 +255,7 @@ static const struct region *region_of(struct lu *l, uint64_t addr)
 static int jit_proc_info(struct lu *l, unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			 int need_unwind_info)
 {
-	const struct kp_map *m = kp_session_map(l->proc, ip);
+	const struct kp_map *m = kp_model_map(l->proc, ip);
 	const struct kp_perfmap_ent *e;
 	uint64_t hdr, table;
 	unw_dyn_info_t di;
@@ -517,7 +517,7 @@ static size_t lu_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (!l->sp->as)
 		return 0;
 	l->smp = smp;
-	l->proc = &l->s->procs[t->proc];
+	l->proc = &l->s->model.procs[t->proc];
 	l->last = NULL;
 	l->beyond_copy = l->below_sp = false;
 	l->has_jit = l->jit_bad = false;

@@ -158,7 +158,7 @@ static const Dwfl_Thread_Callbacks dw_thread_callbacks = {
  */
 static void dw_report_maps(struct dw *d, struct dw_space *sp)
 {
-	const struct kp_proc *p = &d->s->procs[sp->proc];
+	const struct kp_proc *p = &d->s->model.procs[sp->proc];
 
 	dwfl_report_begin(sp->dwfl);
 	for (size_t i = 0; i < p->nr_maps; i++) {
@@ -197,7 +197,7 @@ static struct dw_space *dw_space_of(struct dw *d, uint32_t proc)
 	*sp = (struct dw_space){ proc, dwfl_begin(&dw_callbacks), false };
 	if (sp->dwfl) {
 		dw_report_maps(d, sp);
-		sp->attached = dwfl_attach_state(sp->dwfl, NULL, (pid_t)d->s->procs[proc].pid,
+		sp->attached = dwfl_attach_state(sp->dwfl, NULL, (pid_t)d->s->model.procs[proc].pid,
 						 &dw_thread_callbacks, d);
 	}
 	return sp;
@@ -210,7 +210,7 @@ static struct dw_space *dw_space_of(struct dw *d, uint32_t proc)
  */
 static bool dw_jit_frame(struct dw *d, Dwfl_Frame *state, uint64_t pc)
 {
-	const struct kp_map *m = kp_session_map(d->proc, pc);
+	const struct kp_map *m = kp_model_map(d->proc, pc);
 	uint64_t regs[KP_UNWIND_NR_REGS];
 	uint32_t known = 0;
 	bool rbp_known;
@@ -295,7 +295,7 @@ static size_t dw_unwind(void *priv, const struct kp_sample *smp, const struct kp
 	if (!sp->dwfl || !sp->attached)
 		return 0;
 	/* the cached steps first; a frame they cannot replay sends the sample to libdw */
-	d->proc = &d->s->procs[t->proc];
+	d->proc = &d->s->model.procs[t->proc];
 	rc = kp_cfi_unwind(d->cfi, d->s, d->proc, sp->dwfl, smp, pcs, max, end);
 	if (rc >= 0)
 		return (size_t)rc;
@@ -405,7 +405,7 @@ enum jit_kind { JIT_NOT, JIT_WITH_INFO, JIT_WITHOUT_INFO };
 
 static enum jit_kind jit_kind(struct kp_unwinder *u, struct kp_proc *proc, uint64_t pc)
 {
-	const struct kp_map *m = kp_session_map(proc, pc);
+	const struct kp_map *m = kp_model_map(proc, pc);
 	const struct kp_perfmap_ent *e;
 
 	if (!m || !(m->flags & KP_MAP_ANON) || !(e = kp_session_jit(u->s, proc, pc)))
@@ -423,9 +423,9 @@ static enum jit_kind jit_kind(struct kp_unwinder *u, struct kp_proc *proc, uint6
 static void count_end(struct kp_unwinder *u, const struct kp_thread *t, enum kp_unwind_end end,
 		      size_t n)
 {
-	struct kp_proc *proc = &u->s->procs[t->proc];
+	struct kp_proc *proc = &u->s->model.procs[t->proc];
 	uint64_t pc = n ? u->pcs[n - 1] - (n > 1) : 0;
-	const struct kp_map *m = n ? kp_session_map(proc, pc) : NULL;
+	const struct kp_map *m = n ? kp_model_map(proc, pc) : NULL;
 	uint32_t path = m && !(m->flags & KP_MAP_ANON) ? u->s->dso_list[m->dso].path : 0;
 	enum jit_kind jit = n ? jit_kind(u, proc, pc) : JIT_NOT;
 	enum kp_unwind_stop why;

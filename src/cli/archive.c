@@ -130,7 +130,7 @@ static int say_left(const struct kp_archive_stats *st, const char *path)
 }
 
 int kp_archive_file(const char *input, const char *output, const char *symfs, const char *who,
-		    const struct kp_dso_alt *alts, size_t nr_alts)
+		    const struct kp_dso_alt *alts, size_t nr_alts, struct kp_debuginfod *debuginfod)
 {
 	struct kp_report_opts o = { .input = input, .symfs = symfs, .alts = alts, .nr_alts = nr_alts,
 				    .dso = kp_archive_dso_opts(),
@@ -140,6 +140,7 @@ int kp_archive_file(const char *input, const char *output, const char *symfs, co
 	struct stat sb;
 	int rc;
 
+	o.dso.debuginfod = debuginfod;
 	/* it is read twice (-o) or appended to: a FIFO or a device is no recording to store in */
 	if (stat(input, &sb) == 0 && !S_ISREG(sb.st_mode))
 		return kp_error("'%s' is not a regular file: kprof archive stores the symbols in a "

@@ -17,6 +17,7 @@
 #include "src/cli/report-opts.h"
 #include "src/record/diag.h"
 #include "formats/util.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "report/tools/annotate.h"
@@ -96,7 +97,7 @@ static int parse_opt(struct annotate *a, int c)
 		return 0;
 	case OPT_VMLINUX: a->ao.vmlinux = optarg; return 0;
 	case OPT_SYMFS: a->ro.symfs = optarg; return 0;
-	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(); return 0;
+	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(a->ro.dso.debuginfod); return 0;
 	case OPT_EVENT: a->ro.event_name = optarg; return 0;
 	case OPT_WEIGHT: return kp_cmd_weight("annotate", optarg, &a->ao.by_samples);
 	default:
@@ -172,9 +173,12 @@ static int run(struct annotate *a)
 int cmd_annotate(int argc, char **argv)
 {
 	struct annotate a = { 0 };
-	int rc = parse_options(&a, argc, argv);
+	int rc;
 
+	a.ro.dso.debuginfod = kp_fetch_client();
+	rc = parse_options(&a, argc, argv);
 	if (rc == 0)
 		rc = run(&a);
+	kp_debuginfod_free(a.ro.dso.debuginfod);
 	return rc;
 }

@@ -23,10 +23,10 @@
 #include "formats/reader.h"
 #include "formats/util.h"
 #include "formats/writer.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "report/tools/archive.h"
-#include "report/symbols/debuginfod.h"
 
 static const char archive_usage[] =
 	"usage: kprof archive [-i FILE] [-o FILE] [--symfs DIR]\n"
@@ -58,7 +58,9 @@ int cmd_archive(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "kprof.data", *output = NULL, *symfs = NULL;
-	int c;
+	struct kp_debuginfod *debuginfod;
+	bool no_debuginfod = false;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
@@ -73,7 +75,7 @@ int cmd_archive(int argc, char **argv)
 			symfs = optarg;
 			break;
 		case 'D':
-			kp_debuginfod_disable();
+			no_debuginfod = true;
 			break;
 		case 'h':
 			return kp_cmd_help(archive_usage);
@@ -83,5 +85,10 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("archive", "unexpected argument '%s'", argv[optind]);
-	return kp_archive_file(input, output, symfs, "archive", NULL, 0);
+	debuginfod = kp_fetch_client();
+	if (no_debuginfod)
+		kp_debuginfod_disable(debuginfod);
+	rc = kp_archive_file(input, output, symfs, "archive", NULL, 0, debuginfod);
+	kp_debuginfod_free(debuginfod);
+	return rc;
 }

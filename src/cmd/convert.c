@@ -15,6 +15,7 @@
 #include "src/record/diag.h"
 #include "formats/reader.h"
 #include "formats/util.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "report/tools/convert.h"
@@ -56,6 +57,7 @@ static int to_perf(const char *input, const char *output)
 	struct kp_convert_stats st;
 	struct kp_reader r;
 	struct kp_output out;
+	struct kp_debuginfod *debuginfod;
 	int fd, rc;
 
 	if (kp_input_open(&r, input))
@@ -65,7 +67,9 @@ static int to_perf(const char *input, const char *output)
 		kp_reader_release(&r);
 		return 1;
 	}
-	rc = kp_convert_perf(&r, fd, &st);
+	debuginfod = kp_fetch_client();
+	rc = kp_convert_perf(&r, fd, &st, debuginfod);
+	kp_debuginfod_free(debuginfod);
 	if (rc || !st.events || st.unformatted) {
 		if (!st.events) /* a perf.data of no event is no recording */
 			kp_input_no_events(input);

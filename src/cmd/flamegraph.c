@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/cli/fetch.h"
 #include "src/cli/options.h"
 #include "src/cli/report-opts.h"
 #include "src/cli/input.h"
@@ -92,7 +93,7 @@ static int slurp(const char *path, char **text, size_t *len)
  */
 static int load_recording(struct kp_profile *p, const char *path, size_t event,
 			  struct kp_seq *seq, bool reverse, const char *symfs,
-			  enum kp_unwind_lib unwinder)
+			  enum kp_unwind_lib unwinder, struct kp_debuginfod *debuginfod)
 {
 	struct kp_report_opts o = { .input = path, .symfs = symfs, .unwinder = unwinder,
 				    .reverse = reverse, .seq = seq != NULL, .by_samples = true,
@@ -102,6 +103,7 @@ static int load_recording(struct kp_profile *p, const char *path, size_t event,
 	int rc;
 
 	o.dso.inline_frames = o.dso.demangle = true;
+	o.dso.debuginfod = debuginfod;
 	rc = kp_input_build(&o, &r);
 	if (!rc && r.s.evl.nr > 1)
 		kp_notice("'%s' has %zu events: showing '%s'", path, r.s.evl.nr, r.s.evl.ev[0].name);
@@ -120,7 +122,8 @@ static int load_recording(struct kp_profile *p, const char *path, size_t event,
 
 /* Stacks of a recording or a folded file into @p: one-count lines go to @event. */
 static int load(struct kp_profile *p, const char *path, size_t event, int columns,
-		struct kp_seq *seq, bool reverse, const char *symfs, enum kp_unwind_lib unwinder)
+		struct kp_seq *seq, bool reverse, const char *symfs, enum kp_unwind_lib unwinder,
+		struct kp_debuginfod *debuginfod)
 {
 	struct input in = { strcmp(path, "-") ? path : "standard input", 0 };
 	struct kp_folded_opts fo = { event, columns, 0, reverse, bad_line, &in };
@@ -129,7 +132,7 @@ static int load(struct kp_profile *p, const char *path, size_t event, int column
 	int rc;
 
 	if (strcmp(path, "-") && kp_is_recording(path))
-		return load_recording(p, path, event, seq, reverse, symfs, unwinder);
+		return load_recording(p, path, event, seq, reverse, symfs, unwinder, debuginfod);
 	if ((rc = slurp(path, &text, &len)))
 		return rc;
 	added = kp_folded_parse(p, text, len, &fo, seq);
@@ -234,6 +237,7 @@ int cmd_flamegraph(int argc, char **argv)
 	struct kp_strtab strs;
 	struct kp_profile p;
 	struct kp_seq seq = { 0 };
+	struct kp_debuginfod *debuginfod;
 	int rc = parse(&a, argc, argv);
 
 	if (rc)
@@ -242,9 +246,10 @@ int cmd_flamegraph(int argc, char **argv)
 		return kp_usage_error("flamegraph", "one input at most, not %d", argc - a.first);
 	kp_strtab_init(&strs);
 	kp_profile_init(&p, &strs, 2);
+	debuginfod = kp_fetch_client();
 	/* one-count lines go to event 1, so that a two-count file is a diff of 0 against 1 */
 	rc = load(&p, a.first < argc ? argv[a.first] : "-", 1, 0, &seq, a.reverse, NULL,
-		  KP_UNWIND_LIBDW);
+		  KP_UNWIND_LIBDW, debuginfod);
 	if (!rc) {
 		kp_profile_finish(&p);
 		a.vo.svg.diff = has_base(&p);
@@ -255,6 +260,7 @@ int cmd_flamegraph(int argc, char **argv)
 	free(seq.ents);
 	kp_profile_release(&p);
 	kp_strtab_release(&strs);
+	kp_debuginfod_free(debuginfod);
 	return rc;
 }
 
@@ -282,6 +288,7 @@ int cmd_diff(int argc, char **argv)
 	char sub[1024];
 	struct kp_strtab strs;
 	struct kp_profile p;
+	struct kp_debuginfod *debuginfod;
 	int rc = parse(&a, argc, argv);
 
 	if (rc)
@@ -290,9 +297,11 @@ int cmd_diff(int argc, char **argv)
 		return kp_usage_error("diff", "give BASE and NEW");
 	kp_strtab_init(&strs);
 	kp_profile_init(&p, &strs, 2);
-	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse, a.symfs, a.unwinder);
+	debuginfod = kp_fetch_client();
+	rc = load(&p, argv[a.first], 0, 1, NULL, a.reverse, a.symfs, a.unwinder, debuginfod);
 	if (!rc)
-		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse, a.symfs, a.unwinder);
+		rc = load(&p, argv[a.first + 1], 1, 1, NULL, a.reverse, a.symfs, a.unwinder,
+			  debuginfod);
 	if (!rc) {
 		kp_profile_finish(&p);
 		a.vo.svg.diff = a.vo.svg.diff_totals = true;
@@ -304,5 +313,6 @@ int cmd_diff(int argc, char **argv)
 	}
 	kp_profile_release(&p);
 	kp_strtab_release(&strs);
+	kp_debuginfod_free(debuginfod);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "src/cli/target.h"
 #include "src/record/diag.h"
 #include "formats/util.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "src/record/recorder.h"
@@ -620,6 +621,7 @@ int cmd_latency(int argc, char **argv)
 		}
 		l.lo.input = l.input ? l.input : path;
 		if (!rc) {
+			l.lo.dso.debuginfod = kp_fetch_client();
 			rc = show(&l, l.lo.input, said);
 			rc = rc ? rc : status;
 		}
@@ -632,6 +634,7 @@ int cmd_latency(int argc, char **argv)
 	free(l.start);
 	free(l.end);
 	free(l.keybuf);
+	kp_debuginfod_free(l.lo.dso.debuginfod);
 	kp_evspec_free(l.ro.evs, l.ro.nr_evs);
 	free(l.ro.pids);
 	free(l.ro.tids);

@@ -22,6 +22,7 @@
 #include "src/record/evspec.h"
 #include "formats/util.h"
 #include "formats/writer.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/record/recorder.h"
 
@@ -393,13 +394,19 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
  */
 static int embed(const char *path, const struct kp_nsfiles *ns)
 {
+	struct kp_debuginfod *debuginfod;
+	int rc;
+
 	if (kp_is_recording(path) != 1)
 		return 1; /* the recorder said why there is none */
 	if (ns->missed)
 		kp_warn("%llu binaries of processes in other mount namespaces were gone before they "
 			"could be opened: their frames keep only offsets elsewhere",
 			(unsigned long long)ns->missed);
-	return kp_archive_file(path, NULL, NULL, "record", ns->alts, ns->nr_alts);
+	debuginfod = kp_fetch_client();
+	rc = kp_archive_file(path, NULL, NULL, "record", ns->alts, ns->nr_alts, debuginfod);
+	kp_debuginfod_free(debuginfod);
+	return rc;
 }
 
 int cmd_record(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include "src/record/diag.h"
 #include "src/record/idlist.h"
 #include "formats/util.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "report/profile/profile.h"
@@ -132,7 +133,7 @@ static int parse_time(const char *s, struct kp_report_filter *f)
 	return 0;
 }
 
-static int parse_jobs(const char *s)
+static int parse_jobs(struct report *r, const char *s)
 {
 	char *end;
 	unsigned long n = strtoul(s, &end, 10);
@@ -140,7 +141,7 @@ static int parse_jobs(const char *s)
 	if (!*s || *end || n < 1 || n > 1024)
 		return kp_usage_error("report", "--jobs takes a number of threads from 1, not '%s'",
 				      s);
-	kp_session_set_jobs((unsigned)n);
+	r->ro.dso.jobs = (unsigned)n;
 	return 0;
 }
 
@@ -458,8 +459,8 @@ static int parse_opt(struct report *r, int c)
 	case OPT_COLOR: r->color = optarg; return 0;
 	case OPT_SYMFS: r->ro.symfs = optarg; return 0;
 	case 'f': r->ro.dso.any_owner = true; return 0;
-	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(); return 0;
-	case 'j': return parse_jobs(optarg);
+	case OPT_NO_DEBUGINFOD: kp_debuginfod_disable(r->ro.dso.debuginfod); return 0;
+	case 'j': return parse_jobs(r, optarg);
 	case OPT_SVG: return set_view(r, "svg");
 	case OPT_TIMELINE: return set_view(r, "timeline");
 	case OPT_TUI: r->tui = true; return 0;
@@ -624,7 +625,10 @@ int cmd_report(int argc, char **argv)
 {
 	struct report *r = kp_xcalloc(1, sizeof(*r));
 	struct kp_report_filter *f = &r->ro.filter;
-	int rc = parse_options(r, argc, argv);
+	int rc;
+
+	r->ro.dso.debuginfod = kp_fetch_client();
+	rc = parse_options(r, argc, argv);
 
 	if (rc == 0)
 		rc = run(r);
@@ -637,6 +641,7 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < f->nr_cgroups; i++)
 		free(f->cgroups[i]);
 	free(f->cgroups);
+	kp_debuginfod_free(r->ro.dso.debuginfod);
 	free(r);
 	return rc;
 }

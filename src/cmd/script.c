@@ -21,6 +21,7 @@
 #include "formats/reader.h"
 #include "formats/rec.h"
 #include "formats/util.h"
+#include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "report/tools/script.h"
 #include "report/replay/session.h"
@@ -78,7 +79,7 @@ struct script {
 
 static const char *comm_of(struct script *sc, uint32_t pid, uint32_t tid)
 {
-	const struct kp_thread *t = kp_session_thread(sc->s, pid, tid);
+	const struct kp_thread *t = kp_model_thread(&sc->s->model, pid, tid);
 
 	return t->comm ? kp_strtab_get(&sc->s->strs, t->comm) : "-";
 }
@@ -478,7 +479,7 @@ int cmd_script(int argc, char **argv)
 {
 	const char *path = "kprof.data", *bad;
 	struct script s;
-	int c;
+	int c, rc;
 
 	memset(&s, 0, sizeof(s));
 	s.out = stdout;
@@ -529,5 +530,8 @@ int cmd_script(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kp_usage_error("script", "unexpected argument '%s'", argv[optind]);
-	return run(&s, path);
+	s.dso.debuginfod = kp_fetch_client();
+	rc = run(&s, path);
+	kp_debuginfod_free(s.dso.debuginfod);
+	return rc;
 }

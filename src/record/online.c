@@ -252,7 +252,7 @@ static int start_thread(struct kp_online *on)
 	int err;
 
 	if (!on->live)
-		kp_rewrite_init(&on->rw, &on->out);
+		kp_rewrite_init(&on->rw, &on->out, NULL); /* kp_dso_local_only() */
 	err = on->fd < 0 ? 0 : kp_writer_init(&on->out, on->fd, on->level, KP_WRITER_CHUNK);
 	if (!err && !(on->zd = ZSTD_createDCtx()))
 		err = -ENOMEM;

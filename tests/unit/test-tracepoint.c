@@ -184,7 +184,7 @@ static void test_convert(void)
 
 	write_recording(fileno(in), false);
 	rc = kp_reader_open_fd(&r, fileno(in));
-	rc = rc ? rc : kp_convert_perf(&r, fileno(out), &st);
+	rc = rc ? rc : kp_convert_perf(&r, fileno(out), &st, NULL);
 	kp_reader_release(&r);
 	ok(!rc && st.samples == 1 && !st.unformatted, "sched_switch converted to a perf.data (%d)",
 	   rc);
@@ -227,7 +227,7 @@ static void test_convert(void)
 	out = tmpfile();
 	write_recording(fileno(in), true);
 	rc = kp_reader_open_fd(&r, fileno(in));
-	rc = rc ? rc : kp_convert_perf(&r, fileno(out), &st);
+	rc = rc ? rc : kp_convert_perf(&r, fileno(out), &st, NULL);
 	kp_reader_release(&r);
 	ok(!rc && st.unformatted == 1 && !strcmp(st.unformatted_name, "irq:gone"),
 	   "a tracepoint event of no format is counted and named: %llu, '%s'",

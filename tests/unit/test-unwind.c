@@ -207,7 +207,7 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 /* The function the return address (or first IP) @pc is in, as the report names it. */
 static const char *func_at(struct kp_session *s, uint32_t proc, uint64_t pc, bool first)
 {
-	const struct kp_map *m = kp_session_map(&s->procs[proc], pc - !first);
+	const struct kp_map *m = kp_model_map(&s->model.procs[proc], pc - !first);
 	struct kp_sym_frame f[8];
 	int n;
 
