@@ -118,13 +118,13 @@ p=$WORK/p
 mkdir -p "$p/formats" "$p/report/base" "$p/report/views" "$p/src/record"
 printf '#include "util.h"\n#include "report/replay/session.h"\n' >"$p/formats/x.c"
 : >"$p/formats/util.h"
-printf '#include "config.h"\n#include "evset.h"\n#include "src/cli/cmd.h"\n' >"$p/src/record/x.c"
+printf '#include "config.h"\n#include "evset.h"\n#include "src/cmd/cmd.h"\n' >"$p/src/record/x.c"
 printf '#include "report/base/b.h"\n' >"$p/report/base/a.h"
 printf '#include "a.h"\nint b(void) { return 1; }\n' >"$p/report/base/b.c"
 : >"$p/report/base/b.h"
 got=$(upward "$p" | tr '\n' ' ')
 check "planted upward includes are found ($got)" [ "$got" = "formats/x.c: report/replay/session.h \
-src/record/x.c: config.h src/record/x.c: evset.h (no such file beside it) src/record/x.c: src/cli/cmd.h " ]
+src/record/x.c: config.h src/record/x.c: evset.h (no such file beside it) src/record/x.c: src/cmd/cmd.h " ]
 include_edges "$p" >"$WORK/pinc"
 circle=$(loops "$WORK/pinc")
 check "a planted include circle is found ($circle)" [ "$circle" = "report/base/a report/base/b " ]

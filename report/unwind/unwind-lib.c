@@ -31,12 +31,12 @@ bool kp_unwind_map_bias(Elf *e, const struct kp_map *m, uint64_t *bias)
 /* @proc's signature: its file-backed maps, hashed once per generation of them. */
 static uint64_t space_sig(struct kp_unwind_slots *sl, const struct kp_session *s, uint32_t proc)
 {
-	const struct kp_proc *p = &s->procs[proc];
+	const struct kp_proc *p = &s->model.procs[proc];
 	struct kp_unwind_sig *g;
 	uint64_t h = 0x6b70726f66ull; /* any seed: only equality matters */
 
 	if (proc >= sl->nr_sigs) {
-		size_t nr = s->nr_procs > proc ? s->nr_procs : proc + 1;
+		size_t nr = s->model.nr_procs > proc ? s->model.nr_procs : proc + 1;
 		sl->sigs = kp_xrealloc(sl->sigs, nr * sizeof(*sl->sigs));
 		memset(sl->sigs + sl->nr_sigs, 0, (nr - sl->nr_sigs) * sizeof(*sl->sigs));
 		sl->nr_sigs = nr;
