@@ -112,6 +112,16 @@ check "no object uses one of a later room${bad:+ (not: $bad)}" [ -z "$bad" ]
 long=$(cd "$top_srcdir" && for r in $ROOMS; do wc -l "$r"/*.c; done | awk '$2 != "total" && $1 > 900 { print $2 " (" $1 ")" }' | tr '\n' ' ')
 check "no .c is over 900 lines${long:+ (not: $long)}" [ -z "$long" ]
 
+# HACKING.md's file tables: a table per room under "### `ROOM/`", naming each of its files
+unnamed=$(cd "$top_srcdir" && for r in $ROOMS; do
+	[ "$r" = src ] && files=src/kprof.c || files=$(ls "$r"/*.c "$r"/*.h "$r"/*.js 2>/dev/null)
+	table=$(awk -v h="### \`$r/\`" '$0 == h { on = 1; next } /^#/ { on = 0 } on' HACKING.md)
+	for f in $files; do
+		printf '%s\n' "$table" | grep -q "[\` ]${f##*/}[\`,]" || echo "$f"
+	done
+done | head -5 | tr '\n' ' ')
+check "HACKING.md's tables name every file${unnamed:+ (not: $unnamed)}" [ -z "$unnamed" ]
+
 # Planted breaches: an upward include, config.h below the CLI, a bare name that is no file
 # beside it, an include circle, an object circle and an object using a later room
 p=$WORK/p
