@@ -61,7 +61,8 @@ void kp_evlist_add_event(struct kp_evlist *l, const struct perf_event_attr *attr
 			/* the same event's next ids */
 			e->ids = kp_xrealloc(e->ids, ((size_t)e->nr_ids + nr_ids + 1) *
 							     sizeof(*e->ids));
-			memcpy(e->ids + e->nr_ids, ids, nr_ids * sizeof(*e->ids));
+			if (nr_ids) /* @ids may be NULL then: memcpy() takes no NULL */
+				memcpy(e->ids + e->nr_ids, ids, nr_ids * sizeof(*e->ids));
 			e->nr_ids += nr_ids;
 			index_ids(l);
 			return;
@@ -75,7 +76,8 @@ void kp_evlist_add_event(struct kp_evlist *l, const struct perf_event_attr *attr
 	e->spec = kp_xstrdup(spec);
 	e->nr_ids = nr_ids;
 	e->ids = kp_xcalloc(nr_ids ? nr_ids : 1, sizeof(*e->ids));
-	memcpy(e->ids, ids, nr_ids * sizeof(*e->ids));
+	if (nr_ids)
+		memcpy(e->ids, ids, nr_ids * sizeof(*e->ids));
 	e->index = index;
 	e->fallback = fallback;
 	index_ids(l);

@@ -24,31 +24,25 @@
 
 /* --- the machines capstone decodes for us: one row each ---------------------------------- */
 
-static const struct kp_cs *cs;	/* capstone, loaded on first use */
-
-typedef uint64_t (*target_fn)(csh h, const cs_insn *insn);
-
-static bool is_branch(csh h, const cs_insn *insn)
-{
-	return cs->insn_group(h, insn, CS_GRP_JUMP) || cs->insn_group(h, insn, CS_GRP_CALL);
-}
+/* A branch's destination, when it is direct: 0 when it is not. */
+typedef uint64_t (*target_fn)(const cs_insn *insn);
 
 /* A direct jump's or call's destination: its immediate operand. */
-static uint64_t x86_target(csh h, const cs_insn *insn)
+static uint64_t x86_target(const cs_insn *insn)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
-	if (!is_branch(h, insn) || x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
 		return 0;
 	return (uint64_t)x->operands[0].imm;
 }
 
 /* b, bl, b.cond, cbz and tbz: the destination is the last operand. */
-static uint64_t arm64_target(csh h, const cs_insn *insn)
+static uint64_t arm64_target(const cs_insn *insn)
 {
 	const cs_arm64 *a = &insn->detail->arm64;
 
-	if (!is_branch(h, insn) || !a->op_count || a->operands[a->op_count - 1].type != ARM64_OP_IMM)
+	if (!a->op_count || a->operands[a->op_count - 1].type != ARM64_OP_IMM)
 		return 0;
 	return (uint64_t)a->operands[a->op_count - 1].imm;
 }
@@ -106,6 +100,8 @@ struct ctx {
 	struct hit *hits;
 	size_t nr_hits, cap_hits;
 	struct kp_kcode kc;
+	struct kp_cs lib;		/* capstone's functions, once loaded */
+	bool loaded;
 	const struct arch *arch;	/* of the capstone handle open */
 	csh cs;
 	cs_insn *insn;
@@ -465,16 +461,16 @@ static bool open_arch(struct ctx *c, unsigned machine)
 	if (c->arch == arch && arch)
 		return true;
 	if (c->arch) {
-		cs->free(c->insn, 1);
-		cs->close(&c->cs);
+		c->lib.free(c->insn, 1);
+		c->lib.close(&c->cs);
 		c->arch = NULL;
 	}
-	if (!arch || cs->open(arch->arch, arch->mode, &c->cs) != CS_ERR_OK)
+	if (!arch || c->lib.open(arch->arch, arch->mode, &c->cs) != CS_ERR_OK)
 		return false;
-	cs->option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	c->lib.option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (arch->arch == CS_ARCH_X86 && !c->o->intel)
-		cs->option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	c->insn = cs->malloc(c->cs);
+		c->lib.option(c->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	c->insn = c->lib.malloc(c->cs);
 	c->arch = arch;
 	return true;
 }
@@ -504,7 +500,7 @@ static void decode(struct ctx *c, struct kp_ann_func *f, const uint8_t *code)
 		const uint8_t *at = p;
 		uint64_t pc = addr;
 
-		if (!cs->disasm_iter(c->cs, &p, &left, &addr, c->insn)) {
+		if (!c->lib.disasm_iter(c->cs, &p, &left, &addr, c->insn)) {
 			in = push_insn(f, &cap, pc, at, 1);
 			snprintf(in->mnemonic, sizeof(in->mnemonic), "(bad)");
 			p++, left--, addr++;
@@ -513,8 +509,9 @@ static void decode(struct ctx *c, struct kp_ann_func *f, const uint8_t *code)
 		in = push_insn(f, &cap, pc, at, c->insn->size);
 		snprintf(in->mnemonic, sizeof(in->mnemonic), "%s", c->insn->mnemonic);
 		snprintf(in->operands, sizeof(in->operands), "%s", c->insn->op_str);
-		in->target = c->arch->target(c->cs, c->insn);
-		in->call = cs->insn_group(c->cs, c->insn, CS_GRP_CALL);
+		in->call = c->lib.insn_group(c->cs, c->insn, CS_GRP_CALL);
+		in->target = in->call || c->lib.insn_group(c->cs, c->insn, CS_GRP_JUMP)
+				     ? c->arch->target(c->insn) : 0;
 	}
 }
 
@@ -725,7 +722,9 @@ static void disassemble(struct ctx *c, size_t gi)
 	code = func_code(c, g, f, &machine, &own);
 	if (!code)
 		return;
-	if (!cs && !(cs = kp_cs_load(why, sizeof(why)))) {
+	if (!c->loaded)
+		c->loaded = !kp_cs_load(&c->lib, why, sizeof(why));
+	if (!c->loaded) {
 		set_why(f, "%s", why);
 	} else if (!open_arch(c, machine)) {
 		set_why(f, "capstone cannot decode ELF machine %u", machine);
@@ -826,8 +825,8 @@ int kp_annotate(struct kp_report *r, const struct kp_ann_opts *o, struct kp_anno
 	if (o->callers)
 		callers(&c);
 	if (c.arch) {
-		cs->free(c.insn, 1);
-		cs->close(&c.cs);
+		c.lib.free(c.insn, 1);
+		c.lib.close(&c.cs);
 	}
 	kp_kcode_release(&c.kc);
 	free(c.map_dso);

@@ -14,33 +14,27 @@
 #define STR(x) STR_(x)
 #define CS_SONAME "libcapstone.so." STR(CS_API_MAJOR)
 
-static struct kp_cs lib;
-static const struct kp_cs *loaded;
-
-const struct kp_cs *kp_cs_load(char *why, size_t size)
+int kp_cs_load(struct kp_cs *cs, char *why, size_t size)
 {
 	const struct kp_dl_fn fns[] = {
-		{ "cs_open", &lib.open },     { "cs_close", &lib.close },
-		{ "cs_option", &lib.option }, { "cs_malloc", &lib.malloc },
-		{ "cs_free", &lib.free },     { "cs_disasm_iter", &lib.disasm_iter },
-		{ "cs_insn_group", &lib.insn_group },
+		{ "cs_open", &cs->open },     { "cs_close", &cs->close },
+		{ "cs_option", &cs->option }, { "cs_malloc", &cs->malloc },
+		{ "cs_free", &cs->free },     { "cs_disasm_iter", &cs->disasm_iter },
+		{ "cs_insn_group", &cs->insn_group },
 	};
 	const char *missing;
 	void *h;
 
-	if (loaded)
-		return loaded;
 	h = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(why, size, "cannot load capstone: %s (install the Debian package "
 			 "'libcapstone4')", dlerror());
-		return NULL;
+		return -1;
 	}
 	if ((missing = kp_dlsyms(h, fns, ARRAY_SIZE(fns)))) {
 		snprintf(why, size, "%s has no %s: %s", CS_SONAME, missing, dlerror());
 		dlclose(h);
-		return NULL;
+		return -1;
 	}
-	loaded = &lib;
-	return loaded;
+	return 0;
 }

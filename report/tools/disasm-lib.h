@@ -3,7 +3,8 @@
  * disasm-lib.h - capstone, loaded on first use. Only annotate disassembles, and capstone's
  * 80,000 relocations cost every other command about a millisecond at start-up when it is
  * linked, so it is opened with dlopen(3) by its soname (from the header's API version) the
- * first time annotate needs it, and stays open for the process.
+ * first time annotate needs it, and stays open for the process (the dynamic linker's, not
+ * kprof's: each load fills the caller's table).
  */
 #ifndef KP_DISASM_LIB_H
 #define KP_DISASM_LIB_H
@@ -24,10 +25,10 @@ struct kp_cs {
 };
 
 /*
- * kp_cs_load - capstone's functions, loaded once (not thread-safe: annotate runs on one
- * thread); NULL when the library or one of its functions cannot be found, with @why (of
- * @size bytes) saying which and dlerror()'s reason.
+ * kp_cs_load - capstone's functions into @cs (the caller's): 0, or -1 when the library or one
+ * of its functions cannot be found, with @why (of @size bytes) saying which and dlerror()'s
+ * reason.
  */
-const struct kp_cs *kp_cs_load(char *why, size_t size);
+int kp_cs_load(struct kp_cs *cs, char *why, size_t size);
 
 #endif /* KP_DISASM_LIB_H */
