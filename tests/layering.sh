@@ -89,6 +89,11 @@ later() {
 	done <"$1"
 }
 
+# commands EDGES: "a uses b" for each command (src/cmd/) using another
+commands() {
+	awk '$1 ~ /^src\/cmd\// && $2 ~ /^src\/cmd\// { print $1 " uses " $2 }' "$1"
+}
+
 # The source folders are the rooms
 extra=$(cd "$top_srcdir" && find formats report src -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u |
 	while read -r d; do [ "$(rank "$d")" != 99 ] || echo "$d"; done | tr '\n' ' ')
@@ -109,6 +114,9 @@ check "no two objects call each other${circle:+ (a circle through: $circle)}" [ 
 bad=$(later "$WORK/obj" | head -5 | tr '\n' ' ')
 check "no object uses one of a later room${bad:+ (not: $bad)}" [ -z "$bad" ]
 
+bad=$(commands "$WORK/obj" | head -5 | tr '\n' ' ')
+check "no command calls another${bad:+ (not: $bad)}" [ -z "$bad" ]
+
 long=$(cd "$top_srcdir" && for r in $ROOMS; do wc -l "$r"/*.c; done | awk '$2 != "total" && $1 > 900 { print $2 " (" $1 ")" }' | tr '\n' ' ')
 check "no .c is over 900 lines${long:+ (not: $long)}" [ -z "$long" ]
 
@@ -125,7 +133,7 @@ check "HACKING.md's tables name every file${unnamed:+ (not: $unnamed)}" [ -z "$u
 # Planted breaches: an upward include, config.h below the CLI, a bare name that is no file
 # beside it, an include circle, an object circle and an object using a later room
 p=$WORK/p
-mkdir -p "$p/formats" "$p/report/base" "$p/report/views" "$p/src/record"
+mkdir -p "$p/formats" "$p/report/base" "$p/report/views" "$p/src/record" "$p/src/cmd"
 printf '#include "util.h"\n#include "report/replay/session.h"\n' >"$p/formats/x.c"
 : >"$p/formats/util.h"
 printf '#include "config.h"\n#include "evset.h"\n#include "src/cmd/cmd.h"\n' >"$p/src/record/x.c"
@@ -143,13 +151,17 @@ printf 'int g(void);\nint f(void) { return g(); }\n' >"$p/report/base/f.c"
 printf 'int f(void);\nint g(void) { return f(); }\n' >"$p/report/base/g.c"
 printf 'int v(void) { return 2; }\n' >"$p/report/views/v.c"
 printf 'int v(void);\nint h(void) { return v(); }\n' >"$p/report/base/h.c"
-for n in base/f base/g base/h views/v; do
-	${CC:-cc} -c -o "$p/report/${n%/*}/libkpreport_a-${n#*/}.o" "$p/report/$n.c" || fail "cc $n.c"
+printf 'int cmd_b(void);\nint cmd_a(void) { return cmd_b(); }\n' >"$p/src/cmd/a.c"
+printf 'int cmd_b(void) { return 3; }\n' >"$p/src/cmd/b.c"
+for n in report/base/f report/base/g report/base/h report/views/v src/cmd/a src/cmd/b; do
+	${CC:-cc} -c -o "$p/${n%/*}/x-${n##*/}.o" "$p/$n.c" || fail "cc $n.c"
 done
 object_edges "$p" "$p" >"$WORK/pobj"
 circle=$(loops "$WORK/pobj")
 check "a planted object circle is found ($circle)" [ "$circle" = "report/base/f report/base/g " ]
 got=$(later "$WORK/pobj")
 check "a planted use of a later room is found ($got)" [ "$got" = "report/base/h uses report/views/v" ]
+got=$(commands "$WORK/pobj")
+check "a planted command calling another is found ($got)" [ "$got" = "src/cmd/a uses src/cmd/b" ]
 
 done_testing
