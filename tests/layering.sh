@@ -12,44 +12,38 @@
 ROOMS="formats report/base report/symbols report/replay report/unwind report/profile
 report/views report/tools src/record src/cli src/tui src/cmd src"
 
-# rank ROOM: its place in ROOMS, 99 for a folder that is no room
-rank() {
-	i=0
-	for r in $ROOMS; do
-		[ "$r" = "$1" ] && { echo $i; return; }
-		i=$((i + 1))
-	done
-	echo 99
+# ranked AWK-PROGRAM FILE...: awk with rank[ROOM] (its place in ROOMS; a folder that is no
+# room has none) and the function rk(FOLDER) (its rank, 99 for no room)
+ranked() {
+	prog=$1; shift
+	awk -v rooms="$ROOMS" 'BEGIN { n = split(rooms, r, /[ \n]+/); for (i = 1; i <= n; i++) rank[r[i]] = i }
+		function rk(d) { return (d in rank) ? rank[d] : 99 }
+		function dir(p) { sub(/\/[^\/]*$/, "", p); return p }'" $prog" "$@"
 }
 
 # includes TOP: "file target" for every #include "..." of the rooms' sources, the target as a
 # path from TOP ("-" for config.h); a bare name that is no file beside it stays as written
 includes() {
-	for r in $ROOMS; do
-		for f in "$1/$r"/*.c "$1/$r"/*.h; do
-			[ -e "$f" ] || continue
-			sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
-				case $inc in
-				config.h) t=- ;;
-				*/*) t=$inc ;;
-				*) if [ -e "$1/$r/$inc" ]; then t=$r/$inc; else t=$inc; fi ;;
-				esac
-				echo "$r/${f##*/} $t"
-			done
-		done
-	done
+	(cd "$1" && for r in $ROOMS; do
+		for f in "$r"/*.c "$r"/*.h; do [ -e "$f" ] && echo "$f"; done
+	done) >"$WORK/sources"
+	(cd "$1" && xargs grep -H '^[ \t]*#[ \t]*include[ \t]*"' <"$WORK/sources") |
+		awk -F: 'NR == FNR { have[$0] = 1; next }
+			{ f = $1; line = substr($0, length(f) + 2); match(line, /"[^"]*"/)
+			  inc = substr(line, RSTART + 1, RLENGTH - 2); d = f; sub(/\/[^\/]*$/, "", d)
+			  if (inc == "config.h") t = "-"
+			  else if (inc ~ /\//) t = inc
+			  else if ((d "/" inc) in have) t = d "/" inc
+			  else t = inc
+			  print f, t }' "$WORK/sources" -
 }
 
 # upward TOP: "file: include" for each include that runs up the rooms or names no room
 upward() {
-	includes "$1" | while read -r f t; do
-		me=$(rank "${f%/*}")
-		case $t in
-		-) [ "$me" -ge "$(rank src/cli)" ] || echo "$f: config.h" ;;
-		*/*) [ "$(rank "${t%/*}")" -le "$me" ] || echo "$f: $t" ;;
-		*) echo "$f: $t (no such file beside it)" ;;
-		esac
-	done
+	includes "$1" | ranked '{ me = rk(dir($1))
+		if ($2 == "-") { if (me < rk("src/cli")) print $1 ": config.h" }
+		else if ($2 ~ /\//) { if (rk(dir($2)) > me) print $1 ": " $2 }
+		else print $1 ": " $2 " (no such file beside it)" }'
 }
 
 # loops EDGES: the nodes of the circles tsort finds in "from to" lines (none: empty)
@@ -59,34 +53,31 @@ loops() {
 
 # include_edges TOP: "module module" for each include between two modules (x.c and x.h)
 include_edges() {
-	includes "$1" | while read -r f t; do
-		case $t in */*) ;; *) continue ;; esac
-		a=${f%.[ch]} b=${t%.[ch]}
-		[ "$a" = "$b" ] || echo "$a $b"
-	done
+	includes "$1" | awk '$2 ~ /\// { a = $1; b = $2; sub(/\.[ch]$/, "", a); sub(/\.[ch]$/, "", b)
+		if (a != b) print a, b }'
 }
 
 # object_edges BUILD: "user definer" for each symbol one object of the rooms uses that another
 # defines; an object is named by its source (report/views/libkpreport_a-svg.o: report/views/svg)
 object_edges() {
-	find "$1/formats" "$1/report" "$1/src" -name '*.o' 2>/dev/null | sort | while read -r o; do
-		n=${o#"$1"/}
-		d=${n%/*} b=${n##*/}
-		echo "$d/${b#*-}" | sed 's/\.o$//' | {
-			read -r m
-			[ -e "$top_srcdir/$m.c" ] || [ -e "$2/$m.c" ] || exit 0
-			nm "$o" | awk -v m="$m" '$2 ~ /^[TDBRC]$/ { print "D", $3, m } $1 == "U" { print "U", $2, m }'
-		}
-	done | awk '$1 == "D" { def[$2] = $3 } $1 == "U" { use[n++] = $2 " " $3 }
-		END { for (i = 0; i < n; i++) { split(use[i], u, " ");
+	find "$1/formats" "$1/report" "$1/src" -name '*.o' 2>/dev/null | sort >"$WORK/objects"
+	[ -s "$WORK/objects" ] || return 0
+	xargs nm -A <"$WORK/objects" | awk -v b="$1/" -v top="$2/" -v top2="$top_srcdir/" '
+		{ o = $1; sub(/:.*/, "", o)
+		  if (!(o in name)) { m = substr(o, length(b) + 1); d = m; sub(/\/[^\/]*$/, "", d)
+			f = m; sub(/.*\//, "", f); sub(/^[^-]*-/, "", f); sub(/\.o$/, "", f); m = d "/" f
+			name[o] = exists(top m ".c") || exists(top2 m ".c") ? m : "" }
+		  m = name[o]; if (m == "") next
+		  if ($2 == "U") use[n++] = $3 " " m
+		  else if ($2 ~ /^[TDBRC]$/) def[$3] = m }
+		function exists(p,  x, r) { r = (getline x < p) >= 0; close(p); return r }
+		END { for (i = 0; i < n; i++) { split(use[i], u, " ")
 			if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]] } }' | sort -u
 }
 
 # later EDGES: "a uses b" for each object using one of a later room
 later() {
-	while read -r a b; do
-		[ "$(rank "${b%/*}")" -le "$(rank "${a%/*}")" ] || echo "$a uses $b"
-	done <"$1"
+	ranked '{ if (rk(dir($2)) > rk(dir($1))) print $1 " uses " $2 }' "$1"
 }
 
 # commands EDGES: "a uses b" for each command (src/cmd/) using another
@@ -96,7 +87,7 @@ commands() {
 
 # The source folders are the rooms
 extra=$(cd "$top_srcdir" && find formats report src -name '*.[ch]' | sed 's|/[^/]*$||' | sort -u |
-	while read -r d; do [ "$(rank "$d")" != 99 ] || echo "$d"; done | tr '\n' ' ')
+	ranked '{ if (rk($0) == 99) print }' | tr '\n' ' ')
 check "every folder of sources is a room${extra:+ (not: $extra)}" [ -z "$extra" ]
 
 bad=$(upward "$top_srcdir" | head -5 | tr '\n' ' ')
