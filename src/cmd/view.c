@@ -226,15 +226,23 @@ static int run_report(char **argv)
 /* The recording as `kprof report --format firefox -o TMP ARGS...` writes it, read back. */
 static int build(int argc, char **argv, const char *input, struct server *s)
 {
-	char dir[] = "/tmp/kprof-view.XXXXXX", path[64];
-	char **rargv = kp_xcalloc((size_t)argc + 9, sizeof(*rargv));
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	size_t size = strlen(tmp) + sizeof("/kprof-view.XXXXXX/profile.json.gz");
+	char *dir = kp_xmalloc(size), *path = kp_xmalloc(size);
+	char **rargv;
 	int n = 0, rc;
 	struct stat st;
 	FILE *f = NULL;
 
-	if (!mkdtemp(dir))
-		return kp_error("cannot create a directory in /tmp: %s", strerror(errno));
-	snprintf(path, sizeof(path), "%s/profile.json.gz", dir);
+	snprintf(dir, size, "%s/kprof-view.XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		rc = kp_error("cannot create a directory in %s: %s", tmp, strerror(errno));
+		free(dir);
+		free(path);
+		return rc;
+	}
+	snprintf(path, size, "%s/profile.json.gz", dir);
+	rargv = kp_xcalloc((size_t)argc + 9, sizeof(*rargv));
 	rargv[n++] = "kprof";
 	rargv[n++] = "report";
 	rargv[n++] = "-i";
@@ -257,6 +265,8 @@ static int build(int argc, char **argv, const char *input, struct server *s)
 		fclose(f);
 	unlink(path);
 	rmdir(dir);
+	free(path);
+	free(dir);
 	return rc;
 }
 
