@@ -410,9 +410,10 @@ int cmd_top(int argc, char **argv)
 		o.tick = tick;
 		o.live_ctx = &r;
 		rc = kp_recorder_run(&rec, &o);
-		if (!rc && r.model.err)
-			rc = 1;
 		kp_tui_release(&r.ui); /* the terminal back before anything more is said */
+		if (!rc && r.model.err)
+			rc = kp_error("the live records could not be read: %s",
+				      kp_strerror(r.model.err));
 		if (r.output && close_file(&r) && !rc)
 			rc = 1;
 		kp_top_release(&r.model);
