@@ -613,6 +613,9 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 		(unsigned long long)st->no_sym);
 	fprintf(out, "# stacks deeper than %zu frames, their outermost frames left out: %llu\n",
 		ARRAY_SIZE(r->res.locs) - 1, (unsigned long long)st->cut);
+	fprintf(out, "# frame-pointer stacks ending in one repeated address (a frame that points "
+		     "to itself), shown once: %llu, the repeats left out %llu\n",
+		(unsigned long long)st->looped, (unsigned long long)st->repeats);
 	print_dso_stats(s, out);
 	print_ksyms_stats(s, out);
 	print_debug_stats(s, out);

@@ -290,17 +290,35 @@ static bool is_kernel_addr(uint64_t addr)
 	return addr >= 0xffff800000000000ull;
 }
 
+uint64_t kp_stack_repeats(const struct kp_sample *smp)
+{
+	uint64_t last = smp->nr_callchain, k = 1;
+
+	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN) ||
+	    (smp->sample_type & PERF_SAMPLE_STACK_USER))
+		return 0;
+	while (last && (!smp->callchain[last - 1] || smp->callchain[last - 1] >= PERF_CONTEXT_MAX))
+		last--;
+	while (k < last && smp->callchain[last - 1 - k] == smp->callchain[last - 1])
+		k++;
+	return k - 1;
+}
+
 bool kp_stack_walk(const struct kp_sample *smp, uint16_t misc, kp_stack_fn fn, void *ctx)
 {
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	bool first = true, any = false;
-	uint64_t i = 0;
+	uint64_t i = 0, end = smp->nr_callchain;
 
 	if (!(smp->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		fn(ctx, smp->ip, kernel, false);
 		return false;
 	}
-	for (; i < smp->nr_callchain; i++) {
+	/* a frame-pointer chain's tail of one repeated address is walked once */
+	while (end && (!smp->callchain[end - 1] || smp->callchain[end - 1] >= PERF_CONTEXT_MAX))
+		end--;
+	end -= kp_stack_repeats(smp);
+	for (; i < end; i++) {
 		uint64_t a = smp->callchain[i];
 		if (a >= PERF_CONTEXT_MAX) {
 			kernel = a == PERF_CONTEXT_KERNEL || a == PERF_CONTEXT_GUEST_KERNEL;
@@ -319,9 +337,9 @@ bool kp_stack_walk(const struct kp_sample *smp, uint16_t misc, kp_stack_fn fn, v
 		}
 		first = false;
 	}
-	while (i < smp->nr_callchain && (smp->callchain[i] >= PERF_CONTEXT_MAX || !smp->callchain[i]))
+	while (i < end && (smp->callchain[i] >= PERF_CONTEXT_MAX || !smp->callchain[i]))
 		i++;
-	return i < smp->nr_callchain;
+	return i < end;
 }
 
 struct sample_walk {
@@ -355,6 +373,7 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 {
 	size_t roots = r->comm_root + (r->comm_root && r->cgroup_root);
 	struct sample_walk w = { r, t, locs, 0, max - roots, false };
+	uint64_t rep;
 	size_t n;
 	bool cut;
 
@@ -363,6 +382,10 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
 	cut = kp_stack_walk(smp, misc, walk_add, &w) | w.cut;
 	n = w.n;
 	r->st.cut += cut;
+	if ((rep = kp_stack_repeats(smp))) {
+		r->st.looped++;
+		r->st.repeats += rep;
+	}
 	/* leaf first -> root first, then the comm on top */
 	for (size_t j = 0; j < n / 2; j++) {
 		uint32_t x = locs[j];

@@ -38,6 +38,8 @@ struct kp_resolve_stats {
 	uint64_t no_sym;	/* in a usable DSO, but no symbol covers the address */
 	uint64_t cut;		/* stacks deeper than a stack holds (locs[]): their outermost
 				 * frames are left out */
+	uint64_t looped;	/* frame-pointer stacks ending in one repeated address ... */
+	uint64_t repeats;	/* ... and the repeats left out (kp_stack_repeats()) */
 };
 
 /*
@@ -114,6 +116,13 @@ size_t kp_resolve_sample(struct kp_resolver *r, const struct kp_sample *smp, uin
  * were left then.
  */
 typedef bool (*kp_stack_fn)(void *ctx, uint64_t addr, bool kernel, bool ret);
+/*
+ * A frame-pointer chain (one without a user stack copy) that ends in a run of one repeated
+ * address is walked through that address once: the kernel's walk followed a frame that points
+ * to itself (code without frame pointers, or a frame-pointer loop) until its depth limit.
+ * kp_stack_repeats() is how many of @smp's addresses that leaves out (0: none).
+ */
+uint64_t kp_stack_repeats(const struct kp_sample *smp);
 bool kp_stack_walk(const struct kp_sample *smp, uint16_t misc, kp_stack_fn fn, void *ctx);
 
 /**

@@ -371,4 +371,25 @@ rc=$?
 check "...by record too (status $rc)" sh -c "[ $rc -eq 1 ] && grep -q 'is a symbolic link' '$WORK/link.err'"
 check "...and the file they point to is untouched" grep -qx keep "$WORK/victim"
 
+# --- a frame-pointer chain that loops: spin() runs with RBP on a frame that points to itself,
+# so the kernel's walk stores spin's address until its depth limit; the report shows it once
+FPLOOP="$top_builddir/tests/workloads/fploop"
+"$KPROF" record -g -o "$WORK/loop.kprof" -- "$FPLOOP" 0.2 >/dev/null 2>&1
+"$KPROF" report -i "$WORK/loop.kprof" --folded --weight samples >"$WORK/loop.folded" 2>/dev/null
+"$KPROF" report -i "$WORK/loop.kprof" --stats >"$WORK/loop.stats" 2>&1
+"$KPROF" script -i "$WORK/loop.kprof" >"$WORK/loop.script" 2>/dev/null
+looped=$(awk '/;spin;spin [0-9]+$/ { n += $NF } END { print n + 0 }' "$WORK/loop.folded")
+deeper=$(grep -c ';spin;spin;spin' "$WORK/loop.folded")
+set -- $(sed -n 's/^# frame-pointer stacks ending in one repeated address.*: \([0-9]*\), the repeats left out \([0-9]*\)$/\1 \2/p' "$WORK/loop.stats")
+check "fp loop: $looped samples in spin show its address once more, none more often ($deeper)" \
+	[ "$looped" -ge 100 -a "$deeper" -eq 0 ]
+check "...--stats counts them: ${1:-none} stacks, ${2:-no} repeats left out (more than 100 each)" \
+	awk -v s="${1:-0}" -v r="${2:-0}" -v l="$looped" 'BEGIN { exit !(s >= l && r > 100 * s) }'
+most=$(awk 'BEGIN { RS = "" } { n = gsub(/ spin\+0x/, "&"); if (n > m) m = n } END { print m + 0 }' \
+	"$WORK/loop.script")
+check "...and script lists spin at most twice in a sample ($most)" \
+	[ "$most" -eq 2 ]
+check "...while the plain call after it keeps its caller" \
+	grep -q ';__libc_start_call_main;plain[.a-z0-9]* [0-9]*$' "$WORK/loop.folded"
+
 done_testing
