@@ -3,10 +3,11 @@
 # On one perf.data, the stacks of `kprof report --folded` against those of perf script,
 # collapsed by stackcollapse-perf.pl's rules: as many reach __libc_start_call_main (within 1
 # point), as deep (within 5%), and the ten hottest stacks the same, on a program built without
-# frame pointers and on Debian's gzip and python3, with both unwinders; perf's -z and pipe-mode
-# files as well; `kprof script` (at perf script's addresses) and `kprof convert --to kprof` give
-# the same stacks; and a file of short stack copies (dwarf,512) says its stacks were cut, as
-# kprof's own file does.
+# frame pointers and on Debian's gzip and python3, with both unwinders; on sqlite3, whose stacks
+# outgrow an 8 KiB copy, as deep as perf's and reaching the entry as often, or more; perf's -z
+# and pipe-mode files as well; `kprof script` (at perf script's addresses) and `kprof convert
+# --to kprof` give the same stacks; and a file of short stack copies (dwarf,512) says its stacks
+# were cut, as kprof's own file does.
 # Both tools read the same file, so the thresholds do not depend on how busy the machine is.
 . "$top_srcdir/tests/live/lib.sh"
 . "$top_srcdir/tests/live/stacks.sh"
@@ -124,6 +125,26 @@ for i in range(150000): s += len(json.dumps({"a": i, "b": [i] * 3}))' >/dev/null
 	unwound python3 "$WORK/py.data" "libdw libunwind"
 else
 	skips 6 "Debian's /usr/bin/python3 is not installed"
+fi
+
+# sqlite3: under .read, the shell's command handler has a 6 KiB frame, so an 8 KiB copy ends in
+# it for nearly every stack; where a copy ends decides each stack's depth, and kprof's are as
+# deep as perf's on the same file, and reach the entry as often, or more (a tenth of a second)
+if command -v sqlite3 >/dev/null 2>&1; then
+	cat >"$WORK/q.sql" <<'EOF'
+CREATE TABLE t(a TEXT, b INT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 60000)
+	INSERT INTO t SELECT hex(randomblob(20)), x FROM c;
+CREATE INDEX ti ON t(a);
+SELECT count(*), sum(length(a || b)) FROM t GROUP BY b % 7;
+EOF
+	precord "$WORK/sqlite3.data" -F 4000 --call-graph dwarf -- \
+		sqlite3 :memory: ".read $WORK/q.sql" >/dev/null 2>&1
+	unwound sqlite3 "$WORK/sqlite3.data" libdw
+	check "sqlite3: kprof's stacks as deep as perf's ($kd frames, $pd) and reaching __libc_start_call_main as often ($kr%, $pr%)" \
+		awk -v kd="$kd" -v pd="$pd" -v kr="$kr" -v pr="$pr" 'BEGIN { exit !(kd >= pd && kr >= pr) }'
+else
+	skips 4 "sqlite3 is not installed (contrib/setup.sh --check installs it)"
 fi
 
 # --- the other commands on the same file ---------------------------------------------------
