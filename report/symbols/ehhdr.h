@@ -2,7 +2,9 @@
 /*
  * ehhdr.h - the .eh_frame_hdr section (the search table over .eh_frame that unwinders look a
  * PC up in), read from its bytes: for libunwind's search over a binary's (unwind-libunwind.c),
- * and to hold a jitdump's unwinding info to its own .eh_frame and code (perfmap.c).
+ * and to hold a jitdump's unwinding info to its own .eh_frame and code (perfmap.c). And the
+ * DW_EH_PE_* encoded values it and .eh_frame hold, which libdw's reader of CFI entries
+ * (dwarf_next_cfi()) leaves encoded (dso-fde.c).
  */
 #ifndef KP_EHHDR_H
 #define KP_EHHDR_H
@@ -14,6 +16,16 @@
 /* DW_EH_PE_* encodings */
 #define KP_EH_PE_OMIT 0xff
 #define KP_EH_PE_TABLE 0x3b	/* datarel | sdata4: the search table libunwind can search */
+#define KP_EH_PE_FORMAT 0x0f	/* the bits that say how the value is stored */
+
+/*
+ * kp_eh_pe_read - the DW_EH_PE_* encoded value at *@p into *@v, *@p moved past it: absptr
+ * (@ptr_size bytes), [us]data2/4/8 or [us]leb128, in the byte order @big says, all before @end;
+ * added to @pc (the field's own address) for pcrel, to @data for datarel. False for omit,
+ * indirect, another application, another format, or bytes beyond @end.
+ */
+bool kp_eh_pe_read(uint8_t enc, const uint8_t **p, const uint8_t *end, unsigned ptr_size,
+		   bool big, uint64_t pc, uint64_t data, uint64_t *v);
 
 struct kp_ehhdr {
 	size_t table;		/* where the search table starts, from the section's start */
