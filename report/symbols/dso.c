@@ -4,7 +4,8 @@
  * per-DSO cache from file offset to the frames found there, so that a report resolves each
  * distinct address once however many samples hit it. Below it: the names, frames and symbol
  * tables it hands out (symtab.c), the DWARF's frames (dso-dwarf.c), the PLT's names
- * (dso-plt.c) and a recording's embedded symbols, which stand in for a file that gives none
+ * (dso-plt.c), the functions the unwind tables delimit where no symbol names them
+ * (dso-fde.c) and a recording's embedded symbols, which stand in for a file that gives none
  * (dso-embed.c).
  */
 #include "dso.h"
@@ -16,8 +17,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -31,6 +34,7 @@
 #include "debuginfod.h"
 #include "dso-dwarf.h"
 #include "dso-embed.h"
+#include "dso-fde.h"
 #include "dso-plt.h"
 #include "report/base/hash.h"
 #include "report/base/search.h"
@@ -60,6 +64,7 @@ struct kp_dso {
 	size_t nr_loads, cap_loads;
 	struct kp_symtab syms;
 	struct kp_hash cache; /* file_off -> kp_symnames value (its frames) */
+	struct kp_fdes fdes; /* the functions its unwind tables delimit, where no symbol is */
 	bool own_dwarf;	/* the binary carries its DWARF (else only a debug file can have it) */
 	bool own_symtab; /* the binary has its .symtab (was not stripped) */
 	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
@@ -147,6 +152,7 @@ void kp_dsos_free(struct kp_dsos *t)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		kp_hash_release(&d->cache);
+		kp_fdes_release(&d->fdes);
 		free(d->loads);
 		kp_symtab_release(&d->syms);
 		free(d);
@@ -509,6 +515,7 @@ static void load_elsewhere(struct kp_dso *d, const char *path, enum kp_dso_sourc
 	d->mod = NULL;
 	d->nr_loads = 0;
 	kp_symtab_clear(&d->syms);
+	kp_fdes_release(&d->fdes);
 	d->fetched = kp_symnames_intern(&d->t->names, path);
 	file_load(d);
 	d->file_status = was;
@@ -649,9 +656,38 @@ static bool vaddr_to_off(const struct kp_dso *d, uint64_t vaddr, uint64_t *off)
 	return false;
 }
 
+/*
+ * Whether lookups may name the DSO's addresses from its file: by its symbols, or else, for a
+ * file that has none (KP_DSO_NO_SYMBOLS), by the functions its unwind tables delimit.
+ */
+static bool file_names(struct kp_dso *d)
+{
+	enum kp_dso_status st = kp_dso_status(d);
+
+	return st == KP_DSO_OK || (st == KP_DSO_NO_SYMBOLS && d->mod);
+}
+
+/*
+ * The name of the function @f delimits, interned: sub_HEX@DSO, HEX its start as objdump, nm
+ * and readelf print an ELF address (IDA's name for a function known only by where it starts),
+ * DSO the binary's short name (where it lives, as in perf's memcpy@plt).
+ */
+static const char *fde_name(struct kp_dso *d, const struct kp_fde *f)
+{
+	size_t size = strlen(d->short_name) + 24;
+	char *buf = kp_xmalloc(size);
+	const char *name;
+
+	snprintf(buf, size, "sub_%" PRIx64 "@%s", f->start, d->short_name);
+	name = kp_symnames_intern(&d->t->names, buf);
+	free(buf);
+	return name;
+}
+
 bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
 {
 	const struct kp_sym *sym;
+	const struct kp_fde *fde;
 	uint64_t vaddr;
 
 	if (kp_dso_status(d) == KP_DSO_OK && d->emb) {
@@ -662,12 +698,21 @@ bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f)
 						   e->vaddr, e->size, e->off };
 		return e != NULL;
 	}
-	if (kp_dso_status(d) != KP_DSO_OK || !off_to_vaddr(d, file_off, &vaddr) ||
-	    !(sym = kp_symtab_find(&d->syms, vaddr + d->bias)) || sym->addr < d->bias)
+	if (!file_names(d) || !off_to_vaddr(d, file_off, &vaddr))
 		return false;
-	f->vaddr = sym->addr - d->bias;
-	f->size = sym->size;
-	f->name = kp_symnames_func(&d->t->names, sym->name);
+	if ((sym = kp_symtab_find(&d->syms, vaddr + d->bias))) {
+		if (sym->addr < d->bias)
+			return false;
+		f->vaddr = sym->addr - d->bias;
+		f->size = sym->size;
+		f->name = kp_symnames_func(&d->t->names, sym->name);
+	} else if ((fde = kp_fdes_func(&d->fdes, d->mod, d->bias, vaddr))) {
+		f->vaddr = fde->start;
+		f->size = fde->end - fde->start;
+		f->name = kp_symnames_func(&d->t->names, fde_name(d, fde));
+	} else {
+		return false;
+	}
 	return vaddr_to_off(d, f->vaddr, &f->off);
 }
 
@@ -678,7 +723,7 @@ const uint8_t *kp_dso_code(struct kp_dso *d, uint64_t off, uint64_t len, unsigne
 	const char *raw;
 	size_t size;
 
-	if (kp_dso_status(d) != KP_DSO_OK || d->skeleton || !d->mod ||
+	if (!file_names(d) || d->skeleton || !d->mod ||
 	    !(elf = dwfl_module_getelf(d->mod, &bias)) || !(raw = elf_rawfile(elf, &size)))
 		return NULL;
 	for (size_t i = 0; i < d->nr_loads; i++) {
@@ -735,6 +780,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 	struct kp_dsos *t = d->t;
 	struct kp_sym_frame chain[KP_DSO_MAX_FRAMES], *f;
 	const struct kp_sym *sym;
+	const struct kp_fde *fde = NULL;
 	uint64_t vaddr, first = t->names.nr_frames;
 	int n = 0;
 
@@ -746,7 +792,8 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 	if ((t->opts.inline_frames || t->opts.srcline) &&
 	    dwarf_wanted(d, sym != NULL || kp_symtab_in_padding(&d->syms, vaddr + d->bias)))
 		n = kp_dwarf_chain(d->mod, vaddr + d->bias, t->opts.srcline, chain);
-	if (!n && !sym)
+	/* nothing names it: the function its unwind tables delimit, if they do */
+	if (!n && !sym && !(fde = kp_fdes_func(&d->fdes, d->mod, d->bias, vaddr)))
 		return first << 8;
 	if (!n) {
 		chain[n++] = (struct kp_sym_frame){ 0 };
@@ -755,6 +802,10 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 	}
 	if (sym)
 		chain[n - 1].func = sym->name; /* the ELF symbol names the outermost function best */
+	if (fde) {
+		chain[0].func = fde_name(d, fde);
+		chain[0].fde = true;
+	}
 	if (!t->opts.inline_frames) {
 		chain[0] = chain[n - 1];
 		n = 1;
@@ -766,7 +817,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 		f->func = kp_symnames_func(&t->names, chain[i].func);
 		f->sys = kp_symnames_intern(&t->names, chain[i].func ? chain[i].func : "??");
 		f->file = kp_symnames_intern(&t->names, chain[i].file);
-		f->off = sym ? vaddr + d->bias - sym->addr : UINT64_MAX;
+		f->off = sym ? vaddr + d->bias - sym->addr : fde ? vaddr - fde->start : UINT64_MAX;
 	}
 	return first << 8 | (uint64_t)n;
 }
@@ -776,7 +827,7 @@ int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *f
 	uint64_t *v, val;
 	size_t n;
 
-	if (max < 1 || kp_dso_status(d) != KP_DSO_OK)
+	if (max < 1 || !file_names(d))
 		return 0;
 	v = kp_hash_get(d->emb ? &d->emb->locs : &d->cache, file_off);
 	if (v) {

@@ -30,7 +30,8 @@ enum kp_dso_status {
 	KP_DSO_BUILDID_MISMATCH,/* the file on disk is not the one that was recorded */
 	KP_DSO_NOT_ELF,		/* unreadable or not an ELF file */
 	KP_DSO_NO_SYMBOLS,	/* an ELF file with neither .symtab, .dynsym nor DWARF: usable for
-				 * its unwind tables, its frames are named DSO+0xOFFSET */
+				 * its unwind tables, its frames are named after their FDEs
+				 * (sub_HEX@DSO), else DSO+0xOFFSET */
 	KP_DSO_VDSO_OTHER_KERNEL, /* [vdso] recorded under another kernel than the running one */
 	KP_DSO_NOT_FILE,	/* a FIFO, a device, a directory or a socket at the path: refused
 				 * unopened (kp_open_file()) */
@@ -53,9 +54,11 @@ struct kp_dso *kp_dsos_find(struct kp_dsos *t, const char *path, const uint8_t *
 /*
  * kp_dso_symbolize - the frames at @file_off, innermost first, at most @max (>= 1) of them;
  * never more than KP_DSO_MAX_FRAMES, the function holding them always among them.
- * Returns the number of frames (>= 1) when a symbol covers the offset, 0 when none does or the
- * DSO cannot be used (see kp_dso_status()). For a return address, pass the offset of the call
- * (return address - 1): this function does not adjust.
+ * Returns the number of frames (>= 1) when a symbol covers the offset, or else an FDE of the
+ * binary's unwind tables (then 1 frame, marked .fde, named sub_HEX@DSO after the FDE's start,
+ * HEX its ELF address, DSO the short name); 0 when neither does or the DSO cannot be used (see
+ * kp_dso_status()). For a return address, pass the offset of the call (return address - 1):
+ * this function does not adjust.
  */
 int kp_dso_symbolize(struct kp_dso *d, uint64_t file_off, struct kp_sym_frame *frames, int max);
 
@@ -72,7 +75,8 @@ size_t kp_dso_build_id(struct kp_dso *d, const uint8_t **bits);
 size_t kp_dso_file_build_id(struct kp_dso *d, const uint8_t **bits);
 
 /**
- * struct kp_dso_func - the ELF symbol holding an address, as annotate reads it
+ * struct kp_dso_func - the ELF symbol holding an address, as annotate reads it, or where none
+ * does, the range of the FDE that does (kp_dso_symbolize()'s sub_HEX@DSO)
  * @name:  the function, named as kp_dso_symbolize() names it (borrowed from the table)
  * @vaddr: its first byte, an ELF address
  * @size:  its bytes (a sizeless symbol runs to the next one, as perf has it)
@@ -83,8 +87,8 @@ struct kp_dso_func {
 	uint64_t vaddr, size, off;
 };
 
-/* kp_dso_func_at - the symbol covering @file_off into *@f; false when none does or the DSO
- * cannot be used. */
+/* kp_dso_func_at - the symbol (else the FDE) covering @file_off into *@f; false when none does
+ * or the DSO cannot be used. */
 bool kp_dso_func_at(struct kp_dso *d, uint64_t file_off, struct kp_dso_func *f);
 
 /*
@@ -196,9 +200,10 @@ void kp_dsos_alts(struct kp_dsos *t, const struct kp_dso_alt *alts, size_t nr);
 enum kp_dso_source kp_dso_source(struct kp_dso *d, enum kp_dso_status *file_status);
 
 /*
- * kp_dso_each_hit - for each file offset looked up so far that a symbol named (or, for embedded
- * symbols, that they hold), its frames as kp_dso_symbolize() gave them, and whether their
- * inline frames came from a separate debug file's DWARF: what `kprof archive` stores.
+ * kp_dso_each_hit - for each file offset looked up so far that a symbol or an FDE named (or,
+ * for embedded symbols, that they hold), its frames as kp_dso_symbolize() gave them, and
+ * whether their inline frames came from a separate debug file's DWARF: what `kprof archive`
+ * stores.
  */
 typedef void kp_dso_hit_fn(void *ctx, uint64_t off, const struct kp_sym_frame *fr, int n,
 			   bool debug_dwarf);

@@ -54,7 +54,10 @@ struct kp_dso_opts {
  * @line:    source line, 0 if unknown
  * @inlined: this frame was inlined into the next one in the array
  * @off:     the address's offset in the ELF symbol of the function holding the frames (the
- *           same in each frame of an address, as perf shows it); UINT64_MAX without one
+ *           same in each frame of an address, as perf shows it), or in its FDE (@fde);
+ *           UINT64_MAX without either
+ * @fde:     no symbol names the function: the FDE of the binary's unwind tables that covers
+ *           the address delimits it, and it is named after its start, sub_HEX@DSO
  *
  * Strings are owned by the kp_dsos table: valid until kp_dsos_free().
  */
@@ -64,6 +67,7 @@ struct kp_sym_frame {
 	const char *file;
 	uint32_t line;
 	bool inlined;
+	bool fde;
 	uint64_t off;
 };
 

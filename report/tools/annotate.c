@@ -694,9 +694,10 @@ static void no_symbol(const struct group *g, struct kp_ann_func *f)
 		set_why(f, "no symbol the recording embeds for '%s' covers these addresses",
 			kp_dso_path(g->dso));
 	else if (kp_dso_stripped(g->dso))
-		set_why(f, "no symbol of '%s' covers these addresses: it is stripped of its "
-			   ".symtab, and no debug file of it was found (by build-id under "
-			   "/usr/lib/debug, or by .gnu_debuglink)", kp_dso_path(g->dso));
+		set_why(f, "no symbol of '%s' covers these addresses, nor an FDE of its unwind "
+			   "tables: it is stripped of its .symtab, and no debug file of it was "
+			   "found (by build-id under /usr/lib/debug, or by .gnu_debuglink)",
+			kp_dso_path(g->dso));
 	else
 		set_why(f, "no symbol of '%s' covers these addresses", kp_dso_path(g->dso));
 }

@@ -10,12 +10,21 @@
  * frames, each named, or none. With bit 0 of the third byte, the record is a FILE_PART (a
  * binary's headers and unwind tables) instead: the DSO then loads the sparse copy made of it,
  * through libelf and libdw, as a report does for stack copies, and opens it as the unwinder
- * would. The seeds in corpus-symbols/ are records of real archives (split, the C++ inline
- * workload, a DWARF recording of gzip and libc, parts of split's and libc's tables).
+ * would. An input that starts with ELF's magic is a binary instead: a DSO reads it as its
+ * file, through libelf and libdw, and is looked up at each of its first 16 KiB of offsets, as
+ * a report looks up the addresses samples hit; where no symbol covers one, the FDE of its
+ * unwind tables that does names it, and the function that FDE delimits must hold the offset
+ * and its bytes be readable (annotate's). The seeds in corpus-symbols/ are records of real
+ * archives (split, the C++ inline workload, a DWARF recording of gzip and libc, parts of
+ * split's and libc's tables) and small stripped binaries (elf-*.bin: three functions and one
+ * without CFI, built from assembly with -nostdlib -Wl,-n,--eh-frame-hdr, then patched: FDEs
+ * that overlap, are empty or run far beyond the code, an .eh_frame_hdr whose table lies).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "formats/rec.h"
@@ -46,10 +55,42 @@ static void lookup(struct kp_dso *d, uint64_t off)
 {
 	struct kp_sym_frame fr[KP_DSO_MAX_FRAMES];
 	struct kp_dso_func f;
+	const uint8_t *code;
+	unsigned machine, sum = 0;
 
 	check_frames(fr, kp_dso_symbolize(d, off, fr, KP_DSO_MAX_FRAMES));
-	if (kp_dso_func_at(d, off, &f) && (!f.name || off - f.off >= f.size))
+	if (!kp_dso_func_at(d, off, &f))
+		return;
+	if (!f.name || off - f.off >= f.size)
 		abort();
+	code = kp_dso_code(d, f.off, f.size, &machine);
+	for (uint64_t i = 0; code && i < f.size; i++) /* what annotate disassembles */
+		sum += code[i];
+	(void)sum;
+}
+
+/* A binary: the file of a DSO, looked up at each of its first 16 KiB of offsets. */
+static void binary(const uint8_t *data, size_t size, const struct kp_dso_opts *opts)
+{
+	int fd = memfd_create("kprof-fuzz-elf", MFD_CLOEXEC);
+	char path[64];
+	struct kp_dsos *t;
+	struct kp_dso *d;
+
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	t = kp_dsos_new(opts);
+	d = kp_dsos_find(t, path, NULL, 0);
+	for (uint64_t off = 0; off < size && off < 16384; off++)
+		lookup(d, off);
+	kp_dso_each_hit(d, on_hit, NULL);
+	kp_dsos_free(t);
+	close(fd);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,6 +102,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kp_dsos *t;
 	struct kp_dso *d;
 
+	if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
+		opts.inline_frames = opts.srcline = true;
+		binary(data, size, &opts);
+		return 0;
+	}
 	if (size > KP_REC_MAX_SIZE)
 		size = KP_REC_MAX_SIZE;
 	size &= ~(size_t)7;

@@ -140,13 +140,22 @@ check "... without source lines, saying why" \
 	json "$WORK/st.json" 'all("file" not in i for i in f["instructions"]) and "DWARF" in (f["no_source_lines"] or "")'
 unset FUNC
 # stripped of its .symtab with no debug file anywhere (and without -rdynamic, no name in .dynsym):
-# its code is named by nothing, and the reason says so, no debug file claimed
+# its functions are known by their FDEs alone, annotated over the FDE's range, as sub_HEX@bare
 cp "$SPLIT" "$WORK/bare"
 strip "$WORK/bare"
 "$KPROF" record -o "$WORK/bare.kprof" -- "$WORK/bare" 0.1 >/dev/null 2>&1
 "$KPROF" annotate -i "$WORK/bare.kprof" --stdio --top 1 >"$WORK/bare.ann" 2>&1
-check "a stripped binary with no debug file: not annotated, and why (no debug file was found)" \
-	sh -c "grep -qF \"'$WORK/bare' covers these addresses: it is stripped of its .symtab, and no debug file of it was found\" '$WORK/bare.ann' && ! grep -q 'its debug file has' '$WORK/bare.ann'"
+check "a stripped binary with no debug file: its hottest function, named after its FDE, is disassembled" \
+	sh -c "grep -q '^## sub_[0-9a-f]*@bare in $WORK/bare: .*, 0x[0-9a-f]*-0x[0-9a-f]* ([0-9]* bytes)' '$WORK/bare.ann' &&
+		[ \$(grep -c '^ *[0-9.%]* *[0-9]* *[0-9a-f]*:  ' '$WORK/bare.ann') -gt 5 ]"
+# ... and one built without CFI, whose code no FDE covers either: not annotated, and why, no
+# debug file claimed
+cp "$top_builddir/tests/workloads/noframe" "$WORK/bare-nocfi"
+strip "$WORK/bare-nocfi"
+"$KPROF" record -o "$WORK/nocfi.kprof" -- "$WORK/bare-nocfi" 0.1 >/dev/null 2>&1
+"$KPROF" annotate -i "$WORK/nocfi.kprof" --stdio --top 1 >"$WORK/nocfi.ann" 2>&1
+check "a stripped binary without CFI and no debug file: not annotated, and why (no debug file was found)" \
+	sh -c "grep -qF \"'$WORK/bare-nocfi' covers these addresses, nor an FDE of its unwind tables: it is stripped of its .symtab, and no debug file of it was found\" '$WORK/nocfi.ann' && ! grep -q 'its debug file has' '$WORK/nocfi.ann'"
 
 cp "$LOOPS" "$WORK/rebuilt"
 "$KPROF" record -o "$WORK/rb.kprof" -- "$WORK/rebuilt" 0.3 >/dev/null 2>&1

@@ -2,8 +2,10 @@
 # Live: --call-graph dwarf on programs as Debian ships them, against perf on the same
 # workloads: stripped gzip (no symbol table), python3 and sqlite3 (PLT stubs, aliased libc
 # functions). Stacks reach __libc_start_call_main as often as perf's do and are as deep, and the
-# hottest functions carry perf's names. Then the same workload stripped, with and without
-# -rdynamic, gives the same stacks, and a binary without CFI is said to truncate them.
+# hottest functions carry perf's names; a stripped binary's functions are named after their
+# FDEs (sub_HEX@DSO), one row each. Then the same workload stripped, with and without
+# -rdynamic, gives the same stacks and each function its true share, and a binary without CFI
+# is said to truncate them, its frames keeping their offsets.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 EXPORT="$top_builddir/tests/workloads/split-export"
@@ -16,9 +18,10 @@ at_least() { awk -v g="$1" -v w="$2" 'BEGIN { exit !(g >= w) }'; }
 # ktop FILE N MIN / ptop FILE N MIN: the N hottest user-space functions by self samples, at MIN%
 # or more each, one name a line, from `kprof report --flat --sort dso,sym` and `perf report
 # --sort dso,sym`. Kernel functions are left out (which ones interrupts hit differs from run to
-# run), and so are rarer ones: a stripped binary's frames are single addresses, which must hold
-# 5% to count (one instruction's share varies more between runs than a function's). perf's
-# unnamed 0x...OFF in DSO is named DSO+0xOFF, as kprof names it.
+# run), and so are rarer ones: a frame outside every symbol and FDE is a single address, which
+# must hold 5% to count (one instruction's share varies more between runs than a function's).
+# perf's unnamed 0x...OFF in DSO is named as kprof names the function holding it, sub_HEX@DSO
+# after the FDE that readelf finds around it in FDES (fdes_of), its rows summed; else DSO+0xOFF.
 ktop() {
 	awk -v min="$3" '/^ +[0-9.]+% +[0-9.]+% +[0-9]+ / && $4 != "[kernel.kallsyms]" {
 		p = $1; sub("%", "", p)
@@ -27,14 +30,48 @@ ktop() {
 		print }' "$1" | head -n "$2"
 }
 ptop() {
-	awk -v min="$3" '/^ +[0-9.]+%/ && $2 != "[kernel.kallsyms]" {
-		p = $1; sub("%", "", p); if (p + 0 < min) next
+	awk -v min="$3" -v fdes="$4" '
+	function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	BEGIN { while ((getline l <fdes) > 0) { n++; split(l, f, " ")
+		fd[n] = f[1]; fo[n] = hex(f[2]); fe[n] = hex(f[3]); fv[n] = f[4] } }
+	/^ +[0-9.]+%/ && $2 != "[kernel.kallsyms]" {
+		p = $1; sub("%", "", p)
 		dso = $2; $1 = $2 = $3 = ""; sub(/^ +/, "")
 		if ($0 ~ /^0x[0-9a-f]+$/) {
-			if (min > 0 && p + 0 < 5) next
-			sub(/^0x0*/, ""); $0 = dso "+0x" $0
+			a = hex($0); name = ""
+			for (i = 1; i <= n && name == ""; i++)
+				if (fd[i] == dso && a >= fo[i] && a < fe[i]) name = "sub_" fv[i] "@" dso
+			if (name == "") {
+				if (min > 0 && p + 0 < 5) next
+				sub(/^0x0*/, ""); name = dso "+0x" $0
+			}
+			$0 = name
 		}
-		print }' "$1" | head -n "$2"
+		if (!($0 in t)) o[++k] = $0
+		t[$0] += p }
+	END { for (i = 1; i <= k; i++) if (t[o[i]] >= min) printf "%s %s\n", t[o[i]], o[i] }' "$1" |
+		sort -s -k1,1gr | cut -d' ' -f2- | head -n "$2"
+}
+
+# fdes_of FLAT: "DSO START END HEX" for each FDE of the binaries whose functions kprof's flat
+# report FLAT (with --stats) names sub_HEX@DSO, from readelf: START and END file offsets, HEX
+# the ELF address of the start
+fdes_of() {
+	for path in $(sed -n 's/^#   \(\/[^:]*\): [0-9]* frames.*/\1/p' "$1" | sort -u); do
+		dso=${path##*/}
+		grep -q " sub_[0-9a-f]*@$dso\$" "$1" || continue
+		delta=$(readelf -lW "$path" | awk '$1 == "LOAD" && / R?W?E / { print $3, $2; exit }')
+		readelf --debug-dump=frames "$path" 2>/dev/null | awk -v dso="$dso" -v d="$delta" '
+			function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+				for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+				return v }
+			BEGIN { split(d, x, " "); delta = hex(x[1]) - hex(x[2]) }
+			$4 == "FDE" { split(substr($6, 4), r, /\.\./); s = hex(r[1]); e = hex(r[2])
+				v = r[1]; sub(/^0+/, "", v)
+				printf "%s %x %x %s\n", dso, s - delta, e - delta, v }'
+	done
 }
 
 # run_both NAME CMD...: CMD recorded with DWARF stacks by kprof and by perf, and reported
@@ -46,7 +83,7 @@ run_both() {
 		>"$WORK/$name.folded" \
 		2>/dev/null
 	"$KPROF" report -i "$WORK/$name.kprof" --flat --sort dso,sym --no-inline --color never \
-		>"$WORK/$name.flat" 2>/dev/null
+		--stats >"$WORK/$name.flat" 2>/dev/null
 	# perf is the reference, not the subject: a run of its that recorded nothing (seen once
 	# in a busy suite, with no message kept) is run again, and what it said is kept
 	for try in 1 2; do
@@ -72,10 +109,11 @@ compare() {
 		awk -v k="$kr" -v p="$pr" -v kn="$kn" -v pn="$pn" -v min="$min" \
 		'BEGIN { exit !(kn >= 500 && pn >= 500 && p >= min && k >= p - 1) }'
 	check "$name: mean depth $kd user frames, perf's $pd (within 10%)" within 10 "$kd" "$pd"
+	fdes_of "$WORK/$1.flat" >"$WORK/$1.fdes"
 	ktop "$WORK/$1.flat" 10 1 >"$WORK/$1.ktop"
-	ptop "$WORK/$1.perf" 10 1 >"$WORK/$1.ptop"
+	ptop "$WORK/$1.perf" 10 1 "$WORK/$1.fdes" >"$WORK/$1.ptop"
 	ktop "$WORK/$1.flat" 100000 0 >"$WORK/$1.kall"
-	ptop "$WORK/$1.perf" 100000 0 >"$WORK/$1.pall"
+	ptop "$WORK/$1.perf" 100000 0 "$WORK/$1.fdes" >"$WORK/$1.pall"
 	missing=$(grep -vxF -f "$WORK/$1.pall" "$WORK/$1.ktop" | head -3 | tr '\n' ' ')
 	check "$name: kprof's hottest functions ($(wc -l <"$WORK/$1.ktop")) all have perf's names${missing:+ (not in perf: $missing)}" \
 		[ -z "$missing" -a -s "$WORK/$1.ktop" ]
@@ -93,6 +131,15 @@ seq 1 1500000 >"$WORK/numbers"
 run_both gzip gzip -9 -c "$WORK/numbers"
 compare gzip 99
 check "gzip: no warning of truncated stacks" sh -c "! grep -q 'stop before' '$WORK/gzip.rec'"
+# its own functions, which no symbol names, are one row each, named after their FDE's start
+bad=$(awk 'FILENAME == ARGV[1] { if ($1 == "gzip") s["sub_" $4 "@gzip"] = 1; next }
+	/^ +[0-9.]+% +[0-9.]+% +[0-9]+ +gzip / && !($5 in s) && $5 !~ /@plt$/ { print $5 }' \
+	"$WORK/gzip.fdes" "$WORK/gzip.flat" | head -3 | tr '\n' ' ')
+kgz=$(grep -c '^ *[0-9.]*% *[0-9.]*% *[0-9]* *gzip ' "$WORK/gzip.flat")
+pgz=$(grep -c '^ *[0-9.]*% *gzip ' "$WORK/gzip.perf")
+check "gzip: its $kgz rows are functions at the start of an FDE, sub_HEX@gzip${bad:+ (not: $bad)}" \
+	[ -z "$bad" -a "$kgz" -gt 0 ]
+check "gzip: $kgz rows of its own, perf's $pgz of single addresses" [ "$kgz" -lt "$pgz" ]
 
 # python3: Debian's interpreter, its functions exported in .dynsym
 run_both python3 /usr/bin/python3 -c '
@@ -139,24 +186,14 @@ for v in stripped rdyn-stripped; do
 	"$KPROF" record --call-graph dwarf -o "$WORK/$v.kprof" -- "$WORK/split-$v" 1 >"$WORK/$v.out" 2>/dev/null
 	"$KPROF" report -i "$WORK/$v.kprof" --folded --no-inline --annotate --weight samples >"$WORK/$v.folded" 2>/dev/null
 done
-# name the stripped binary's offsets after the functions of the unstripped build, which has
-# the same code at the same offsets (strip removes only symbols and debug sections)
-delta=$(readelf -lW "$EXPORT" | awk '$1 == "LOAD" && / R?W?E / { print $3, $2; exit }')
-delta=$(( ${delta% *} - ${delta#* } ))
-nm --defined-only "$EXPORT" | awk '$2 ~ /^[tT]$/ { print $1, $3 }' | sort >"$WORK/syms"
-awk -v delta="$delta" '
-	function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
-		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v }
-	NR == FNR { a[FNR] = hex($1); n[FNR] = $2; k = FNR; next }
+# the stripped binary's functions are named after their FDEs, sub_HEX@split-stripped, HEX the
+# ELF address of their start: the one the unstripped build's symbol has (strip removes only
+# symbols and debug sections), so nm names them
+nm -S --defined-only "$EXPORT" | awk '$3 ~ /^[tT]$/ { v = $1; sub(/^0+/, "", v); print v, $2, $4 }' \
+	>"$WORK/syms"
+awk 'NR == FNR { n["sub_" $1 "@split-stripped"] = $3; next }
 	{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); m = split(s, f, ";"); out = "split"
-	  for (i = 2; i <= m; i++) {
-		if (f[i] ~ /^split-stripped\+0x/) {
-			off = hex(substr(f[i], 16)) + delta; f[i] = "?"
-			for (j = 1; j <= k; j++) if (a[j] <= off) f[i] = n[j]
-		}
-		out = out ";" f[i]
-	  }
+	  for (i = 2; i <= m; i++) out = out ";" (f[i] in n ? n[f[i]] : f[i])
 	  t[out] += c }
 	END { for (s in t) print s, t[s] }' "$WORK/syms" "$WORK/stripped.folded" >"$WORK/stripped.named"
 sed 's/^[^;]*;/split;/' "$WORK/rdyn-stripped.folded" >"$WORK/rdyn.named"
@@ -189,6 +226,40 @@ check "stripped with and without -rdynamic: the same stacks${diffs:+ ($diffs)}" 
 	[ -z "$diffs" ]
 check "...and work_a through via_left is one of them" \
 	grep -q "^split;.*;main;via_left;work_a [0-9]*\$" "$WORK/stripped.named"
+# its flat report: one row per function, at exactly the address nm gives it, no row of a single
+# address inside one (the offsets of split-stripped+0xOFF are the unstripped build's too) ...
+"$KPROF" report -i "$WORK/stripped.kprof" --flat --no-inline --weight samples --stats \
+	>"$WORK/stripped.flat" 2>/dev/null
+delta=$(readelf -lW "$EXPORT" | awk '$1 == "LOAD" && / R?W?E / { print $3, $2; exit }')
+delta=$(( ${delta% *} - ${delta#* } ))
+bad=$(awk -v delta="$delta" '
+	function hex(s,   i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v }
+	NR == FNR { a[++k] = hex($1); z[k] = hex($2); n["sub_" $1 "@split-stripped"] = 1; next }
+	!/^ +[0-9.]+% +[0-9.]+% +[0-9]+ / { next }
+	$4 ~ /^sub_.*@split-stripped$/ && !($4 in n) { print $4 }
+	$4 ~ /^split-stripped\+0x/ { off = hex(substr($4, 16)) + delta
+		for (j = 1; j <= k; j++) if (off >= a[j] && off < a[j] + z[j]) print $4 }' \
+	"$WORK/syms" "$WORK/stripped.flat" | head -3 | tr '\n' ' ')
+rows=$(grep -c '^ *[0-9.]*% .* sub_[0-9a-f]*@split-stripped$' "$WORK/stripped.flat")
+check "split stripped: its $rows rows are functions at their symbol's address, sub_HEX@split-stripped${bad:+ (not: $bad)}" \
+	[ -z "$bad" -a "$rows" -ge 5 ]
+# ... holding its true share, self and callees (total) ...
+for f in work_a work_b work_c; do
+	got=$(awk -v f="$f" 'NR == FNR { if ($3 == f) n = "sub_" $1 "@split-stripped"; next }
+		$4 == n { sub("%", "", $2); print $2 }' "$WORK/syms" "$WORK/stripped.flat")
+	want=$(truth_of "$f" "$WORK/stripped.out")
+	check "split stripped, flat: $f's row totals ${got:-none}% against the true ${want:-none}% (within $SHARE_POINTS points)" \
+		awk -v g="${got:--100}" -v w="${want:--100}" -v m=$SHARE_POINTS 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= m) }'
+done
+# ... and annotated over its FDE's range, the function's bytes as nm has them
+set -- $(awk '$3 == "work_a" { print $1, $2 }' "$WORK/syms")
+"$KPROF" annotate -i "$WORK/stripped.kprof" "sub_$1@split-stripped" >"$WORK/stripped.ann" 2>&1
+range=$(printf '0x%x-0x%x (%d bytes)' "0x$1" $((0x$1 + 0x$2)) $((0x$2)))
+check "split stripped: annotate sub_$1@split-stripped (work_a) disassembles $range" \
+	sh -c "grep -q '^## sub_$1@split-stripped in .*, $range' '$WORK/stripped.ann' &&
+		grep -q '^[ 0-9.%]* $1: ' '$WORK/stripped.ann'"
 
 # --- a binary without CFI: the stacks stop in it, and the recording says so ---------------
 strip --strip-all -o "$WORK/noframe" "$NOFRAME" # also the .debug_frame that -g leaves
@@ -203,6 +274,8 @@ check "no CFI: the report's header says it in its first lines" \
 "$KPROF" report -i "$WORK/nocfi.kprof" --flat --stats >"$WORK/nocfi.stats" 2>/dev/null
 check "no CFI: --stats breaks the stops down by binary" \
 	grep -q "^#     [^ ]*/noframe: [0-9]* stack copy too small, [1-9][0-9]* no usable CFI" "$WORK/nocfi.stats"
+check "no CFI: its frames keep their offsets, noframe+0xOFF, no FDE naming them" \
+	sh -c "grep -q ' noframe+0x[0-9a-f]*\$' '$WORK/nocfi.stats' && ! grep -q 'sub_[0-9a-f]*@noframe' '$WORK/nocfi.stats'"
 "$KPROF" report -i "$WORK/nocfi.kprof" --folded >/dev/null 2>"$WORK/nocfi.err"
 check "no CFI: folded output says it on stderr" grep -q "^kprof: warning: .*stop before their thread's entry" "$WORK/nocfi.err"
 # its CFI in a separate debug file beside it, as a -dbgsym package gives it: whole stacks again
