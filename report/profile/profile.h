@@ -24,11 +24,14 @@
 #define KP_LOC_UNNAMED	0x10	/* no symbol: the name is "dso+0xoffset" or "[unknown]" */
 #define KP_LOC_CGROUP	0x20	/* not a frame: the process's cgroup, above the command
 				 * (kp_resolver.cgroup_root: --sort cgroup) */
+#define KP_LOC_FDE	0x40	/* no symbol: named sub_HEX@dso after the start of the FDE
+				 * (unwind table entry) that delimits its function */
 
 struct kp_func {
 	uint32_t name;		/* strtab ids */
 	uint32_t dso;
-	uint32_t flags;		/* KP_LOC_* that belong to the function (kernel, jit, comm, unnamed) */
+	uint32_t flags;		/* KP_LOC_* that belong to the function (kernel, jit, comm, unnamed,
+				 * fde) */
 };
 
 /*

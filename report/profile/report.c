@@ -486,6 +486,9 @@ static void print_dso_stats(const struct kp_session *s, FILE *out)
 		kp_text_put(out, 0, kp_strtab_get(&s->strs, d->path));
 		fprintf(out, ": %llu frames, %llu unnamed", (unsigned long long)d->frames,
 			(unsigned long long)d->unnamed);
+		if (d->fde)
+			fprintf(out, ", %llu named by their unwind table's FDE",
+				(unsigned long long)d->fde);
 		if (src != KP_DSO_SRC_FILE)
 			fprintf(out, ", from %s%s%s (the file: %s)\n", source_str[src],
 				st == KP_DSO_OK ? "" : ": ", st == KP_DSO_OK ? "" : kp_dso_status_str(st),
@@ -603,8 +606,10 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 			kp_pct(us->failed, us->samples));
 		kp_unwind_stats_print(us, &s->strs, out, "#   ");
 	}
-	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%)\n", (unsigned long long)st->frames,
-		(unsigned long long)st->unnamed, kp_pct(st->unnamed, st->frames));
+	fprintf(out, "# frames: %llu, unnamed %llu (%.2f%%), named by their unwind table's FDE "
+		     "%llu (%.2f%%)\n", (unsigned long long)st->frames,
+		(unsigned long long)st->unnamed, kp_pct(st->unnamed, st->frames),
+		(unsigned long long)st->fde, kp_pct(st->fde, st->frames));
 	fprintf(out,
 		"#   outside every map %llu, kernel without symbol %llu, JIT without perf map %llu,"
 		" unusable binary %llu, no symbol in binary %llu\n",
@@ -645,7 +650,7 @@ static void say_truncation(struct kp_report *r, say_fn *say, void *ctx)
 	kp_unwind_stats_release(&st);
 }
 
-/* Once per binary, never per sample: the ones whose frames could not be named, and why. */
+/* Once per binary, never per sample: the ones whose frames no symbol named, and why. */
 static void say_dsos(const struct kp_session *s, say_fn *say, void *ctx)
 {
 	char msg[4096 + 256];
@@ -653,22 +658,36 @@ static void say_dsos(const struct kp_session *s, say_fn *say, void *ctx)
 	for (size_t i = 0; i < s->nr_dsos; i++) {
 		const struct kp_session_dso *d = &s->dso_list[i];
 		const char *path = kp_strtab_get(&s->strs, d->path);
+		uint64_t nosym = d->unnamed + d->fde;
 		enum kp_dso_status st;
 		bool seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++) /* one line per path, however recorded */
-			seen = s->dso_list[j].path == d->path && s->dso_list[j].unnamed;
-		if (!d->unnamed || seen)
+			seen = s->dso_list[j].path == d->path &&
+			       s->dso_list[j].unnamed + s->dso_list[j].fde;
+		if (!nosym || seen)
 			continue;
 		st = kp_dso_status(d->dso);
 		if (st == KP_DSO_OK || st == KP_DSO_NO_SYMBOLS) {
 			/* a stripped binary: a few unnamed frames are glue, most are functions */
-			if (d->unnamed * 10 < d->frames || d->unnamed < 100)
+			if (nosym * 10 < d->frames || nosym < 100)
 				continue;
-			snprintf(msg, sizeof(msg),
-				 "'%s': no symbol names %llu of its %llu frames: they keep only "
-				 "their offset (its debug symbols, the -dbgsym package, name them)",
-				 path, (unsigned long long)d->unnamed, (unsigned long long)d->frames);
+			if (!d->fde)
+				snprintf(msg, sizeof(msg),
+					 "'%s': no symbol names %llu of its %llu frames: they keep only "
+					 "their offset (its debug symbols, the -dbgsym package, name "
+					 "them)", path, (unsigned long long)d->unnamed,
+					 (unsigned long long)d->frames);
+			else
+				snprintf(msg, sizeof(msg),
+					 "'%s': no symbol names %llu of its %llu frames: %llu are named "
+					 "sub_HEX@%s after the FDE of their function in its unwind "
+					 "tables%s%.0llu%s (its debug symbols, the -dbgsym package, name "
+					 "them)", path, (unsigned long long)nosym,
+					 (unsigned long long)d->frames, (unsigned long long)d->fde,
+					 kp_strtab_get(&s->strs, d->short_name), d->unnamed ? ", " : "",
+					 (unsigned long long)d->unnamed,
+					 d->unnamed ? " keep only their offset" : "");
 		} else {
 			snprintf(msg, sizeof(msg), "'%s': %s: %llu frames keep only their offset",
 				 path, kp_dso_status_str(st), (unsigned long long)d->unnamed);

@@ -143,7 +143,7 @@ static uint32_t resolve_kernel(struct kp_resolver *r, uint64_t addr)
 }
 
 /* The frames of a file offset in @m's DSO, through the symbolizer, or with @held the function
- * holding them alone; "dso+0xoff" without a symbol. */
+ * holding them alone; "dso+0xoff" when neither a symbol nor an FDE names it. */
 static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint64_t off,
 			    bool held)
 {
@@ -165,9 +165,10 @@ static uint32_t resolve_dso(struct kp_resolver *r, const struct kp_map *m, uint6
 		return add_run(r, locs, 1);
 	}
 	for (int i = 0; i < n; i++) {
-		uint32_t flags = fr[i].inlined ? KP_LOC_INLINED : 0;
+		uint32_t fde = fr[i].fde ? KP_LOC_FDE : 0;
+		uint32_t flags = (fr[i].inlined ? KP_LOC_INLINED : 0) | fde;
 		uint32_t f = kp_profile_func(r->p, kp_strtab_intern(&r->s->strs, fr[i].func),
-					     sd->short_name, 0);
+					     sd->short_name, fde);
 		uint32_t file = fr[i].file ? kp_strtab_intern(&r->s->strs, fr[i].file) : 0;
 		uint32_t sys = at.map && strcmp(fr[i].sys, fr[i].func)
 				       ? kp_strtab_intern(&r->s->strs, fr[i].sys) : 0;
@@ -186,6 +187,7 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 	const struct kp_map *m = kp_model_map(proc, addr);
 	uint64_t key, off, *hit;
 	const struct kp_perfmap_ent *jit;
+	uint32_t flags;
 
 	if (!m) {
 		r->st.no_map++;
@@ -221,10 +223,15 @@ static const uint32_t *lookup_user(struct kp_resolver *r, struct kp_thread *t, u
 		hit = kp_hash_get(cache, key);
 	}
 	r->s->dso_list[m->dso].frames++;
+	flags = r->p->locs[r->runs[*hit + 1]].flags;
 	KP_GROW(r->log, r->log_cap, r->log_len + 1);
-	r->log[r->log_len++] = m->dso << 1 |
-			       !!(r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED);
-	if (r->p->locs[r->runs[*hit + 1]].flags & KP_LOC_UNNAMED) {
+	r->log[r->log_len++] = m->dso << 2 | !!(flags & KP_LOC_FDE) << 1 |
+			       !!(flags & KP_LOC_UNNAMED);
+	if (flags & KP_LOC_FDE) {
+		r->s->dso_list[m->dso].fde++;
+		r->st.fde++;
+	}
+	if (flags & KP_LOC_UNNAMED) {
 		r->s->dso_list[m->dso].unnamed++;
 		r->st.unnamed++;
 		enum kp_dso_status st = kp_dso_status(r->s->dso_list[m->dso].dso);
@@ -562,8 +569,9 @@ void kp_resolver_settle(struct kp_resolver *r)
 		stats_add(&r->st, &r->deltas[i], (int64_t)e->hits);
 		for (uint32_t k = 0; k < e->log_len; k++) {
 			uint32_t v = r->logs[e->log_off + k];
-			r->s->dso_list[v >> 1].frames += e->hits;
-			r->s->dso_list[v >> 1].unnamed += (v & 1) * e->hits;
+			r->s->dso_list[v >> 2].frames += e->hits;
+			r->s->dso_list[v >> 2].unnamed += (v & 1) * e->hits;
+			r->s->dso_list[v >> 2].fde += (v >> 1 & 1) * e->hits;
 		}
 		e->hits = 0;
 	}

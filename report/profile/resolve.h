@@ -31,6 +31,8 @@
 struct kp_resolve_stats {
 	uint64_t frames;	/* frames resolved, inline expansions not counted */
 	uint64_t unnamed;	/* of which had no name */
+	uint64_t fde;		/* of which no symbol named, but the FDE delimiting their
+				 * function (sub_HEX@dso) */
 	uint64_t no_map;	/* user address outside every map of its process */
 	uint64_t no_ksym;	/* kernel address the recording has no symbol for */
 	uint64_t no_jit;	/* anonymous map without a perf-PID.map entry */
@@ -74,7 +76,8 @@ struct kp_resolver {
 	size_t nr_stacks, cap_stacks, cap_deltas;
 	uint64_t *keys;
 	size_t nr_keys, cap_keys;
-	uint32_t *logs;			/* dso << 1 | unnamed, per user frame in a DSO */
+	uint32_t *logs;			/* dso << 2 | fde << 1 | unnamed, per user frame in a
+					 * DSO */
 	size_t nr_logs, cap_logs;
 	uint32_t *log;			/* the current sample's, while it is resolved */
 	size_t log_len, log_cap;

@@ -168,7 +168,7 @@ static uint32_t dso_id(struct kp_session *s, const char *path, const uint8_t *bi
 	slash = strrchr(path, '/');
 	s->dso_list[s->nr_dsos] = (struct kp_session_dso){
 		d, kp_strtab_intern(&s->strs, path),
-		kp_strtab_intern(&s->strs, slash ? slash + 1 : path), 0, 0
+		kp_strtab_intern(&s->strs, slash ? slash + 1 : path), 0, 0, 0
 	};
 	kp_hash_put(&s->dso_ids, (uintptr_t)d, s->nr_dsos);
 	return (uint32_t)s->nr_dsos++;

@@ -38,6 +38,7 @@ struct kp_session_dso {
 	uint32_t short_name;	/* strtab id of the last path component */
 	uint64_t frames;	/* frames that fell in it */
 	uint64_t unnamed;	/* of those, frames no symbol covered */
+	uint64_t fde;		/* of those, frames an FDE of its unwind tables named */
 };
 
 struct kp_session;

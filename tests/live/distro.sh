@@ -253,13 +253,18 @@ for f in work_a work_b work_c; do
 	check "split stripped, flat: $f's row totals ${got:-none}% against the true ${want:-none}% (within $SHARE_POINTS points)" \
 		awk -v g="${got:--100}" -v w="${want:--100}" -v m=$SHARE_POINTS 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= m) }'
 done
-# ... and annotated over its FDE's range, the function's bytes as nm has them
+# ... annotated over its FDE's range, the function's bytes as nm has them ...
 set -- $(awk '$3 == "work_a" { print $1, $2 }' "$WORK/syms")
 "$KPROF" annotate -i "$WORK/stripped.kprof" "sub_$1@split-stripped" >"$WORK/stripped.ann" 2>&1
 range=$(printf '0x%x-0x%x (%d bytes)' "0x$1" $((0x$1 + 0x$2)) $((0x$2)))
 check "split stripped: annotate sub_$1@split-stripped (work_a) disassembles $range" \
 	sh -c "grep -q '^## sub_$1@split-stripped in .*, $range' '$WORK/stripped.ann' &&
 		grep -q '^[ 0-9.%]* $1: ' '$WORK/stripped.ann'"
+# ... and --stats counts its frames as named by their FDE, not as unnamed
+set -- $(sed -n 's/^#   [^ ]*\/split-stripped: \([0-9]*\) frames, \([0-9]*\) unnamed, \([0-9]*\) named by their unwind table.s FDE.*/\1 \2 \3/p' \
+	"$WORK/stripped.flat")
+check "split stripped, --stats: ${3:-no} of its ${1:-0} frames named by their FDE (over 90%), ${2:-?} unnamed (under 1%)" \
+	awk -v n="${1:-0}" -v u="${2:-1}" -v f="${3:-0}" 'BEGIN { exit !(n > 0 && f * 10 > n * 9 && u * 100 < n) }'
 
 # --- a binary without CFI: the stacks stop in it, and the recording says so ---------------
 strip --strip-all -o "$WORK/noframe" "$NOFRAME" # also the .debug_frame that -g leaves
