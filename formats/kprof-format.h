@@ -428,7 +428,8 @@ struct kp_rec_symbols {
 };
 _Static_assert(sizeof(struct kp_rec_symbols) == 56, "kp_rec_symbols changed size");
 
-/* A function symbol holding a hit address: ELF address, file offset and size of its bytes. */
+/* A function symbol holding a hit address (or the FDE delimiting its function, when no symbol
+ * does): ELF address, file offset and size of its bytes. */
 struct kp_rec_sym_func {
 	uint64_t vaddr, off, size;
 	uint32_t name;		/* the symbol as the binary spells it (mangled) */
@@ -438,6 +439,8 @@ _Static_assert(sizeof(struct kp_rec_sym_func) == 32, "kp_rec_sym_func changed si
 
 #define KP_SYM_NONE	0xffffffffu	/* no string */
 #define KP_SYMLOC_DEBUG_DWARF 0x1	/* the inline frames come from a separate debug file */
+#define KP_SYMLOC_FDE	0x2	/* no symbol holds it: the FDE covering it delimits its function,
+				 * named sub_HEX@DSO (@sym_off is the offset in the FDE) */
 
 /*
  * A hit address (file offset @off, of the call for a return address) and its frames:

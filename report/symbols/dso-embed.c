@@ -69,6 +69,7 @@ static uint64_t emb_frames(struct kp_symnames *names, const struct kp_dso_opts *
 					? kp_symnames_intern(names, v->strs + fr[i].file) : NULL,
 			.line = o->srcline ? fr[i].line : 0,
 			.inlined = i + 1 < n && (fr[i].flags & KP_SYMFRAME_INLINED),
+			.fde = i + 1 == n && (l->flags & KP_SYMLOC_FDE),
 			.off = l->sym_off,
 		};
 	}

@@ -144,7 +144,8 @@ static void add_hit(void *ctx, uint64_t off, const struct kp_sym_frame *fr, int 
 	KP_GROW(b->locs, b->cap_locs, b->nr_locs + 1);
 	b->locs[b->nr_locs++] = (struct kp_rec_sym_loc){
 		.off = off, .sym_off = fr[0].off, .frame = (uint32_t)b->nr_frames,
-		.nr_frames = (uint16_t)n, .flags = debug ? KP_SYMLOC_DEBUG_DWARF : 0,
+		.nr_frames = (uint16_t)n,
+		.flags = (debug ? KP_SYMLOC_DEBUG_DWARF : 0) | (fr[n - 1].fde ? KP_SYMLOC_FDE : 0),
 	};
 	KP_GROW(b->frames, b->cap_frames, b->nr_frames + (size_t)n);
 	for (int i = 0; i < n; i++)
@@ -467,7 +468,8 @@ int kp_archive_write(struct kp_session *s, struct kp_writer *w, bool tables,
 			}
 			continue;
 		}
-		if (!store_file(&b, s, sd, tables) || status != KP_DSO_OK)
+		/* a file without symbols stores the functions its unwind tables named */
+		if (!store_file(&b, s, sd, tables))
 			continue;
 		src = kp_dso_source(b.dso, &file);
 		b.ns = src == KP_DSO_SRC_NAMESPACE || src == KP_DSO_SRC_EMBEDDED_NS;

@@ -3,7 +3,8 @@
 # where it was made reports the same folded stacks once its binaries are gone: the workload's
 # deleted, the system's libraries hidden by --symfs (an empty folder, as on another machine),
 # under every naming option (--srcline, --no-inline, --inline, --no-demangle), on split, on the
-# C++ inline workload and on Debian's stripped gzip unwound with DWARF. A binary rebuilt after
+# C++ inline workload and on Debian's stripped gzip unwound with DWARF, whose own functions
+# only their FDEs name. A binary rebuilt after
 # recording (another build-id) is named from the embedded symbols, and --stats says which
 # source named each binary. Stack copies kept for the report unwind the same elsewhere: the
 # binaries' unwind tables are stored with them. Then the edges: a recording cut short is refused in place and
@@ -91,8 +92,13 @@ if [ -x /usr/bin/gzip ]; then
 		skip "the recorder kept $kept stack copies on this busy machine: they need the binaries"
 	fi
 	check "... which name libc's functions" grep -q "__libc_start_call_main" "$WORK/g.after"
+	check "... and gzip's own, which only their FDEs name (sub_HEX@gzip)" \
+		grep -q ";sub_[0-9a-f]*@gzip;" "$WORK/g.after"
+	"$KPROF" report -i "$WORK/g.kprof" --flat --stats --symfs "$WORK/empty" >"$WORK/g.stats" 2>/dev/null
+	check "... counted by --stats as named by their FDE" \
+		grep -q "^#   [^ ]*/gzip: [0-9]* frames, [0-9]* unnamed, [1-9][0-9]* named by their unwind table's FDE, from the recording's embedded symbols" "$WORK/g.stats"
 else
-	skips 2 "no /usr/bin/gzip"
+	skips 4 "no /usr/bin/gzip"
 fi
 
 # --- stack copies kept for the report (--keep-stacks): the unwind tables travel too
