@@ -29,11 +29,12 @@ collapse() {
 	collapse_script "$1" samples
 }
 # kfolded: kprof's folded stacks on stdin with the collapsed names: what has no symbol
-# ("gzip+0x4308") as "[gzip]", C++ names without their parameters
+# ("gzip+0x4308", or the function its FDE delimits, "sub_4300@gzip") as "[gzip]", as perf's
+# unnamed addresses collapse, C++ names without their parameters
 kfolded() {
 	awk '{ n = split($1, f, ";"); s = f[1]
 		for (i = 2; i <= n; i++) {
-			x = f[i]; if (sub(/\+0x[0-9a-f]+$/, "", x)) { sub(/.*\//, "", x); x = "[" x "]" }
+			x = f[i]; if (sub(/\+0x[0-9a-f]+$/, "", x) || sub(/^sub_[0-9a-f]+@/, "", x)) { sub(/.*\//, "", x); x = "[" x "]" }
 			if (x !~ /\(anonymous namespace\)/) sub(/\(.*/, "", x); s = s ";" x
 		}
 		c[s] += $NF } END { for (s in c) print s, c[s] }'
