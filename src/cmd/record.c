@@ -25,6 +25,7 @@
 #include "src/cli/fetch.h"
 #include "src/cli/input.h"
 #include "src/record/recorder.h"
+#include "report/replay/unwind-stats.h"
 
 static const char record_usage[] =
 	"usage: kprof record [options] [--] COMMAND [ARGS...]\n"
@@ -208,7 +209,7 @@ static int parse_call_graph(const char *s, struct kp_record_opts *o)
 	if (strncmp(s, "dwarf", 5) || (s[5] && s[5] != ','))
 		return kp_usage_error("record", "unknown call-graph mode '%s' (known: fp, dwarf[,SIZE])",
 				      s);
-	if (s[5] && parse_num(s + 6, "the dwarf stack size", 8, 65528, &size))
+	if (s[5] && parse_num(s + 6, "the dwarf stack size", 8, KP_STACK_COPY_MAX, &size))
 		return 2;
 	if (size % 8)
 		return kp_usage_error("record", "the dwarf stack size must be a multiple of 8, not %llu",
