@@ -136,3 +136,14 @@ const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp
 	at = id_pos(st, rec->type == PERF_RECORD_SAMPLE, words);
 	return at < words ? find_id(l, w[at]) : NULL;
 }
+
+uint32_t kp_evlist_stack_copy(const struct kp_evlist *l)
+{
+	uint32_t copy = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		if ((l->ev[i].attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+		    l->ev[i].attr.sample_stack_user > copy)
+			copy = l->ev[i].attr.sample_stack_user;
+	return copy;
+}

@@ -61,4 +61,8 @@ void kp_evlist_add_event(struct kp_evlist *l, const struct perf_event_attr *attr
  */
 const struct kp_evsel *kp_evlist_find(const struct kp_evlist *l, const struct kp_rec_header *rec);
 
+/* kp_evlist_stack_copy - the largest user stack copy (sample_stack_user) that @l's events with
+ * PERF_SAMPLE_STACK_USER asked for; 0 when none did. */
+uint32_t kp_evlist_stack_copy(const struct kp_evlist *l);
+
 #endif /* KP_EVLIST_H */

@@ -640,7 +640,8 @@ static void say_truncation(struct kp_report *r, say_fn *say, void *ctx)
 	kp_unwind_stats_add(&st, &s->strs, &s->unwind_stops, &s->strs);
 	if (r->ready)
 		kp_unwind_stats_add(&st, &s->strs, kp_unwinder_stats(r->res.unwinder), &s->strs);
-	if (kp_unwind_truncation(&st, &s->strs, what, where, hint, sizeof(what))) {
+	if (kp_unwind_truncation(&st, &s->strs, kp_evlist_stack_copy(&s->evl), what, where, hint,
+				 sizeof(what))) {
 		say(ctx, KP_SAY_WARNING, what);
 		if (*where)
 			say(ctx, KP_SAY_WARNING, where);

@@ -193,7 +193,7 @@ static long top_dso(const struct kp_unwind_stats *st, size_t why, const bool *ta
 	} while (0)
 
 bool kp_unwind_truncation(const struct kp_unwind_stats *st, const struct kp_strtab *strs,
-			  char *what, char *where, char *hint, size_t size)
+			  uint32_t copy, char *what, char *where, char *hint, size_t size)
 {
 	uint64_t early = kp_unwind_stats_early(st);
 	size_t wl = 0, dl = 0, hl = 0;
@@ -226,8 +226,10 @@ bool kp_unwind_truncation(const struct kp_unwind_stats *st, const struct kp_strt
 	memset(taken, 0, st->nr_dsos + 1);
 	cfi = top_dso(st, KP_UNWIND_STOP_CFI, taken);
 	free(taken);
-	if (st->stops[KP_UNWIND_STOP_COPY])
-		APPEND(hint, size, &hl, "record with --call-graph dwarf,65528 for a larger stack copy");
+	/* at the largest copy, no larger one helps */
+	if (st->stops[KP_UNWIND_STOP_COPY] && copy < KP_STACK_COPY_MAX)
+		APPEND(hint, size, &hl, "record with --call-graph dwarf,%u for a larger stack copy",
+		       KP_STACK_COPY_MAX);
 	if (cfi >= 0)
 		APPEND(hint, size, &hl, "%sinstall the debug symbols (the -dbgsym package) of %s for "
 		       "its CFI", hl ? "; " : "", kp_strtab_get(strs, st->dsos[cfi].path));

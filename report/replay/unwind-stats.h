@@ -82,14 +82,19 @@ void kp_unwind_stats_write(const struct kp_unwind_stats *st, const struct kp_str
 /* The share of early stops above which a profile is said to be truncated, in percent. */
 #define KP_UNWIND_TRUNCATED_PCT 1.0
 
+/* The largest stack copy the kernel takes (attr.sample_stack_user: a multiple of 8 below 64 KiB). */
+#define KP_STACK_COPY_MAX 65528u
+
 /*
  * kp_unwind_truncation - when more than KP_UNWIND_TRUNCATED_PCT of @st's stacks stopped early,
  * the lines that say so, without a newline: @what (the share and the main reasons), @where (the
- * binaries responsible, "" if none) and @hint (the fix, "" if none is known). False, touching
- * nothing, when the stacks are whole enough.
+ * binaries responsible, "" if none) and @hint (the fix, "" if none is known). @copy is the size
+ * of the stack copies they were unwound from (the largest of the recording's events; 0 when
+ * unknown): a larger copy is suggested only below KP_STACK_COPY_MAX. False, touching nothing,
+ * when the stacks are whole enough.
  */
 bool kp_unwind_truncation(const struct kp_unwind_stats *st, const struct kp_strtab *strs,
-			  char *what, char *where, char *hint, size_t size);
+			  uint32_t copy, char *what, char *where, char *hint, size_t size);
 
 /* kp_unwind_stats_print - the whole breakdown, for --stats: one line of reasons, then one line
  * per binary, each starting with @prefix. */

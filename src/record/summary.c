@@ -9,8 +9,8 @@
 #include "diag.h"
 
 /* Waits for the unwinding thread, and stacks that stopped before their thread's entry when
- * there are enough to mislead. */
-static void warn_truncated(const struct kp_online *on)
+ * there are enough to mislead (unwound from copies of @copy bytes). */
+static void warn_truncated(const struct kp_online *on, uint32_t copy)
 {
 	const struct kp_strtab *strs;
 	uint64_t waits;
@@ -21,7 +21,7 @@ static void warn_truncated(const struct kp_online *on)
 		kp_warn("the unwinding thread fell too far behind (256 MiB or 256 chunks queued): "
 			"draining waited %llu times, and samples may have been lost",
 			(unsigned long long)waits);
-	if (!kp_unwind_truncation(st, strs, what, where, hint, sizeof(what)))
+	if (!kp_unwind_truncation(st, strs, copy, what, where, hint, sizeof(what)))
 		return;
 	kp_warn("%s", what);
 	if (*where)
@@ -59,7 +59,7 @@ void kp_record_summary(const struct kp_record_opts *o, const struct kp_online *o
 			  us->cpu_ns / 1e9, (unsigned long long)(us->kept_behind + us->kept_failed));
 	/* (each file of --switch-output holds its own) */
 	if (online && !o->live && !o->sw.on)
-		warn_truncated(online);
+		warn_truncated(online, o->stack_user);
 	if (us->kept_behind)
 		kp_warn("unwinding fell behind: %llu samples kept their stack copies (a larger "
 			"--unwind-backlog, or a lower -F, avoids it)",

@@ -277,7 +277,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp_reader_open_fd(&r, fd) == 0)
 		while (kp_reader_next(&r, &rec) > 0)
 			visit(&l, tp, &u, rec);
-	kp_unwind_truncation(&u.st, &u.strs, what, where, hint, sizeof(what));
+	kp_unwind_truncation(&u.st, &u.strs, kp_evlist_stack_copy(&l), what, where, hint,
+			     sizeof(what));
 	kp_unwind_stats_release(&u.st);
 	kp_strtab_release(&u.strs);
 	kp_reader_release(&r);

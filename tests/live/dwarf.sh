@@ -163,6 +163,35 @@ n=$("$KPROF" script -i "$WORK/small.kprof" --raw | grep -c " cpu-clock: ")
 c=$(sed -n "s/^#   stacks that stopped before their thread's entry: [0-9]*: \([0-9]*\) stack copy too small.*/\1/p" "$WORK/small.stats")
 check "with a 512-byte copy, --stats says the copy ran out (${c:-none} of $n stacks)" \
 	[ "${c:-0}" -gt $((n * 9 / 10)) ]
+
+# the default copy holds a stack of 17 KiB (64 frames of about 270 bytes: an 8 KiB copy held 30),
+# each frame of it; a smaller copy than a stack needs is said, with the larger one to take, and
+# a stack deeper than the largest copy (300 frames, 80 KiB) is said without one
+DEEP="$top_builddir/tests/workloads/deepstack"
+# ds_stats FOLDED: "REACH SAMPLES" of the stacks through bottom(): the share that reach main
+# through exactly 64 frames of recurse()
+ds_stats() {
+	awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); r = m = b = 0
+		for (i = 1; i <= n; i++) { r += f[i] == "recurse"; m += f[i] == "main"; b += f[i] == "bottom" }
+		if (!b) next; t += c; if (m && r == 64) k += c }
+		END { printf "%.2f %d", t ? 100 * k / t : 0, t }' "$1"
+}
+"$KPROF" record --call-graph dwarf -o "$WORK/ds.kprof" -- "$DEEP" 64 0.15 >/dev/null 2>"$WORK/ds.err"
+"$KPROF" report -i "$WORK/ds.kprof" --folded --weight samples >"$WORK/ds.folded" 2>/dev/null
+set -- $(ds_stats "$WORK/ds.folded")
+check "a 64-deep recursion of 17 KiB, default copy: $1% of its $2 stacks reach main through all 64 frames" \
+	awk -v r="$1" -v n="$2" 'BEGIN { exit !(r >= 99 && n >= 100) }'
+check "...and the recorder says nothing of stacks stopping early" sh -c "! grep -q 'stop before' '$WORK/ds.err'"
+"$KPROF" record --call-graph dwarf,4096 -o "$WORK/ds4.kprof" -- "$DEEP" 64 0.03 >/dev/null 2>"$WORK/ds4.err"
+"$KPROF" report -i "$WORK/ds4.kprof" --flat >"$WORK/ds4.flat" 2>&1
+check "with a 4096-byte copy the recorder and the report say the copy was too small, and to take 65528" \
+	sh -c "for f in '$WORK/ds4.err' '$WORK/ds4.flat'; do grep -q 'stop before their thread.s entry: .*stack copy too small' \"\$f\" &&
+		grep -q 'hint: record with --call-graph dwarf,65528 for a larger stack copy' \"\$f\" || exit 1; done"
+"$KPROF" record --call-graph dwarf,65528 -o "$WORK/ds64.kprof" -- "$DEEP" 300 0.03 >/dev/null 2>"$WORK/ds64.err"
+"$KPROF" report -i "$WORK/ds64.kprof" --flat >"$WORK/ds64.flat" 2>&1
+check "300 frames with the largest copy: the copy is said too small, and no larger one suggested" \
+	sh -c "for f in '$WORK/ds64.err' '$WORK/ds64.flat'; do grep -q 'stop before their thread.s entry: .*stack copy too small' \"\$f\" &&
+		! grep -q 'hint: record with --call-graph dwarf' \"\$f\" || exit 1; done"
 "$KPROF" record --call-graph dwarf,100 -o "$WORK/x.kprof" -- true >/dev/null 2>&1
 check "a stack size that is not a multiple of 8 is a usage error" [ $? -eq 2 ]
 "$KPROF" record --call-graph lbr -o "$WORK/x.kprof" -- true >/dev/null 2>"$WORK/x.err"
