@@ -358,6 +358,23 @@ struct sample_walk {
 };
 
 /*
+ * Where a return address is looked up: at the call, address - 1. But a kernel address at a
+ * function's first byte, after its padding (__pfx_*, where no call is made), is an interrupted
+ * IP that the kernel's chain holds among its return addresses: it is looked up as it is, as
+ * perf names it.
+ */
+static uint64_t call_site(struct kp_resolver *r, uint64_t addr, bool kernel, bool ret)
+{
+	const struct kp_ksym_ent *e;
+
+	if (!ret)
+		return addr;
+	if (kernel && (e = kp_ksyms_find(&r->s->ksyms, addr - 1)) && !strncmp(e->name, "__pfx_", 6))
+		return addr;
+	return addr - 1;
+}
+
+/*
  * Appends an address's locations; stops when the stack is full. An address looked up as it is
  * (the sample's own, or where user space entered the kernel) is the function holding it: the
  * sample's self is that function's, as perf names it, and the functions inlined there are
@@ -368,7 +385,7 @@ static bool walk_add(void *ctx, uint64_t addr, bool kernel, bool ret)
 {
 	struct sample_walk *w = ctx;
 	uint32_t tmp[2];
-	const uint32_t *run = lookup(w->r, w->t, ret ? addr - 1 : addr, kernel,
+	const uint32_t *run = lookup(w->r, w->t, call_site(w->r, addr, kernel, ret), kernel,
 				     !ret && !w->r->s->dso_opts.inline_self, tmp);
 
 	w->n = append(w->locs, w->n, w->room, run, &w->cut);
@@ -464,7 +481,7 @@ static void addr_user(struct kp_resolver *r, struct kp_thread *t, uint64_t addr,
 void kp_resolve_addr(struct kp_resolver *r, struct kp_thread *t, uint64_t addr, bool kernel,
 		     bool ret, struct kp_addr_info *ai)
 {
-	uint64_t at = ret ? addr - 1 : addr;
+	uint64_t at = call_site(r, addr, kernel, ret);
 
 	memset(ai, 0, sizeof(*ai));
 	ai->fr[0].off = UINT64_MAX;
@@ -474,7 +491,7 @@ void kp_resolve_addr(struct kp_resolver *r, struct kp_thread *t, uint64_t addr, 
 		addr_user(r, t, at, ai);
 	/* the call was looked up; the return address is what is shown */
 	ai->rel += at != addr;
-	for (int i = 0; ret && i < ai->nr; i++)
+	for (int i = 0; at != addr && i < ai->nr; i++)
 		ai->fr[i].off += ai->fr[i].off != UINT64_MAX;
 }
 
