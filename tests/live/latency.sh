@@ -1,7 +1,8 @@
 #!/bin/sh
 # Live: kprof latency against tests/workloads/syscalls' own clocks: a uprobe/uretprobe pair on
 # spin_for() (200 us 30 times, 1 ms 10 times) and the nanosleep tracepoints (1, 5 and 20 ms):
-# counts exact, p50, p90, p99 and max within 5% or 50 us of the workload's, the slowest's call
+# counts exact, p50, p90, p99 and max between what the calls were asked to take and what the
+# workload's clocks around them measured (5% or 50 us more), the slowest's call
 # chain, the flame graph's total; block I/O of dd keyed by dev,sector and run-queue latency
 # keyed by pid/next_pid (-a) as runqlat measures it: from a wakeup or a preemption to the run,
 # by the task that waited (never the idle task, swapper); one event as START and END (the
@@ -23,8 +24,12 @@ pct() { echo "$1" | tr , '\n' | awk -v p="$2" '{ v[NR] = $1 } END { r = int(p / 
 reported() {
 	sed -n "s/.* $2 \([0-9.]*\) \(ms\|us\).*/\1 \2/p" "$1" | awk '{ print ($2 == "ms" ? $1 * 1e6 : $1 * 1e3) }'
 }
-# near GOT WANT: within 5% or 50 us, whichever is larger
-near() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; t = w * 0.05; if (t < 50000) t = 50000; exit !(g != "" && d <= t) }'; }
+# between GOT LO HI: LO - 10 us <= GOT <= HI + 5% or 50 us, whichever is larger. A call takes at
+# least what it was asked (LO); the workload's clocks around it (HI) also hold the time before
+# the probe or tracepoint fires and after the return, which a preemption on a busy machine
+# lengthens, so kprof's figure may be well below HI, never above it
+between() { awk -v g="$1" -v lo="$2" -v hi="$3" 'BEGIN { t = hi * 0.05; if (t < 50000) t = 50000
+	exit !(g != "" && g >= lo - 10000 && g <= hi + t) }'; }
 pairs() { sed -n 's/.*: \([0-9]*\) pairs of .*/\1/p' "$1"; }
 # follow OUT: the histogram of OUT has rows "[lo, hi) : count", each lo the hi of the row before,
 # so that no duration is in two rows (bpftrace's labels; the last of --linear may be "[lo, ...)")
@@ -33,12 +38,15 @@ follow() {
 		if (n++ && lo != prev) bad = 1; prev = hi } END { exit !(n && !bad) }' "$1"
 }
 
-# holds TAG OUT TRUTHS: kprof's percentiles of OUT against the workload's list TRUTHS
+# holds TAG OUT LIST: kprof's percentiles of OUT against the workload's lists LIST_ns (what its
+# clocks measured) and LIST_asked_ns (what the calls were asked to take)
 holds() {
 	for p in p50 p90 p99 max; do
 		q=${p#p}; [ "$p" = max ] && q=100
-		got=$(reported "$2" $p) want=$(pct "$3" "$q")
-		check "$1: $p ${got:-none} ns, the workload's $want ns (5% or 50 us)" near "$got" "$want"
+		got=$(reported "$2" $p)
+		lo=$(pct "$(val "$2" "$3_asked_ns")" "$q") hi=$(pct "$(val "$2" "$3_ns")" "$q")
+		check "$1: $p ${got:-none} ns, between the $lo ns asked and the workload's $hi ns (5% or 50 us)" \
+			between "$got" "$lo" "$hi"
 	done
 }
 
@@ -48,15 +56,16 @@ holds() {
 check "latency of spin_for (uprobe/uretprobe) succeeds" grep -q "pairs of uprobe:" "$WORK/u.out"
 check "40 pairs, the workload's 40 calls ($(pairs "$WORK/u.out")), keyed by tid and nested" \
 	sh -c "[ '$(pairs "$WORK/u.out")' = 40 ] && grep -q 'keyed by tid (an END closes its thread' '$WORK/u.out'"
-holds spin_for "$WORK/u.out" "$(val "$WORK/u.out" spins_ns)"
+holds spin_for "$WORK/u.out" spins
 chain=$(awk '/^# the 3 slowest/ { s = 1; next } s && /^        / { print $1 }' "$WORK/u.out" | head -2 | paste -sd' ' -)
 check "the slowest spin_for's call chain, leaf first: ${chain:-none}" [ "$chain" = "spin_for main" ]
 check "the log2 histogram's rows are [lo, hi) us, each starting where the one before ended" \
 	follow "$WORK/u.out"
 total=$(sed -n 's/.*data-total="\([0-9]*\)".*/\1/p' "$WORK/u.svg" | head -1)
 sum=$(val "$WORK/u.out" spins_ns | tr , '\n' | awk '{ s += $1 } END { print s }')
-check "--svg: a flame graph of the STARTs weighted by duration, ${total:-no} ns in all, the spins' $sum ns (5%)" \
-	within 5 "${total:-0}" "$sum"
+asked=$(val "$WORK/u.out" spins_asked_ns | tr , '\n' | awk '{ s += $1 } END { print s }')
+check "--svg: a flame graph of the STARTs weighted by duration, ${total:-no} ns in all, between the $asked ns asked and the spins' $sum ns" \
+	between "${total:-0}" "$asked" "$sum"
 check "...well-formed" xmllint --noout "$WORK/u.svg"
 
 # --- a system call's two tracepoints ----------------------------------------------------------
@@ -64,7 +73,7 @@ check "...well-formed" xmllint --noout "$WORK/u.svg"
 	--by comm -o "$WORK/n.kprof" -- "$W" >"$WORK/n.out" 2>"$WORK/n.err"
 check "nanosleep's tracepoints: 35 pairs, the workload's 35 ($(pairs "$WORK/n.out"))" \
 	[ "$(pairs "$WORK/n.out")" = 35 ]
-holds nanosleep "$WORK/n.out" "$(val "$WORK/n.out" sleeps_ns)"
+holds nanosleep "$WORK/n.out" sleeps
 rows=$(awk '/^ *\[[0-9]+, [0-9]+\) : / { s += $4 } END { print s + 0 }' "$WORK/n.out")
 check "--linear 1000: buckets of 1000 us that hold the 35 ($rows)" \
 	sh -c "[ '$rows' = 35 ] && grep -q '^ *\[1000, 2000) : ' '$WORK/n.out'"

@@ -5,8 +5,9 @@
  * interleaved order; FAILS openat calls of a file that does not exist (ENOENT); and spin_for(),
  * a function (for a uprobe) that spins 200 us 30 times and 1 ms 10 times, without a system
  * call. Each nanosleep and spin_for() call is timed by CLOCK_MONOTONIC around it; the program
- * prints the counts, the sleeps' total, and each sleep's and each spin's length in ns,
- * sorted, for percentiles.
+ * prints the counts, the sleeps' total, and each sleep's and each spin's length in ns, sorted,
+ * for percentiles, and the lengths each was asked for, sorted: what a call took lies between
+ * the two (preemption before or after it lengthens the first alone).
  *
  * usage: syscalls [GETUIDS] [FAILS] [ROUNDS]   (default 1000 7 5: ROUNDS of the 7 sleeps)
  */
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 	static const long ms[] = { 1, 1, 5, 1, 1, 5, 20 }; /* 5 rounds: 20, 10 and 5 of each */
 	long getuids = argc > 1 ? atol(argv[1]) : 1000, fails = argc > 2 ? atol(argv[2]) : 7;
 	long rounds = argc > 3 ? atol(argv[3]) : 5;
-	uint64_t lens[64], total = 0;
+	uint64_t lens[64], asked[64], total = 0;
 	size_t n = 0;
 
 	uint64_t t0 = now();
@@ -60,28 +61,40 @@ int main(int argc, char **argv)
 			struct timespec ts = { 0, ms[k] * 1000000 };
 			uint64_t t = now();
 			syscall(SYS_nanosleep, &ts, NULL);
+			asked[n] = (uint64_t)ms[k] * 1000000;
 			lens[n] = now() - t;
 			total += lens[n++];
 		}
 	for (long i = 0; i < fails; i++)
 		if (syscall(SYS_openat, AT_FDCWD, "/nonexistent/kprof-syscalls", O_RDONLY) >= 0)
 			return 1;
-	uint64_t spins[40];
+	uint64_t spins[40], spins_asked[40];
 	for (int i = 0; i < 40; i++) {
 		uint64_t t = now();
-		spin_for(i % 4 == 3 ? 1000 : 200);
+		long us = i % 4 == 3 ? 1000 : 200;
+
+		spin_for(us);
 		spins[i] = now() - t;
+		spins_asked[i] = (uint64_t)us * 1000;
 	}
 	qsort(spins, 40, sizeof(spins[0]), cmp);
+	qsort(spins_asked, 40, sizeof(spins_asked[0]), cmp);
 	qsort(lens, n, sizeof(lens[0]), cmp);
+	qsort(asked, n, sizeof(asked[0]), cmp);
 	printf("getuid=%ld\nnanosleep=%zu\nopenat_enoent=%ld\nnanosleep_ns=%llu\n", getuids, n,
 	       fails, (unsigned long long)total);
 	printf("sleeps_ns=");
 	for (size_t i = 0; i < n; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)lens[i]);
+	printf("\nsleeps_asked_ns=");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)asked[i]);
 	printf("\nspins_ns=");
 	for (size_t i = 0; i < 40; i++)
 		printf("%s%llu", i ? "," : "", (unsigned long long)spins[i]);
+	printf("\nspins_asked_ns=");
+	for (size_t i = 0; i < 40; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)spins_asked[i]);
 	printf("\n");
 	return 0;
 }
