@@ -650,10 +650,11 @@ static int close_file(struct kp_recorder *rec, struct kp_rotated *f)
 
 /* --- --switch-output ---------------------------------------------------------------------- */
 
-/* The file just closed, complete or cut short, which holds @f, to the files kept. */
-static void keep_file(struct kp_recorder *rec, const struct kp_rotated *f)
+/* The file just closed, complete or cut short, which holds @f, to the files kept; the @last
+ * one of the recording is removed instead when it holds nothing after others. */
+static void keep_file(struct kp_recorder *rec, const struct kp_rotated *f, bool last)
 {
-	kp_rotation_keep(&rec->sw.closed, rec->o->output, f, &rec->o->sw, rec->o->quiet);
+	kp_rotation_keep(&rec->sw.closed, rec->o->output, f, &rec->o->sw, rec->o->quiet, last);
 	rec->out_created = false; /* a file of the recording now: never removed */
 	rec->old_kept = false;
 }
@@ -691,10 +692,10 @@ static int switch_file(struct kp_recorder *rec)
 
 	rec->stopped_ns = now_ns();
 	if (close_file(rec, &f)) {
-		keep_file(rec, &f); /* cut short: it keeps what it holds, and says so */
+		keep_file(rec, &f, false); /* cut short: it keeps what it holds, and says so */
 		return 1;
 	}
-	keep_file(rec, &f);
+	keep_file(rec, &f, false);
 	if (rec->online) {
 		add_unwind(&rec->sw.unwind, &rec->unwind);
 		kp_writer_close(&rec->w); /* the thread's input, empty */
@@ -738,7 +739,6 @@ static int finish(struct kp_recorder *rec)
 	struct kp_rotated f;
 	struct kp_rec_stats s;
 	struct kp_recorded wr;
-	char cut[PATH_MAX + 128] = "";
 	int rc;
 
 	if (!has_file(rec->o)) {
@@ -758,7 +758,7 @@ static int finish(struct kp_recorder *rec)
 
 	if (rec->o->sw.on) {
 		if (!rec->sw.failed) /* complete, or cut short */
-			keep_file(rec, &f);
+			keep_file(rec, &f, true);
 		kp_rotation_reap(&rec->sw.closed, rec->o->sw.exec, true);
 		if (rec->online)
 			add_unwind(&rec->sw.unwind, &rec->unwind);
@@ -767,17 +767,7 @@ static int finish(struct kp_recorder *rec)
 
 		if (!c->files)
 			return rc;
-		if (c->cut && c->files == 1)
-			snprintf(cut, sizeof(cut), " (cut short: %s)", kp_strerror(c->sum.err));
-		else if (c->cut)
-			snprintf(cut, sizeof(cut), "; '%s' cut short: %s", c->cut,
-				 kp_strerror(c->sum.err));
-		if (c->files == 1)
-			snprintf(wr.what, sizeof(wr.what), "1 file, '%s'%s", c->first, cut);
-		else
-			snprintf(wr.what, sizeof(wr.what), "%llu files, '%s' to '%s' (their samples "
-				 "add up to the total%s)", (unsigned long long)c->files, c->first,
-				 c->last, cut);
+		kp_rotation_what(c, &rec->o->sw, wr.what, sizeof(wr.what));
 		wr.f = c->sum;
 	} else {
 		if (rc)

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Live: record --switch-output, a recording cut into files for always-on profiling. Each file
 # reports alone (its own header, events, kernel symbols, and the maps of what already ran), no
-# sample falls between two files, SIGUSR2 cuts one, --switch-max-files keeps the newest and
-# --switch-output-exec runs on each closed file. A full disk (a tmpfs of the test's own): every
-# file written, the one cut short too, is named with its samples, which add up to the total,
-# the cut one said to be, status 1; and without --switch-output, what the cut file keeps.
+# sample falls between two files, SIGUSR2 cuts one, --switch-max-files keeps the newest (with
+# the files the hook named after them, 0600 as they are) and --switch-output-exec runs on each
+# closed file; a last file of no sample is removed, and the summary names only files on disk
+# and says what went. A full disk (a tmpfs of the test's own): every file written, the one cut
+# short too, is named with its samples, which add up to the total, the cut one said to be,
+# status 1; and without --switch-output, what the cut file keeps.
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
 
@@ -45,7 +47,7 @@ check "every file of 1000 samples or more ($whole of $n) reports alone, naming s
 	sh -c "[ $alone -eq $whole ] && [ $whole -ge 3 ]"
 check "the files' samples add up to the recorder's total ($sum of ${total:-none})" [ "$sum" -eq "${total:--1}" ]
 check "the summary says how many files, and that their samples add up" \
-	grep -q "recorded $sum samples, 0 lost, into $n files, '[^']*/t\.kprof\.[0-9]*' to '[^']*/t\.kprof\.[0-9]*' (their samples add up to the total)" "$WORK/t.err"
+	grep -q "recorded $sum samples, 0 lost, into $n files, '[^']*/t\.kprof\.[0-9]*' to '[^']*/t\.kprof\.[0-9]*' (their samples add up to the total[;)]" "$WORK/t.err"
 # the split of the files together is split's own, as one recording's would be
 for f in $(cat "$WORK/t.list"); do "$KPROF" report -i "$WORK/$f" --folded; done 2>/dev/null |
 	awk '{ n = $NF; $NF = ""; s[$0] += n; t += n } END { for (k in s) if (k ~ /;work_a $/) a += s[k]; printf "%.2f\n", 100 * a / t }' >"$WORK/t.share"
@@ -67,13 +69,17 @@ touch "$WORK/u.go"
 wait "$pid"
 rc=$?
 n=$(ls "$WORK" | grep -c '^u\.kprof\.')
-check "two SIGUSR2 during the recording: 3 files ($n), kprof ending with its command's status" \
-	[ "$n" -eq 3 -a "$rc" -eq 0 ]
+# (the last holds what the waiting sh did after the second signal: it may be no sample, and
+# then the file is removed, as the summary says)
+gone=$(grep -c 'held no sample and was removed' "$WORK/u.err")
+check "two SIGUSR2 during the recording: 3 files ($n, and $gone removed as empty), kprof ending with its command's status" \
+	[ $((n + gone)) -eq 3 -a "$rc" -eq 0 ]
 
 # --- --switch-max-files and --switch-output-exec ---------------------------------------------
-# the hook of the fleet note: each closed file converted to pprof while the next one fills
+# the hook of the fleet note: each closed file converted to pprof while the next one fills;
+# the .pb.gz named after its file is the file's: private as it is, removed with it
 "$KPROF" record -g --switch-output=1s --switch-max-files 2 \
-	--switch-output-exec "echo \"\$1\" >>'$WORK/hooks'; '$KPROF' report --format pprof -i \"\$1\" -o \"\$1.pb.gz\"" \
+	--switch-output-exec "echo \"\$1\" >>'$WORK/hooks'; '$KPROF' report --format pprof -i \"\$1\" -o \"\$1.pb.gz\" && gzip -t \"\$1.pb.gz\" && echo ok >>'$WORK/converted'" \
 	-o "$WORK/m.kprof" -- "$SPLIT" 3 >/dev/null 2>"$WORK/m.err"
 check "with --switch-max-files 2 and a hook, record succeeds" [ $? -eq 0 ]
 closed=$(sed -n 's/.*into \([0-9]*\) files.*/\1/p' "$WORK/m.err")
@@ -82,12 +88,20 @@ check "the hook ran once for each of the ${closed:-?} files closed, in order" \
 	sh -c "[ \$(wc -l <'$WORK/hooks') -eq ${closed:-0} ] && sed 's|.*/||' '$WORK/hooks' | sort -c"
 check "2 files are kept, the newest: $(tr '\n' ' ' <"$WORK/m.list")" \
 	sh -c "[ \$(wc -l <'$WORK/m.list') -eq 2 ] && tail -2 '$WORK/hooks' | sed 's|.*/||' | cmp -s - '$WORK/m.list'"
-ok_pb=0
-for f in $(sed 's|.*/||' "$WORK/hooks"); do
-	[ -s "$WORK/$f.pb.gz" ] && gzip -t "$WORK/$f.pb.gz" && ok_pb=$((ok_pb + 1))
-done
-check "each file was converted to pprof by the hook, before kprof ended ($ok_pb of ${closed:-?})" \
-	[ "$ok_pb" -eq "${closed:-0}" -a "$ok_pb" -gt 0 ]
+ok_pb=$(wc -l <"$WORK/converted" 2>/dev/null)
+check "each file was converted to pprof by the hook, before kprof ended (${ok_pb:-0} of ${closed:-?})" \
+	[ "${ok_pb:-0}" -eq "${closed:-0}" -a "${ok_pb:-0}" -gt 0 ]
+sed 's/$/.pb.gz/' "$WORK/m.list" >"$WORK/m.derived"
+ls "$WORK" | grep '^m\.kprof\..*\.' >"$WORK/m.left"
+check "...and the pprof files of the removed ones were removed with them: $(tr '\n' ' ' <"$WORK/m.left")" \
+	cmp -s "$WORK/m.derived" "$WORK/m.left"
+modes=$(cd "$WORK" && stat -c %a $(cat m.list m.derived) 2>/dev/null | sort -u | tr '\n' ' ')
+check "the kept files and their pprof files are private, mode 0600 ($modes)" [ "$modes" = "600 " ]
+summary=$(grep 'recorded .* into' "$WORK/m.err" | grep -o "'[^' ]*/m\.kprof\.[0-9]*'" | tr -d "'")
+missing=0
+for f in $summary; do [ -e "$f" ] || missing=$((missing + 1)); done
+check "the summary names only the files on disk ($missing of $(echo $summary | wc -w) not), and says that --switch-max-files removed ${closed:+$((closed - 2))}" \
+	sh -c "[ $missing -eq 0 ] && [ -n '$summary' ] && grep -q 'into ${closed:-x} files, of which --switch-max-files 2 kept the newest 2' '$WORK/m.err'"
 
 # --- DWARF: the files of a recording unwound while recording -------------------------------
 "$KPROF" record --call-graph dwarf --switch-output=1s -o "$WORK/d.kprof" -- "$SPLIT" 2.5 >/dev/null 2>"$WORK/d.err"
@@ -123,25 +137,30 @@ check "-a: split, started before, is named in each of the $ran of $n files where
 	[ "$n" -ge 3 -a "$ran" -ge 3 -a "$alone" -eq "$ran" ]
 
 # --- --switch-output-event: a new file after a sample of the event ---------------------------
-# getuid makes its 3 calls at once: the file they are in closes, one more holds the exit
+# getuid makes its 3 calls at once: the file they are in closes, and the one started after it
+# holds its exit: no sample, most often, and then it is removed, as the summary says
 GETUID="$top_builddir/tests/workloads/getuid"
 if [ "$(id -u)" -eq 0 ]; then
 	"$KPROF" record --switch-output-event syscalls:sys_enter_getuid -o "$WORK/ev.kprof" \
 		-- "$GETUID" 3 >/dev/null 2>"$WORK/ev.err"
 	rc=$?
-	n=0 calls=0 first=
+	n=0 calls=0 first= empty=0
 	for f in $(ls "$WORK" | grep '^ev\.kprof\.'); do
 		n=$((n + 1))
-		c=$("$KPROF" script -i "$WORK/$f" | grep -c 'syscalls:sys_enter_getuid')
+		"$KPROF" script -i "$WORK/$f" >"$WORK/ev.script" 2>/dev/null
+		c=$(grep -c 'syscalls:sys_enter_getuid' "$WORK/ev.script")
+		[ -s "$WORK/ev.script" ] || empty=$((empty + 1))
 		calls=$((calls + c))
 		[ -n "$first" ] || first=$c
 	done
-	check "--switch-output-event: status 0, $n files (a new one after the event's samples)" \
-		sh -c "[ $rc -eq 0 ] && [ $n -ge 2 ] && grep -q 'into $n files' '$WORK/ev.err'"
+	grep -q 'the file started after .* held no sample and was removed' "$WORK/ev.err" && gone=1 || gone=0
+	check "--switch-output-event: status 0, a new file after the event's samples: $n kept, $gone removed as empty" \
+		sh -c "[ $rc -eq 0 ] && [ $((n + gone)) -ge 2 ] && grep -q 'into $n file' '$WORK/ev.err'"
+	check "...no file without a sample is left ($empty)" [ "$empty" -eq 0 -a "$n" -ge 1 ]
 	check "...the event's samples recorded: ${calls} getuid calls in all, ${first:-none} in the first file" \
 		sh -c "[ $calls -eq 3 ] && [ '${first:-0}' -ge 1 ]"
 else
-	skips 2 "tracepoints need root here (tracefs is root-only)"
+	skips 3 "tracepoints need root here (tracefs is root-only)"
 fi
 
 # --- a full disk: every file written, complete or cut short, is in the summary with its samples
