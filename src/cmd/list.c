@@ -2,7 +2,8 @@
 /*
  * list.c - `kprof list [GLOB]`: the events -e takes, marked where this machine lacks them;
  * the tracepoints in tracefs; the PMUs in sysfs with their format terms and named events;
- * the syntaxes of probes, PMU terms and groups.
+ * the syntaxes of probes, PMU terms and groups. `kprof list --syscalls [GLOB]`: the system
+ * calls that kprof trace -e names.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/replay/syscall.h"
 #include "src/cmd/cmd.h"
 #include "src/cli/options.h"
 #include "src/record/diag.h"
@@ -27,6 +29,7 @@
 
 static const char list_usage[] =
 	"usage: kprof list [GLOB]\n"
+	"       kprof list --syscalls [GLOB]\n"
 	"\n"
 	"Lists the events kprof stat and kprof record take with -e: hardware, software and\n"
 	"hardware cache events (marked where this machine does not have them), raw events,\n"
@@ -35,7 +38,8 @@ static const char list_usage[] =
 	"terms and groups. GLOB (a shell pattern, e.g. 'sched:*' or '*cache*') keeps the\n"
 	"names that match.\n"
 	"\n"
-	"  -h, --help   this text\n";
+	"      --syscalls   list the system calls kprof trace -e takes instead\n"
+	"  -h, --help       this text\n";
 
 /* What one listing works with: the glob, and whether a section's heading was printed. */
 struct lister {
@@ -243,7 +247,26 @@ static void list_syntaxes(struct lister *l)
 	}
 }
 
+/* The system calls of this machine's architecture, as kprof trace -e names them, by number. */
+static void list_syscalls(struct lister *l)
+{
+	char tag[64];
+
+	section(l, "system calls (kprof trace -e)");
+	for (long nr = 0; nr < kp_syscall_max(); nr++) {
+		const char *name = kp_syscall_name(nr);
+
+		if (!name || !matches(l, name))
+			continue;
+		snprintf(tag, sizeof(tag), "system call %ld", nr);
+		line(l, name, tag);
+	}
+}
+
+enum { OPT_SYSCALLS = 256 };
+
 static const struct option long_opts[] = {
+	{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -251,10 +274,15 @@ static const struct option long_opts[] = {
 int cmd_list(int argc, char **argv)
 {
 	struct lister l = { NULL, NULL, 0 };
+	bool syscalls = false;
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (c == OPT_SYSCALLS) {
+			syscalls = true;
+			continue;
+		}
 		if (c == 'h')
 			return kp_cmd_help(list_usage);
 		return 2;
@@ -262,6 +290,12 @@ int cmd_list(int argc, char **argv)
 	if (argc - optind > 1)
 		return kp_usage_error("list", "too many arguments: one GLOB at most");
 	l.glob = optind < argc ? argv[optind] : NULL;
+	if (syscalls) {
+		list_syscalls(&l);
+		if (!l.shown)
+			return kp_error("no system call matches '%s'", l.glob);
+		return 0;
+	}
 	list_named(&l, PERF_TYPE_HARDWARE, "hardware events");
 	list_named(&l, PERF_TYPE_SOFTWARE, "software events");
 	list_named(&l, PERF_TYPE_HW_CACHE, "hardware cache events");

@@ -104,6 +104,14 @@ check "a glob that matches nothing fails with status 1" [ $? -eq 1 ]
 check "...and says so" grep -q "^kprof: no event matches 'no-such-event\*'" "$WORK/none.err"
 "$KPROF" list a b >/dev/null 2>&1
 check "two globs are a usage error" [ $? -eq 2 ]
+# --syscalls: what kprof trace -e names (the names of the machine kprof is built for)
+"$KPROF" list --syscalls 'open*' >"$WORK/sys.txt" 2>&1
+check "list --syscalls 'open*': openat with its number, only open* names, under their heading" \
+	sh -c "grep -Eq '^  openat +\[system call [0-9]+\]\$' '$WORK/sys.txt' &&
+		! grep '^  ' '$WORK/sys.txt' | grep -v '^  open' && head -1 '$WORK/sys.txt' | grep -qx 'system calls (kprof trace -e):'"
+"$KPROF" list --syscalls 'sched:*' >/dev/null 2>"$WORK/sys.err"
+check "...a glob of no system call fails with status 1, saying so" \
+	sh -c "[ $? -eq 1 ] && grep -q \"^kprof: no system call matches 'sched:\\*'\" '$WORK/sys.err'"
 "$KPROF" list --help | grep -q '^usage: kprof list \[GLOB\]'
 check "list --help" [ $? -eq 0 ]
 "$KPROF" --help | grep -q '^   list ' && "$KPROF" --help | grep -q '^   stat '
