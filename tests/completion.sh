@@ -1,8 +1,9 @@
 #!/bin/sh
 # The bash completion (src/completion/kprof), called as bash calls it, in a bash subshell
 # with COMP_WORDS and COMP_CWORD set: commands, a command's options from its --help, -e
-# event names from kprof list, -i recordings only, --format and --sort values, help's
-# commands, the command after "--", and kprof list asked once a session.
+# event names from kprof list, trace -e's system calls, the events of the recording that
+# report --event reads, -i recordings only, --format values, report's and top's --sort keys,
+# help's commands, the command after "--", and kprof list asked once a session.
 . "$top_srcdir/tests/live/lib.sh"
 command -v bash >/dev/null 2>&1 || skip_all "bash is not installed"
 
@@ -30,8 +31,8 @@ check "kprof trace --f -> --failure --filter" offers "--failure --filter" "$K" t
 check "kprof trace --rec -> --record" offers "--record" "$K" trace --rec
 check "kprof trace --record '' -> any file, as -o" offers "a.kprof notes.txt perf.data sub" "$K" trace --record ""
 check "kprof report --format t -> timeline tree" offers "timeline tree" "$K" report --format t
-check "kprof report --sort comm, -> the three lists after comm" \
-	offers "comm,dso comm,dso,sym comm,sym" "$K" report --sort comm,
+check "kprof report --sort comm, -> the other keys after comm, as report names them" \
+	offers "comm,cgroup comm,dso comm,sym" "$K" report --sort comm,
 check "kprof report -i '' -> the recordings and the directory, not notes.txt" \
 	offers "a.kprof perf.data sub/" "$K" report -i ""
 check "kprof record -e cpu-cl -> cpu-clock" offers "cpu-clock" "$K" record -e cpu-cl
@@ -44,6 +45,33 @@ if [ -r /sys/kernel/tracing/events/sched/sched_switch/id ] ||
 else
 	skip "tracefs is not readable here: no tracepoints to list"
 fi
+check "kprof record --switch-output-event cpu-cl -> cpu-clock (an event of kprof list)" \
+	offers "cpu-clock" "$K" record --switch-output-event cpu-cl
+check "kprof trace -e opena -> openat (a system call of kprof list --syscalls)" \
+	offers_has "openat" "$K" trace -e opena
+check "kprof trace -e read,opena -> read,openat (after the comma)" \
+	offers_has "read,openat" "$K" trace -e read,opena
+check "kprof top -s '' -> top's sort keys, not files" offers "comm comm,sym dso sym" "$K" top -s ""
+check "kprof top --sort c -> comm comm,sym" offers "comm comm,sym" "$K" top --sort c
+# the events of a recording: those of ./kprof.data, report's default input, or of -i's file
+mkdir "$WORK/rec"
+cp "$top_srcdir/tests/fuzz/corpus/raw-multi-event.kprof" "$WORK/rec/kprof.data"  # cpu-clock, task-clock
+cp "$top_srcdir/tests/fuzz/corpus/tracepoint-getuid.kprof" "$WORK/rec/tp.kprof"
+complete_rec() {
+	(cd "$WORK/rec" && bash -c '. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kprof
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$COMP" "$@") 2>/dev/null | sort | paste -sd' ' -
+}
+# (what a check says it got: its first 60 characters)
+short() { printf '%.60s' "$1"; }
+got=$(complete_rec "$K" report --event "")
+check "kprof report --event '' -> the events of ./kprof.data, not every event ($(short "$got"))" \
+	[ "$got" = "cpu-clock task-clock" ]
+got=$(complete_rec "$K" report --input = tp.kprof --event sys)
+check "kprof report --input=tp.kprof --event sys -> its tracepoint ($(short "$got"))" \
+	[ "$got" = "syscalls:sys_enter_getuid" ]
+got=$(complete_rec "$K" annotate -i tp.kprof --event "")
+check "kprof annotate -i tp.kprof --event '' -> the same ($(short "$got"))" [ "$got" = "syscalls:sys_enter_getuid" ]
 check "kprof help lat -> latency" offers "latency" "$K" help lat
 check "kprof record -- s -> a program on PATH" offers_has "sh" "$K" record -- s
 # kprof list is asked once a session: after a completion of -e, the shell keeps the list
