@@ -20,6 +20,14 @@ complete_() {
 }
 # offers WANT WORDS...: the offers are exactly WANT (space-separated, sorted)
 offers() { want=$1; shift; [ "$(complete_ "$@" | paste -sd' ' -)" = "$want" ]; }
+# offers_line WANT LINE WORDS...: the offers are exactly WANT where bash split LINE into WORDS
+offers_line() {
+	want=$1 line=$2; shift 2
+	got=$( (cd "$WORK/dir" && bash -c '. "$1"; COMP_LINE=$2; COMP_POINT=${#2}; shift 2
+		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kprof
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$COMP" "$line" "$@") 2>/dev/null | sort | paste -sd' ' -)
+	[ "$got" = "$want" ]
+}
 # offers_has WANT WORDS...: WANT is among the offers
 offers_has() { want=$1; shift; complete_ "$@" | grep -qxF -- "$want"; }
 
@@ -42,6 +50,11 @@ if [ -r /sys/kernel/tracing/events/sched/sched_switch/id ] ||
 	[ -r /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
 	check "kprof record -e sched:sched_swi -> sched:sched_switch (a tracepoint from kprof list)" \
 		offers_has "sched:sched_switch" "$K" record -e sched:sched_swi
+	# as an interactive bash calls it: the word split at its ':' (COMP_WORDBREAKS), the line
+	# whole, and readline replacing only what follows the ':'
+	check "kprof record -e sched:sched_swi<TAB> in bash -> sched_switch after the ':'" \
+		offers_line "sched_switch" "kprof record -e sched:sched_swi" \
+		"$K" record -e sched : sched_swi
 else
 	skip "tracefs is not readable here: no tracepoints to list"
 fi
