@@ -13,6 +13,9 @@ SOCK="$WORK/tmux.sock"
 # the panes run their commands with /bin/sh, whatever the caller's $SHELL: the same test here
 # as on a machine whose root shell is dash
 T() { SHELL=/bin/sh tmux -S "$SOCK" "$@"; }
+# one server for the whole test: without a session it would exit, and a new session made at once
+# after a kill-session could reach it as it exits ("server exited unexpectedly")
+T start-server \; set-option -g exit-empty off
 spid=
 cleanup() {
 	tmux -S "$SOCK" kill-server 2>/dev/null
