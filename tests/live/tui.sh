@@ -244,6 +244,12 @@ for f in work_a work_b; do
 	check "report --tui, flat: $f ${got:-none}% within $SHARE_POINTS points of split's ${want:-none}%" \
 		points "${got:--100}" "${want:-0}" "$SHARE_POINTS"
 done
+# c turns the tree over, not the list (whose self shares, inverted, would all be 0)
+self_a=$(share_on_screen work_a)
+list_kept() { grep -q '^c turns the tree over' "$WORK/screen" && [ "$(share_on_screen work_a)" = "$self_a" ]; }
+T send-keys -t k c
+check "report --tui: c in the list says it turns the tree, the list as it was (work_a $self_a%)" \
+	wait_until 20 list_kept
 # / keeps what matches; the selection is first on the list's last row, a cold function the
 # filter hides
 T send-keys -t k End / 'work_c$' Enter
