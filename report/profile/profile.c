@@ -184,6 +184,9 @@ void kp_profile_finish(struct kp_profile *p)
 {
 	size_t n = p->nr_nodes, ne = p->nr_events;
 
+	free(p->total); /* again, after more samples: brought up to date */
+	free(p->first_child);
+	free(p->next_sibling);
 	p->total = kp_xmalloc(n * ne * sizeof(*p->total));
 	memcpy(p->total, p->self, n * ne * sizeof(*p->total));
 	for (size_t i = n - 1; i > 0; i--) {

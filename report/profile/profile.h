@@ -162,7 +162,8 @@ void kp_profile_add_weight(struct kp_profile *p, uint32_t node, size_t event, ui
 void kp_profile_merge(struct kp_profile *dst, size_t dst_event, const struct kp_profile *src,
 		      size_t src_event, bool by_samples, uint64_t scale, uint32_t **map);
 
-/* kp_profile_finish - compute totals and children lists; call once, after the last add. */
+/* kp_profile_finish - compute totals and children lists, after the last add; again after more
+ * adds (a live profile, kprof top's) brings them up to date. */
 void kp_profile_finish(struct kp_profile *p);
 
 static inline const struct kp_weight *kp_profile_self(const struct kp_profile *p, uint32_t node,

@@ -14,16 +14,21 @@
 void kp_top_init(struct kp_top *t, const struct kp_dso_opts *dso)
 {
 	memset(t, 0, sizeof(*t));
-	kp_session_init(&t->s, dso);
+	t->ro = (struct kp_report_opts){ .input = "kprof top", .dso = *dso, .addrs = true };
+	t->rep.o = &t->ro;
+	kp_session_init(&t->rep.s, dso);
 }
 
+/* The profile keeps the sampled addresses (one node per address), as a report built for
+ * kp_annotate() does: a function of the list is annotated from what top counted. */
 static void start(struct kp_top *t)
 {
-	struct kp_session *s = &t->s;
+	struct kp_session *s = &t->rep.s;
 
-	kp_profile_init(&t->prof, &s->strs, s->evl.nr ? s->evl.nr : 1);
-	kp_resolver_init(&t->res, s, &t->prof, KP_UNWIND_LIBDW);
-	t->ready = true;
+	kp_profile_init(&t->rep.prof, &s->strs, s->evl.nr ? s->evl.nr : 1);
+	t->rep.prof.addrs = true;
+	kp_resolver_init(&t->rep.res, s, &t->rep.prof, KP_UNWIND_LIBDW);
+	t->rep.ready = true;
 }
 
 static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
@@ -31,19 +36,21 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		     struct kp_thread *th)
 {
 	struct kp_top *t = ctx;
+	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
 	uint32_t node;
 
-	(void)s;
-	(void)ev;
 	if (smp->pid == 0) { /* the idle task: left out, as perf top leaves idle symbols out */
 		t->idle++;
 		return 0;
 	}
-	if (!t->ready)
+	if (!t->rep.ready)
 		start(t);
-	node = kp_resolve_stack(&t->res, smp, rec->misc, th, false);
+	/* the profile's own weights count every sample since the start (or z), for annotate;
+	 * the list's, decayed, are @weight's */
+	node = kp_resolve_add(&t->rep.res, smp, rec->misc, th, false, (size_t)(ev - s->evl.ev),
+			      period);
 	if (node >= t->nr_weight) {
-		size_t n = t->prof.nr_nodes > node ? t->prof.nr_nodes : node + 1;
+		size_t n = t->rep.prof.nr_nodes > node ? t->rep.prof.nr_nodes : node + 1;
 
 		n += n / 2;
 		t->weight = kp_xrealloc(t->weight, n * sizeof(*t->weight));
@@ -79,10 +86,10 @@ int kp_top_sink(void *ctx, uint8_t **buf, size_t *cap, size_t len, uint32_t nrec
 
 	(void)cap;
 	(void)nrec;
-	if (!t->s.ops)
-		kp_session_start(&t->s, &ops, t);
+	if (!t->rep.s.ops)
+		kp_session_start(&t->rep.s, &ops, t);
 	if (!t->err)
-		t->err = kp_session_feed_chunk(&t->s, *buf, len);
+		t->err = kp_session_feed_chunk(&t->rep.s, *buf, len);
 	return t->err;
 }
 
@@ -90,12 +97,12 @@ const char *const kp_top_sort_names[KP_TOP_NR_SORTS] = { "sym", "dso", "comm", "
 
 static uint32_t func_of(const struct kp_top *t, uint32_t node)
 {
-	return t->prof.locs[t->prof.nodes[node].loc].func;
+	return t->rep.prof.locs[t->rep.prof.nodes[node].loc].func;
 }
 
 static uint32_t flags_of(const struct kp_top *t, uint32_t node)
 {
-	return t->prof.locs[t->prof.nodes[node].loc].flags;
+	return t->rep.prof.locs[t->rep.prof.nodes[node].loc].flags;
 }
 
 /* The frame a sample at @node counts for: its leaf, or without @kernel the innermost user
@@ -103,15 +110,15 @@ static uint32_t flags_of(const struct kp_top *t, uint32_t node)
 static uint32_t counted(const struct kp_top *t, uint32_t node, bool kernel)
 {
 	while (node && !kernel && (flags_of(t, node) & KP_LOC_KERNEL))
-		node = t->prof.nodes[node].parent;
+		node = t->rep.prof.nodes[node].parent;
 	return node && !(flags_of(t, node) & (KP_LOC_COMM | KP_LOC_CGROUP)) ? node : 0;
 }
 
 static uint32_t comm_of(const struct kp_top *t, uint32_t node)
 {
 	while (node && !(flags_of(t, node) & KP_LOC_COMM))
-		node = t->prof.nodes[node].parent;
-	return node ? t->prof.funcs[func_of(t, node)].name : 0;
+		node = t->rep.prof.nodes[node].parent;
+	return node ? t->rep.prof.funcs[func_of(t, node)].name : 0;
 }
 
 static int by_weight(const void *a, const void *b)
@@ -135,7 +142,8 @@ size_t kp_top_rows(struct kp_top *t, enum kp_top_sort sort, bool kernel, struct 
 
 	*sum = 0;
 	kp_hash_init(&ids);
-	for (uint32_t node = 1; t->ready && node < t->nr_weight && node < t->prof.nr_nodes; node++) {
+	for (uint32_t node = 1; t->rep.ready && node < t->nr_weight && node < t->rep.prof.nr_nodes;
+	     node++) {
 		uint32_t at = t->weight[node] >= FORGET ? counted(t, node, kernel) : 0, f;
 		struct kp_top_row r = { 0 };
 		uint64_t key, *id;
@@ -147,7 +155,7 @@ size_t kp_top_rows(struct kp_top *t, enum kp_top_sort sort, bool kernel, struct 
 		if (sort == KP_TOP_SYM || sort == KP_TOP_COMM_SYM)
 			r.func = f;
 		if (sort == KP_TOP_DSO)
-			r.dso = t->prof.funcs[f].dso;
+			r.dso = t->rep.prof.funcs[f].dso;
 		if (sort == KP_TOP_COMM || sort == KP_TOP_COMM_SYM)
 			r.comm = comm_of(t, node);
 		key = (uint64_t)(r.func | r.dso) << 32 | r.comm;
@@ -165,86 +173,125 @@ size_t kp_top_rows(struct kp_top *t, enum kp_top_sort sort, bool kernel, struct 
 	return n;
 }
 
-#define MAX_CALLERS 1024	/* entries of a callers' tree: the rest add to their parents */
-
+/* A caller of a function asked for (its root), @parent's caller, or the root's when 0. */
 struct caller {
-	uint32_t parent;	/* entry index + 1, 0 for the function itself */
-	uint32_t func;
+	uint32_t parent;	/* entry index + 1, 0 for a caller of the root itself */
+	uint32_t func, root;
 	double w;
 };
 
-struct kid {
-	struct kp_top_row row;
-	uint32_t entry;		/* its index in the callers' entries, + 1 */
+/* By root, then parent (a run of callers of one entry), heaviest first, then by function. */
+static int cmp_caller(const void *a, const void *b, void *ctx)
+{
+	const struct caller *c = ctx, *x = &c[*(const uint32_t *)a], *y = &c[*(const uint32_t *)b];
+
+	if (x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->w != y->w)
+		return x->w > y->w ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+struct callers {
+	const struct caller *c;
+	const uint32_t *order;	/* the entries in cmp_caller()'s order */
+	const size_t *kids;	/* per entry: where in @order its run of callers starts */
+	size_t nr;
+	struct kp_top_row **rows;
+	size_t n, *cap;
 };
 
-static int kid_by_weight(const void *a, const void *b)
+/* The run of callers at @at of the order (of entry @parent, or of @root's first level), each
+ * followed by its own. */
+static void emit_callers(struct callers *cs, size_t at, uint32_t parent, uint32_t root,
+			 uint16_t depth)
 {
-	return by_weight(&((const struct kid *)a)->row, &((const struct kid *)b)->row);
-}
+	for (size_t i = at; i < cs->nr; i++) {
+		uint32_t e = cs->order[i];
+		const struct caller *c = &cs->c[e];
 
-/* The callers under entry @parent, heaviest first, each followed by its own callers. */
-static void emit_callers(const struct caller *c, size_t nr, uint32_t parent, uint16_t depth,
-			 struct kp_top_row **rows, size_t *n, size_t *cap)
-{
-	struct kid *kids = NULL;
-	size_t nk = 0, kcap = 0;
-
-	for (size_t i = 0; i < nr; i++)
-		if (c[i].parent == parent) {
-			KP_GROW(kids, kcap, nk + 1);
-			kids[nk++] = (struct kid){ { .func = c[i].func, .w = c[i].w, .depth = depth },
-						   (uint32_t)i + 1 };
-		}
-	if (nk > 1)
-		qsort(kids, nk, sizeof(*kids), kid_by_weight);
-	for (size_t k = 0; k < nk; k++) {
-		KP_GROW(*rows, *cap, *n + 1);
-		(*rows)[(*n)++] = kids[k].row;
-		emit_callers(c, nr, kids[k].entry, depth + 1, rows, n, cap);
+		if (c->parent != parent || c->root != root)
+			break;
+		KP_GROW(*cs->rows, *cs->cap, cs->n + 1);
+		(*cs->rows)[cs->n++] = (struct kp_top_row){ .func = c->func, .w = c->w,
+							    .depth = depth, .root = root };
+		if (cs->kids[e] != SIZE_MAX)
+			emit_callers(cs, cs->kids[e], e + 1, root, (uint16_t)(depth + 1));
 	}
-	free(kids);
 }
 
-size_t kp_top_callers(struct kp_top *t, uint32_t func, bool kernel, unsigned depth,
-		      struct kp_top_row **rows, size_t *cap)
+size_t kp_top_callers(struct kp_top *t, bool (*open)(void *ctx, uint32_t func), void *ctx,
+		      bool kernel, unsigned depth, struct kp_top_row **rows, size_t *cap)
 {
-	struct caller *c = kp_xcalloc(MAX_CALLERS, sizeof(*c));
-	size_t nr = 0, n = 0;
+	const struct kp_profile *p = &t->rep.prof;
+	struct callers cs = { .rows = rows, .cap = cap };
+	struct caller *c = NULL;
+	uint32_t *order;
+	size_t *kids, nr = 0, ccap = 0;
+	struct kp_hash ids;
 
-	for (uint32_t node = 1; t->ready && node < t->nr_weight && node < t->prof.nr_nodes; node++) {
+	kp_hash_init(&ids);
+	for (uint32_t node = 1; t->rep.ready && node < t->nr_weight && node < p->nr_nodes; node++) {
 		uint32_t at = t->weight[node] >= FORGET ? counted(t, node, kernel) : 0, up = 0;
+		uint32_t root;
 
-		if (!at || func_of(t, at) != func)
+		if (!at || !open(ctx, root = func_of(t, at)))
 			continue;
-		at = t->prof.nodes[at].parent;
+		at = p->nodes[at].parent;
 		for (unsigned d = 0; d < depth && at && !(flags_of(t, at) & KP_LOC_COMM); d++) {
 			uint32_t f = func_of(t, at);
-			size_t i;
+			/* an entry: a function under its parent entry, or at its root's level */
+			uint64_t key = up ? (uint64_t)up << 32 | f
+					  : 1ull << 63 | (uint64_t)root << 32 | f;
+			bool added;
+			uint64_t i = *kp_hash_add(&ids, key, nr, &added);
 
-			for (i = 0; i < nr && !(c[i].parent == up && c[i].func == f); i++)
-				;
-			if (i == nr && nr == MAX_CALLERS)
-				break;
-			if (i == nr)
-				c[nr++] = (struct caller){ up, f, 0 };
+			if (added) {
+				KP_GROW(c, ccap, nr + 1);
+				c[nr++] = (struct caller){ up, f, root, 0 };
+			}
 			c[i].w += t->weight[node];
 			up = (uint32_t)i + 1;
-			at = t->prof.nodes[at].parent;
+			at = p->nodes[at].parent;
 		}
 	}
-	emit_callers(c, nr, 0, 1, rows, &n, cap);
-	for (size_t i = 0; i < n; i++)
-		(*rows)[i].dso = t->prof.funcs[(*rows)[i].func].dso;
+	kp_hash_release(&ids);
+	order = kp_xcalloc(nr ? nr : 1, sizeof(*order));
+	kids = kp_xcalloc(nr ? nr : 1, sizeof(*kids));
+	for (size_t i = 0; i < nr; i++) {
+		order[i] = (uint32_t)i;
+		kids[i] = SIZE_MAX;
+	}
+	if (nr > 1)
+		qsort_r(order, nr, sizeof(*order), cmp_caller, c);
+	for (size_t i = 0; i < nr; i++) {
+		const struct caller *e = &c[order[i]];
+
+		if (e->parent && (!i || c[order[i - 1]].parent != e->parent))
+			kids[e->parent - 1] = i;
+	}
+	cs.c = c;
+	cs.order = order;
+	cs.kids = kids;
+	cs.nr = nr;
+	for (size_t i = 0; i < nr; i++) /* each root's run starts with its first level */
+		if (!i || c[order[i - 1]].root != c[order[i]].root)
+			emit_callers(&cs, i, 0, c[order[i]].root, 1);
+	for (size_t i = 0; i < cs.n; i++)
+		(*rows)[i].dso = p->funcs[(*rows)[i].func].dso;
+	free(order);
+	free(kids);
 	free(c);
-	return n;
+	return cs.n;
 }
 
 void kp_top_row_name(const struct kp_top *t, const struct kp_top_row *r, enum kp_top_sort sort,
 		     char *buf, size_t size)
 {
-	const struct kp_strtab *s = &t->s.strs;
-	const struct kp_func *fn = &t->prof.funcs[r->func];
+	const struct kp_strtab *s = &t->rep.s.strs;
+	const struct kp_func *fn = &t->rep.prof.funcs[r->func];
 	const char *dso = fn->dso ? kp_strtab_get(s, fn->dso) : "";
 	bool bracketed = *dso == '[';
 	char comm[64] = "";
@@ -268,9 +315,9 @@ void kp_top_row_name(const struct kp_top *t, const struct kp_top_row *r, enum kp
 
 void kp_top_header(const struct kp_top *t, double secs, char *buf, size_t size)
 {
-	const char *event = t->s.evl.nr ? t->s.evl.ev[0].name : "cpu-clock";
+	const char *event = t->rep.s.evl.nr ? t->rep.s.evl.ev[0].name : "cpu-clock";
 
-	const struct perf_event_attr *a = t->s.evl.nr ? &t->s.evl.ev[0].attr : NULL;
+	const struct perf_event_attr *a = t->rep.s.evl.nr ? &t->rep.s.evl.ev[0].attr : NULL;
 	char rate[48] = "";
 
 	if (a && a->freq)
@@ -297,6 +344,16 @@ void kp_top_zero(struct kp_top *t)
 {
 	if (t->nr_weight)
 		memset(t->weight, 0, t->nr_weight * sizeof(*t->weight));
+	if (t->rep.ready)
+		memset(t->rep.prof.self, 0, t->rep.prof.cap_self * sizeof(*t->rep.prof.self));
+}
+
+struct kp_report *kp_top_report(struct kp_top *t)
+{
+	if (!t->rep.ready)
+		return NULL;
+	kp_profile_finish(&t->rep.prof);
+	return &t->rep;
 }
 
 void kp_top_print(struct kp_top *t, FILE *out, enum kp_top_sort sort, bool kernel, size_t max,
@@ -327,11 +384,7 @@ void kp_top_print(struct kp_top *t, FILE *out, enum kp_top_sort sort, bool kerne
 
 void kp_top_release(struct kp_top *t)
 {
-	if (t->ready) {
-		kp_resolver_release(&t->res);
-		kp_profile_release(&t->prof);
-	}
-	kp_session_release(&t->s);
+	kp_report_release(&t->rep);
 	free(t->weight);
 	memset(t, 0, sizeof(*t));
 }

@@ -6,7 +6,8 @@
  * tree node) gets its weight, and each refresh shows the last interval's with older ones
  * decayed, as perf top does. The rows are worked out from the stacks' weights when they are
  * shown: by function, binary or command, with or without kernel frames (a kernel sample then
- * counts for the innermost user function of its stack), and a function's callers.
+ * counts for the innermost user function of its stack), and functions' callers. The model is
+ * a report (report.h) fed live, with addresses: kp_annotate() reads what it counted.
  */
 #ifndef KP_TOP_H
 #define KP_TOP_H
@@ -17,6 +18,7 @@
 #include <stdio.h>
 
 #include "report/profile/profile.h"
+#include "report/profile/report.h"
 #include "report/profile/resolve.h"
 #include "report/replay/session.h"
 
@@ -37,14 +39,15 @@ struct kp_top_row {
 	uint32_t dso, comm;	/* strtab ids (0 when not a key) */
 	double w;
 	uint16_t depth;		/* kp_top_callers(): 1 for a caller, 2 for its caller, ... */
+	uint32_t root;		/* kp_top_callers(): the function whose callers these are */
 };
 
 struct kp_top {
-	struct kp_session s;
-	struct kp_profile prof;
-	struct kp_resolver res;
-	bool ready;		/* the profile and resolver are made at the first sample */
-	double *weight;		/* per node of @prof: its samples, older ones decayed */
+	struct kp_report_opts ro;	/* what @rep is said to be ("kprof top", with addresses) */
+	struct kp_report rep;	/* its session (rep.s), profile (rep.prof: every sample's
+				 * weight since the start or kp_top_zero(), for annotate) and
+				 * resolver, made with rep.ready at the first sample */
+	double *weight;		/* per node of rep.prof: its samples, older ones decayed */
 	size_t nr_weight;
 	uint64_t samples, lost;	/* in the interval since the last refresh, */
 	uint64_t idle;		/* and of the idle task (pid 0), left out */
@@ -70,11 +73,14 @@ size_t kp_top_rows(struct kp_top *t, enum kp_top_sort sort, bool kernel, struct 
 		   size_t *cap, double *sum);
 
 /*
- * kp_top_callers - who called @func (a function of @prof) in the weighted stacks, as a tree
- * @depth callers deep, heaviest first, depth first: each row's w is what it adds to @func.
+ * kp_top_callers - who called the functions of rep.prof that @open says (called with @ctx)
+ * in the weighted stacks, each function's as a tree @depth callers deep, heaviest first, depth
+ * first: each row's w is what it adds to its root, the function it is a caller of. One pass
+ * over the stacks, however many functions are asked for; a function's rows come together,
+ * the functions in no order.
  */
-size_t kp_top_callers(struct kp_top *t, uint32_t func, bool kernel, unsigned depth,
-		      struct kp_top_row **rows, size_t *cap);
+size_t kp_top_callers(struct kp_top *t, bool (*open)(void *ctx, uint32_t func), void *ctx,
+		      bool kernel, unsigned depth, struct kp_top_row **rows, size_t *cap);
 
 /* kp_top_row_name - a row's text: "func  [binary]", "binary", "comm" or "comm  func [binary]". */
 void kp_top_row_name(const struct kp_top *t, const struct kp_top_row *r, enum kp_top_sort sort,
@@ -88,8 +94,15 @@ void kp_top_header(const struct kp_top *t, double secs, char *buf, size_t size);
  * refresh keeps 7/8 of what came before, as perf top's does). */
 void kp_top_roll(struct kp_top *t);
 
-/* kp_top_zero - forget every weight (the z key). */
+/* kp_top_zero - forget every weight (the z key), the profile's too. */
 void kp_top_zero(struct kp_top *t);
+
+/*
+ * kp_top_report - the samples so far (since the start or kp_top_zero()) as a report built with
+ * addresses, for kp_annotate(): its totals brought up to date. NULL before the first sample.
+ * Borrowed, and good until more records are fed.
+ */
+struct kp_report *kp_top_report(struct kp_top *t);
 
 /*
  * kp_top_print - the refresh as text: the header and the @max heaviest rows by @sort (with

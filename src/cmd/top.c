@@ -20,7 +20,9 @@
 #include "formats/util.h"
 #include "src/record/diag.h"
 #include "src/record/recorder.h"
+#include "report/base/hash.h"
 #include "report/tools/top.h"
+#include "src/tui/ann-page.h"
 #include "src/tui/tui.h"
 
 static const char top_usage[] =
@@ -47,10 +49,12 @@ static const char top_usage[] =
 	"  -m, --mmap-pages N    data pages per CPU ring, a power of two (default 128)\n"
 	"  -o, --output FILE     also write the recording to FILE, for kprof report\n"
 	"\n"
-	"On a terminal: q quits (as Ctrl-C does), / filters by a regular expression on the\n"
-	"symbol, s changes the sort, g (or Enter) shows the selected function's callers (with\n"
-	"-g), k hides or shows kernel functions, z zeroes the counts, and the arrow and page keys\n"
-	"move the selection, which stays on its function as the list is redrawn.\n"
+	"On a terminal: q or Escape quits (as Ctrl-C does), h or ? lists every key, / filters by\n"
+	"a regular expression on the symbol, s changes the sort, g (or Enter) shows the selected\n"
+	"function's callers (with -g), E and C every function's or none, a annotates the\n"
+	"selected function, k hides or shows kernel functions, z zeroes the counts, and the\n"
+	"arrow and page keys move the selection, which stays on its function as the list is\n"
+	"redrawn.\n"
 	"  -h, --help            this text\n";
 
 struct top_run {
@@ -63,11 +67,19 @@ struct top_run {
 	enum kp_top_sort sort;
 	bool kernel;		/* kernel functions shown (k) */
 	bool inline_self;	/* --inline-self: inline frames read, the innermost counted */
-	bool callers;		/* the callers of callers_of shown under it (g) */
-	uint32_t callers_of;
+	/* whose callers are shown under them: every function's but those in @toggled (E), or
+	 * only those (C, and at the start); g and Enter toggle one */
+	bool all_open;
+	struct kp_hash toggled;
 	bool chains;		/* -g: there are callers to show */
 	struct kp_top_row *rows, *crows;
-	size_t cap, ccap;
+	size_t cap, ccap, nr_crows;
+	struct kp_hash runs;	/* a function -> where its callers start in @crows */
+	struct row_info {
+		uint32_t func;	/* the function of the screen's row, 0 for none */
+		uint32_t root;	/* a caller's row: the function it is a caller of */
+	} *info;		/* per row of the screen */
+	size_t info_cap;
 	char head[256];
 	const char *output;	/* -o: the recording also goes to this file, */
 	struct kp_output out;
@@ -75,7 +87,32 @@ struct top_run {
 };
 
 static const char top_keys[] =
-	" q quit  / filter  s sort  g callers  k kernel  z zero  Up/Down/PgUp/PgDn select ";
+	" q quit  h help  / filter  s sort  g callers  E/C all  a annotate  k kernel  z zero ";
+
+/* Every key, for h and ? (kprof-top(1) lists them too). */
+static const char top_help[] =
+	"Up, Down, Page Up, Page Down, Home, End\n"
+	"             move the selection, which stays on its function as the\n"
+	"             list is redrawn\n"
+	"g, Enter     the selected function's callers, three deep, below it, or\n"
+	"             not (with -g)\n"
+	"Right, +     show them\n"
+	"Left, -      hide them (on a caller's row: its function's)\n"
+	"E            every function's callers shown\n"
+	"C            none shown\n"
+	"a            the selected function annotated, as kprof annotate prints\n"
+	"             it, from the samples so far, at its hottest instruction\n"
+	"Tab          (on an annotation) the next hottest instruction\n"
+	"Shift-Tab    (on an annotation) the one before\n"
+	"/            filter: a regular expression on the symbol (empty: none)\n"
+	"s            sort: sym, dso, comm, comm,sym in turn\n"
+	"k            kernel functions hidden: their samples count for the user\n"
+	"             function below them in the stack (with -g), or are left out\n"
+	"z            zero the counts\n"
+	"h, ?         this page\n"
+	"q, Escape    back from a page (this one, an annotation), or quit (as\n"
+	"             Ctrl-C and SIGTERM do)\n"
+	"Ctrl-L       draw the screen again\n";
 
 #define CALLER_DEPTH 3
 
@@ -98,23 +135,49 @@ static const char *filter_text(const struct top_run *r, const struct kp_top_row 
 			       const char *name)
 {
 	if (r->sort == KP_TOP_SYM || r->sort == KP_TOP_COMM_SYM)
-		return kp_strtab_get(&r->model.s.strs, r->model.prof.funcs[row->func].name);
+		return kp_strtab_get(&r->model.rep.s.strs,
+				     r->model.rep.prof.funcs[row->func].name);
 	return name;
 }
 
+/* Whether @func's callers are shown (kp_top_callers()'s question). */
+static bool callers_open(void *ctx, uint32_t func)
+{
+	const struct top_run *r = ctx;
+	const uint64_t *v = kp_hash_get(&r->toggled, func);
+
+	return r->all_open != (v && *v);
+}
+
+/* A screen row, and what it is of. */
+static void add_row(struct top_run *r, uint64_t id, double pct, double pct2, unsigned depth,
+		    char mark, const char *name, uint32_t func, uint32_t root)
+{
+	KP_GROW(r->info, r->info_cap, r->ui.nr + 1);
+	r->info[r->ui.nr] = (struct row_info){ func, root };
+	kp_tui_row(&r->ui, id, pct, pct2, depth, mark, "%s", name);
+}
+
+/* The callers of @of's function, from @r->crows, under its row. */
 static void add_callers(struct top_run *r, const struct kp_top_row *of, double sum)
 {
-	size_t n = kp_top_callers(&r->model, of->func, r->kernel, CALLER_DEPTH, &r->crows, &r->ccap);
+	uint64_t *at = kp_hash_get(&r->runs, of->func);
+	size_t n = 0;
 	char name[1024];
 
-	if (!n)
-		kp_tui_row(&r->ui, 1ull << 63, -1, -1, 1, ' ', "(no callers: %s)",
-			   r->chains ? "a root of its stacks" : "record them with -g");
-	for (size_t i = 0; i < n; i++) {
+	if (!at) {
+		snprintf(name, sizeof(name), "(no callers: %s)",
+			 r->chains ? "a root of its stacks" : "record them with -g");
+		add_row(r, 1ull << 63 | (uint64_t)of->func << 24, -1, -1, 1, ' ', name, 0,
+			of->func);
+		return;
+	}
+	/* a caller's id: its function's and its place among them, as the list is redrawn */
+	for (size_t i = (size_t)*at; i < r->nr_crows && r->crows[i].root == of->func; i++, n++) {
 		kp_top_row_name(&r->model, &r->crows[i], KP_TOP_SYM, name, sizeof(name));
-		kp_tui_row(&r->ui, 1ull << 63 | i, 100.0 * r->crows[i].w / sum,
-			   of->w > 0 ? 100.0 * r->crows[i].w / of->w : -1, r->crows[i].depth, ' ',
-			   "%s", name);
+		add_row(r, 1ull << 63 | (uint64_t)of->func << 24 | (n & 0xffffff),
+			100.0 * r->crows[i].w / sum, of->w > 0 ? 100.0 * r->crows[i].w / of->w : -1,
+			r->crows[i].depth, ' ', name, r->crows[i].func, of->func);
 	}
 }
 
@@ -130,15 +193,25 @@ static void fill(struct top_run *r)
 	kp_tui_head(&r->ui, 1, "sort: %s (s)   kernel functions: %s (k)",
 		    kp_top_sort_names[r->sort], r->kernel ? "shown" : "hidden, their samples to the "
 		    "user function below");
+	r->nr_crows = 0;
+	kp_hash_release(&r->runs);
+	if (by_func && (r->all_open || r->toggled.nr)) {
+		r->nr_crows = kp_top_callers(&r->model, callers_open, r, r->kernel, CALLER_DEPTH,
+					     &r->crows, &r->ccap);
+		for (size_t i = 0; i < r->nr_crows; i++)
+			if (!i || r->crows[i].root != r->crows[i - 1].root)
+				kp_hash_put(&r->runs, r->crows[i].root, i);
+	}
 	kp_tui_rows_begin(&r->ui);
 	for (size_t i = 0; i < n && shown < r->entries; i++) {
-		bool open = by_func && r->callers && r->rows[i].func == r->callers_of;
+		bool open = by_func && callers_open(r, r->rows[i].func);
 
 		kp_top_row_name(&r->model, &r->rows[i], r->sort, name, sizeof(name));
 		if (!kp_tui_match(&r->ui, filter_text(r, &r->rows[i], name)))
 			continue;
-		kp_tui_row(&r->ui, row_id(r, &r->rows[i]), 100.0 * r->rows[i].w / sum, -1, 0,
-			   !by_func ? ' ' : open ? '-' : '+', "%s", name);
+		add_row(r, row_id(r, &r->rows[i]), 100.0 * r->rows[i].w / sum, -1, 0,
+			!by_func ? ' ' : open ? '-' : '+', name, by_func ? r->rows[i].func : 0,
+			by_func ? r->rows[i].func : 0);
 		shown++;
 		if (open)
 			add_callers(r, &r->rows[i], sum);
@@ -146,26 +219,75 @@ static void fill(struct top_run *r)
 	kp_tui_rows_end(&r->ui);
 }
 
-/* g, Enter, Right, Left: the selected function's callers, shown or hidden. */
+/* The function of the selected row, 0 (said why) when it is none's. */
+static uint32_t selected_func(struct top_run *r)
+{
+	if (r->sort != KP_TOP_SYM && r->sort != KP_TOP_COMM_SYM) {
+		kp_tui_msg(&r->ui, "a row of functions is needed: sort by sym (s)");
+		return 0;
+	}
+	if (!kp_tui_selected(&r->ui) || !r->info[r->ui.sel].func) {
+		kp_tui_msg(&r->ui, "no function is selected");
+		return 0;
+	}
+	return r->info[r->ui.sel].func;
+}
+
+/* g, Enter, Right, Left: the selected function's callers, shown or hidden; on a caller's row,
+ * its function's (Left then selects the function's row, as a file browser goes up). */
 static void toggle_callers(struct top_run *r, enum kp_tui_act act)
 {
 	const struct kp_tui_row *sel = kp_tui_selected(&r->ui);
-	uint32_t func;
+	uint32_t func = sel ? r->info[r->ui.sel].root : 0;
+	bool open = callers_open(r, func), added;
+	uint64_t *v;
 
 	if (r->sort != KP_TOP_SYM && r->sort != KP_TOP_COMM_SYM) {
 		kp_tui_msg(&r->ui, "callers are a function's: sort by sym (s)");
 		return;
 	}
-	if (!sel || sel->id >> 63) /* a caller's row: its function's stays the one open */
+	if (!func)
 		return;
-	func = (uint32_t)sel->id;
-	if (act == KP_TUI_COLLAPSE)
-		r->callers = false;
-	else if (act == KP_TUI_EXPAND)
-		r->callers = true;
-	else
-		r->callers = !(r->callers && r->callers_of == func);
-	r->callers_of = func;
+	if (act == KP_TUI_COLLAPSE && sel->depth) {
+		size_t i = r->ui.sel;
+
+		while (i && r->ui.rows[i].depth)
+			i--;
+		kp_tui_select(&r->ui, r->ui.rows[i].id);
+	}
+	if ((act == KP_TUI_EXPAND && open) || (act == KP_TUI_COLLAPSE && !open))
+		return;
+	v = kp_hash_add(&r->toggled, func, 0, &added);
+	*v = !*v;
+}
+
+/* E, C: every function's callers shown, or none. */
+static void all_callers(struct top_run *r, bool open)
+{
+	if (open && !r->chains) {
+		kp_tui_msg(&r->ui, "no callers to show: record them with -g");
+		return;
+	}
+	r->all_open = open;
+	kp_hash_release(&r->toggled);
+	kp_tui_msg(&r->ui, "%s", open ? "every function's callers shown (C hides them)"
+				      : "no callers shown (E shows every function's)");
+}
+
+/* a: the selected function annotated from the samples so far, on a page over the list. */
+static void annotate(struct top_run *r)
+{
+	uint32_t func = selected_func(r);
+	struct kp_report *rep = func ? kp_top_report(&r->model) : NULL;
+
+	if (!func)
+		return;
+	if (!rep) {
+		kp_tui_msg(&r->ui, "no samples yet");
+		return;
+	}
+	kp_tui_annotate(&r->ui, rep, kp_strtab_get(&rep->s.strs, rep->prof.funcs[func].name), 0,
+			true);
 }
 
 /* One key's doing; 1 when it quits. */
@@ -188,6 +310,12 @@ static int act(struct top_run *r, enum kp_tui_act a)
 		break;
 	case KP_TUI_CALLERS: case KP_TUI_TOGGLE: case KP_TUI_EXPAND: case KP_TUI_COLLAPSE:
 		toggle_callers(r, a);
+		break;
+	case KP_TUI_EXPAND_ALL: case KP_TUI_COLLAPSE_ALL:
+		all_callers(r, a == KP_TUI_EXPAND_ALL);
+		break;
+	case KP_TUI_ANNOTATE:
+		annotate(r);
 		break;
 	case KP_TUI_FILTER: case KP_TUI_REDRAW:
 		break;
@@ -394,6 +522,7 @@ int cmd_top(int argc, char **argv)
 			r.entries = r.tty ? SIZE_MAX : 20;
 		r.chains = o.callchain;
 		kp_tui_init(&r.ui, "   share  of func  symbol  [binary]", top_keys);
+		r.ui.help = top_help;
 		clock_gettime(CLOCK_MONOTONIC, &r.t0);
 		/* without --inline-self a sample counts for the function holding its code: no
 		 * DWARF is read for the inline frames it would drop */
@@ -419,6 +548,9 @@ int cmd_top(int argc, char **argv)
 		kp_top_release(&r.model);
 		free(r.rows);
 		free(r.crows);
+		free(r.info);
+		kp_hash_release(&r.runs);
+		kp_hash_release(&r.toggled);
 	}
 out:
 	kp_evspec_free(o.evs, o.nr_evs);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report-tui.c - kprof report --tui: a recording browsed on the terminal, through tui.h's
- * screen. The call tree (callers at the top, or callees with c) opens and closes node by
- * node; the flat list (f) is the flat view's rows, grouped by the key s chooses; / keeps what
+ * screen. The call tree (callers at the top, or callees with c) opens on the path to the
+ * hottest function, which is selected, and opens and closes node by node, or all at once (E,
+ * C); the flat list (f) is the flat view's rows, grouped by the key s chooses; / keeps what
  * matches (in the tree, with the path to it); e changes the event; t keeps one command (the
  * tree) or splits the list by command; a annotates the selected function, as kprof annotate
- * does, on a screen of its own; q goes back from there, and quits from the report.
+ * does, on a page of its own (ann-page.h); h shows the keys; q or Escape goes back from a
+ * page, and quits from the report.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +15,7 @@
 #include <string.h>
 
 #include "report-tui.h"
-#include "src/cli/annotate-show.h"
+#include "ann-page.h"
 #include "formats/util.h"
 #include "src/cli/input.h"
 #include "src/record/diag.h"
@@ -22,8 +24,33 @@
 #include "tui.h"
 
 static const char keys_help[] =
-	" q quit  Enter/Right/Left open/close  / filter  f flat/tree  s sort  c callers/callees  "
-	"e event  t command  a annotate ";
+	" q quit  h help  Enter/+/- open/close  E/C all  / filter  f flat/tree  s sort  "
+	"c callers/callees  e event  t command  a annotate ";
+
+/* Every key, for h and ? (kprof-report(1) lists them too, under "On the terminal"). */
+static const char help[] =
+	"Up, Down, Page Up, Page Down, Home, End\n"
+	"             move the selection\n"
+	"Enter        open or close the selected node\n"
+	"Right, +     open it\n"
+	"Left, -      close it; on a closed node, go to its parent\n"
+	"E            open every node\n"
+	"C            close every node (the selection goes to its top row)\n"
+	"f            the flat list (self, total, by self) or the tree\n"
+	"s            the list's grouping: sym, dso,sym, dso, comm, comm,sym\n"
+	"/            keep what matches a regular expression on the function\n"
+	"             (in the tree, with the path to it, opened); empty: all\n"
+	"c            callers at the top, or callees\n"
+	"e            the next event that has samples\n"
+	"t            the tree of the selected node's command only, or all of\n"
+	"             them; in the list, split by command or not\n"
+	"a            the selected function annotated, as kprof annotate prints\n"
+	"             it, on a page of its own, at its hottest instruction\n"
+	"Tab          (on an annotation) the next hottest instruction\n"
+	"Shift-Tab    (on an annotation) the one before\n"
+	"h, ?         this page\n"
+	"q, Escape    back from a page (this one, an annotation), or quit\n"
+	"Ctrl-L       draw the screen again\n";
 
 /* The flat list's groupings, in the order s goes through them. */
 static const unsigned flat_sorts[] = { KP_SORT_SYM, KP_SORT_DSO | KP_SORT_SYM, KP_SORT_DSO,
@@ -48,7 +75,20 @@ struct browser {
 	size_t nr_rows;
 };
 
+/* The report shown: the tree's (b->cur), or for the list the one built callers first, whose
+ * nodes' self is the samples' own (inverted, it is the outermost frame's). */
+static struct kp_report *shown(const struct browser *b)
+{
+	return (struct kp_report *)&b->reps[b->flat ? b->ro->reverse : b->cur];
+}
+
 static struct kp_profile *prof(struct browser *b)
+{
+	return &shown(b)->prof;
+}
+
+/* The tree's profile, shown or not. */
+static struct kp_profile *tree(struct browser *b)
 {
 	return &b->reps[b->cur].prof;
 }
@@ -58,9 +98,24 @@ static const char *func_name(const struct kp_profile *p, uint32_t node)
 	return kp_strtab_get(p->strs, p->funcs[p->locs[p->nodes[node].loc].func].name);
 }
 
+/* Whether the tree shown is the inverted one: callees at the top. */
+static bool inverted(const struct browser *b)
+{
+	return b->cur ? !b->ro->reverse : b->ro->reverse;
+}
+
+/* @n's path open: its ancestors are. */
+static void open_path(struct browser *b, uint32_t n)
+{
+	const struct kp_profile *p = tree(b);
+
+	while (n && (n = p->nodes[n].parent))
+		b->open[b->cur][n] = 1;
+}
+
 static double share(const struct browser *b, const struct kp_weight *w)
 {
-	const struct kp_profile *p = &b->reps[b->cur].prof;
+	const struct kp_profile *p = &shown(b)->prof;
 	uint32_t whole = b->flat ? 0 : b->zoom; /* the list is every command's */
 
 	return kp_pct(kp_view_weight(&b->vo, w),
@@ -70,7 +125,7 @@ static double share(const struct browser *b, const struct kp_weight *w)
 /* With a filter: keep[n] for each node that matches or has a match below it. */
 static void mark_matches(struct browser *b)
 {
-	const struct kp_profile *p = prof(b);
+	const struct kp_profile *p = tree(b);
 
 	free(b->keep);
 	b->keep = NULL;
@@ -103,8 +158,12 @@ static void tree_rows(struct browser *b, uint32_t node, unsigned depth)
 		/* a filter opens the way to what it found, down to the match */
 		open = kids_in && (b->open[b->cur][k] ||
 			      (b->keep && !kp_tui_match(&b->ui, func_name(p, k))));
+		/* inverted, a root's samples are its own self, as perf shows a callee's; the
+		 * rows below it, its callers, have none of their own */
 		kp_tui_row(&b->ui, k, share(b, kp_profile_total(p, k, b->vo.event)),
-			   share(b, kp_profile_self(p, k, b->vo.event)), depth,
+			   !inverted(b) ? share(b, kp_profile_self(p, k, b->vo.event))
+			   : !p->nodes[k].parent ? share(b, kp_profile_total(p, k, b->vo.event))
+						 : -1, depth,
 			   !kids_in ? ' ' : open ? '-' : '+', "%s%s%s", func_name(p, k),
 			   l->flags & KP_LOC_KERNEL ? " [k]" : "",
 			   l->flags & KP_LOC_INLINED ? " (inlined)" : "");
@@ -150,7 +209,7 @@ static void flat_rows(struct browser *b)
 
 static void fill(struct browser *b)
 {
-	const struct kp_report *rep = &b->reps[b->cur];
+	const struct kp_report *rep = shown(b);
 	const struct kp_profile *p = &rep->prof;
 	size_t e = b->vo.event;
 
@@ -161,9 +220,10 @@ static void fill(struct browser *b)
 		    kp_report_event_unit(rep, e, b->vo.by_samples),
 		    b->zoom && !b->flat ? "; only " : "",
 		    b->zoom && !b->flat ? func_name(p, b->zoom) : "");
-	kp_tui_head(&b->ui, 1, "%s", b->flat ? "the flat list (f: the tree)"
-				 : b->cur ? "callees at the top, their callers below (c: callers)"
-					  : "callers at the top, their callees below (c: callees)");
+	kp_tui_head(&b->ui, 1, "%s",
+		    b->flat ? "the flat list (f: the tree)"
+		    : inverted(b) ? "callees at the top, their callers below (c: callers)"
+				  : "callers at the top, their callees below (c: callees)");
 	b->ui.heading = b->flat ? "    self    total  " : "   total     self  ";
 	kp_tui_rows_begin(&b->ui);
 	if (b->flat)
@@ -218,18 +278,10 @@ static const char *selected_func(struct browser *b)
 	return func_name(p, (uint32_t)sel->id);
 }
 
-/* a: the function annotated, as kprof annotate prints it, on a screen of its own. */
+/* a: the function annotated, as kprof annotate prints it, on a page of its own. */
 static void annotate(struct browser *b)
 {
 	const char *name = selected_func(b);
-	struct kp_ann_opts ao = { .event = b->vo.event, .by_samples = b->vo.by_samples,
-				  .names = &name, .nr_names = 1 };
-	struct kp_ann_print_opts po = { .by_samples = b->vo.by_samples, .source = true };
-	struct kp_tui view;
-	char *text = NULL, *line, *save = NULL;
-	size_t len = 0;
-	FILE *out;
-	int rc;
 
 	if (!name)
 		return;
@@ -247,27 +299,7 @@ static void annotate(struct browser *b)
 		}
 		b->abuilt = true;
 	}
-	out = open_memstream(&text, &len);
-	if (!out)
-		return;
-	rc = kp_annotate_show(&b->arep, &ao, false, &po, out);
-	fclose(out);
-	kp_tui_init(&view, "", " q back  Up/Down/PgUp/PgDn scroll ");
-	view.on = b->ui.on;
-	view.plain = true;
-	kp_tui_head(&view, 0, "kprof annotate: %s%s", name,
-		    rc ? " (could not be annotated: why is said when the report ends)" : "");
-	kp_tui_rows_begin(&view);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		kp_tui_row(&view, view.nr, -1, -1, 0, ' ', "%s", line);
-	kp_tui_rows_end(&view);
-	kp_tui_draw(&view);
-	for (enum kp_tui_act a; (a = kp_tui_key(&view, 250)) != KP_TUI_QUIT;)
-		if (a != KP_TUI_NONE && a != KP_TUI_MOVED)
-			kp_tui_draw(&view);
-	view.on = false; /* the screen stays the report's */
-	kp_tui_release(&view);
-	free(text);
+	kp_tui_annotate(&b->ui, &b->arep, name, b->vo.event, b->vo.by_samples);
 }
 
 static void open_node(struct browser *b, enum kp_tui_act a)
@@ -283,6 +315,55 @@ static void open_node(struct browser *b, enum kp_tui_act a)
 		return;
 	}
 	o[sel->id] = a == KP_TUI_EXPAND ? 1 : a == KP_TUI_COLLAPSE ? 0 : !o[sel->id];
+}
+
+/* E, C: every node of the tree open, or closed; closed, the selection goes to the row at the
+ * top of its path. */
+static void open_all(struct browser *b, bool open)
+{
+	const struct kp_tui_row *sel = kp_tui_selected(&b->ui);
+	const struct kp_profile *p = tree(b);
+	uint32_t n = sel ? (uint32_t)sel->id : 0;
+
+	if (b->flat) {
+		kp_tui_msg(&b->ui, "the list has nothing to open: f for the tree");
+		return;
+	}
+	memset(b->open[b->cur], open, p->nr_nodes + 1);
+	while (!open && n && p->nodes[n].parent != b->zoom)
+		n = p->nodes[n].parent;
+	if (!open && n)
+		kp_tui_select(&b->ui, n);
+}
+
+/*
+ * The first screen: the path to the hottest function (by self, summed over its call paths)
+ * open down to its heaviest node, which is returned to be selected, as hotspot opens its tree.
+ * 0 when there is none, or when the tree is inverted (the hottest is its first row then).
+ */
+static uint32_t open_hottest(struct browser *b)
+{
+	const struct kp_profile *p = tree(b);
+	struct kp_view_opts vo = b->vo;
+	struct kp_flat_row *rows = NULL;
+	uint32_t best = 0;
+	uint64_t most = 0;
+
+	vo.sort = KP_SORT_SYM;
+	if (!inverted(b) && kp_flat_rows(p, &vo, &rows))
+		for (uint32_t n = 1; n < p->nr_nodes; n++) {
+			const struct kp_loc *l = &p->locs[p->nodes[n].loc];
+			uint64_t w = kp_view_weight(&b->vo, kp_profile_self(p, n, b->vo.event));
+
+			if (p->funcs[l->func].name == rows[0].sym && w > most &&
+			    !(l->flags & (KP_LOC_COMM | KP_LOC_CGROUP))) {
+				best = n;
+				most = w;
+			}
+		}
+	free(rows);
+	open_path(b, best);
+	return best;
 }
 
 /* t: the tree keeps the selected row's command; again, every command. The list: split by
@@ -334,7 +415,14 @@ static int act(struct browser *b, enum kp_tui_act a)
 	case KP_TUI_EXPAND: case KP_TUI_COLLAPSE: case KP_TUI_TOGGLE:
 		open_node(b, a);
 		break;
+	case KP_TUI_EXPAND_ALL: case KP_TUI_COLLAPSE_ALL:
+		open_all(b, a == KP_TUI_EXPAND_ALL);
+		break;
 	case KP_TUI_FLAT:
+		if (!b->flat && build(b, b->ro->reverse)) {
+			kp_tui_msg(&b->ui, "the recording did not read again");
+			break;
+		}
 		b->flat = !b->flat;
 		break;
 	case KP_TUI_SORT:
@@ -343,6 +431,10 @@ static int act(struct browser *b, enum kp_tui_act a)
 		b->sort = (b->sort + 1) % ARRAY_SIZE(flat_sorts);
 		break;
 	case KP_TUI_INVERT:
+		if (b->flat) {
+			kp_tui_msg(&b->ui, "c turns the tree over: f for the tree");
+			break;
+		}
 		if (build(b, !b->cur)) {
 			kp_tui_msg(&b->ui, "the recording did not read again");
 			break;
@@ -361,6 +453,10 @@ static int act(struct browser *b, enum kp_tui_act a)
 		annotate(b);
 		break;
 	case KP_TUI_FILTER:
+		/* the selected node stays shown as the filter changes, the one it found included:
+		 * the path to it is opened */
+		if (!b->flat && kp_tui_selected(&b->ui))
+			open_path(b, (uint32_t)kp_tui_selected(&b->ui)->id);
 		mark_matches(b);
 		break;
 	case KP_TUI_NONE: case KP_TUI_MOVED:
@@ -386,19 +482,16 @@ int kp_report_tui(struct kp_report *rep, const struct kp_report_opts *ro,
 		  const struct kp_view_opts *vo)
 {
 	struct browser b = { .ro = ro, .vo = *vo };
-	uint32_t *kids;
-	size_t n;
+	uint32_t hottest;
 	int rc = 0;
 
 	b.reps[0] = *rep; /* borrowed: the caller releases it */
 	b.built[0] = true;
 	b.vo.event = rep->event >= 0 ? (size_t)rep->event : 0;
 	b.open[0] = kp_xcalloc(rep->prof.nr_nodes + 1, 1);
-	n = kp_view_children(&rep->prof, &b.vo, 0, &kids);
-	if (n) /* the heaviest command open */
-		b.open[0][kids[0]] = 1;
-	free(kids);
+	hottest = open_hottest(&b);
 	kp_tui_init(&b.ui, NULL, keys_help);
+	b.ui.help = help;
 	/* Ctrl-C, SIGTERM and a hang-up quit through the key loop, which gives the terminal back (and
 	 * ncurses, finding handlers, installs none of its own) */
 	sigaction(SIGINT, &(struct sigaction){ .sa_handler = on_signal }, NULL);
@@ -410,6 +503,7 @@ int kp_report_tui(struct kp_report *rep, const struct kp_report_opts *ro,
 		rc = 1;
 	} else {
 		fill(&b);
+		kp_tui_select(&b.ui, hottest);
 		kp_tui_draw(&b.ui);
 		while (!act(&b, kp_tui_key(&b.ui, 250))) /* a while at a time: signals are seen */
 			;

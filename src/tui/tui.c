@@ -127,6 +127,10 @@ int kp_tui_start(struct kp_tui *t)
 	cbreak(); /* keys as they are typed; Ctrl-C still interrupts */
 	noecho();
 	keypad(stdscr, TRUE);
+	/* Escape is a key of its own (back, quit): ncurses waits ESCDELAY ms (1000 by default)
+	 * for the rest of a sequence that it may start; the keys' sequences come in one write */
+	if (!getenv("ESCDELAY"))
+		set_escdelay(25);
 	curs_set(0);
 	if (has_colors()) {
 		start_color();
@@ -164,11 +168,23 @@ static void clear_rows(struct kp_tui *t)
 	t->nr = 0;
 }
 
+static void close_page(struct kp_tui *t)
+{
+	if (!t->page)
+		return;
+	t->page->on = false; /* the screen is @t's */
+	kp_tui_release(t->page);
+	free(t->page);
+	t->page = NULL;
+}
+
 void kp_tui_release(struct kp_tui *t)
 {
 	kp_tui_end(t);
+	close_page(t);
 	clear_rows(t);
 	free(t->rows);
+	free(t->hot);
 	for (size_t i = 0; i < ARRAY_SIZE(t->head); i++)
 		free(t->head[i]);
 	if (t->filter[0])
@@ -337,6 +353,11 @@ void kp_tui_draw(struct kp_tui *t)
 
 	if (!t->on)
 		return;
+	if (t->page) {
+		t->page->on = true;
+		kp_tui_draw(t->page);
+		return;
+	}
 	if (t->sel < t->top)
 		t->top = t->sel;
 	if (t->sel >= t->top + (size_t)rows)
@@ -384,13 +405,14 @@ static const struct {
 	int key;
 	enum kp_tui_act act;
 } keymap[] = {
-	{ 'q', KP_TUI_QUIT },	     { 'Q', KP_TUI_QUIT },	   { KEY_RIGHT, KP_TUI_EXPAND },
-	{ '+', KP_TUI_EXPAND },	     { KEY_LEFT, KP_TUI_COLLAPSE }, { '-', KP_TUI_COLLAPSE },
-	{ '\n', KP_TUI_TOGGLE },     { '\r', KP_TUI_TOGGLE },	   { KEY_ENTER, KP_TUI_TOGGLE },
-	{ 's', KP_TUI_SORT },	     { 'g', KP_TUI_CALLERS },	   { 'z', KP_TUI_ZERO },
-	{ 'k', KP_TUI_KERNEL },	     { 'e', KP_TUI_EVENT },	   { 't', KP_TUI_THREADS },
-	{ 'a', KP_TUI_ANNOTATE },    { 'c', KP_TUI_INVERT },	   { 'f', KP_TUI_FLAT },
-	{ KEY_RESIZE, KP_TUI_REDRAW }, { 12 /* ^L */, KP_TUI_REDRAW },
+	{ 'q', KP_TUI_QUIT },		{ 'Q', KP_TUI_QUIT },	    { 27 /* Esc */, KP_TUI_QUIT },
+	{ KEY_RIGHT, KP_TUI_EXPAND },	{ '+', KP_TUI_EXPAND },	    { KEY_LEFT, KP_TUI_COLLAPSE },
+	{ '-', KP_TUI_COLLAPSE },	{ 'E', KP_TUI_EXPAND_ALL }, { 'C', KP_TUI_COLLAPSE_ALL },
+	{ '\n', KP_TUI_TOGGLE },	{ '\r', KP_TUI_TOGGLE },    { KEY_ENTER, KP_TUI_TOGGLE },
+	{ 's', KP_TUI_SORT },		{ 'g', KP_TUI_CALLERS },    { 'z', KP_TUI_ZERO },
+	{ 'k', KP_TUI_KERNEL },		{ 'e', KP_TUI_EVENT },	    { 't', KP_TUI_THREADS },
+	{ 'a', KP_TUI_ANNOTATE },	{ 'c', KP_TUI_INVERT },	    { 'f', KP_TUI_FLAT },
+	{ KEY_RESIZE, KP_TUI_REDRAW },	{ 12 /* ^L */, KP_TUI_REDRAW },
 };
 
 /* The filter typed: set (empty: none), or kept as it was when it does not compile. */
@@ -488,6 +510,113 @@ static bool move_sel(struct kp_tui *t, int key)
 	return true;
 }
 
+/* --- pages -------------------------------------------------------------------------- */
+
+struct kp_tui *kp_tui_page(struct kp_tui *t, const char *title, const char *keys_help)
+{
+	struct kp_tui *p;
+
+	close_page(t);
+	p = kp_xcalloc(1, sizeof(*p));
+	kp_tui_init(p, "", keys_help);
+	p->plain = true;
+	kp_tui_head(p, 0, "%s", title);
+	kp_tui_rows_begin(p);
+	t->page = p;
+	return p;
+}
+
+/* Hotter first; of two as hot, the one above. */
+static int cmp_hot(const void *a, const void *b, void *ctx)
+{
+	const struct kp_tui *p = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (p->rows[x].pct != p->rows[y].pct)
+		return p->rows[x].pct > p->rows[y].pct ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The selection to hot row @i of the page, in the middle of the screen. */
+static void to_hot(struct kp_tui *p, size_t i)
+{
+	size_t half = (size_t)page(p) / 2;
+
+	p->at_hot = i;
+	p->sel = p->hot[i];
+	p->sel_id = p->rows[p->sel].id;
+	p->have_sel = true;
+	p->top = p->sel > half ? p->sel - half : 0;
+	kp_tui_msg(p, "hot line %zu of %zu, %.2f%% (Tab: the next, Shift-Tab: the one before)",
+		   i + 1, p->nr_hot, p->rows[p->sel].pct);
+}
+
+void kp_tui_page_end(struct kp_tui *p)
+{
+	kp_tui_rows_end(p);
+	free(p->hot);
+	p->hot = NULL;
+	p->nr_hot = 0;
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->rows[i].pct >= 0) {
+			p->hot = kp_xrealloc(p->hot, (p->nr_hot + 1) * sizeof(*p->hot));
+			p->hot[p->nr_hot++] = i;
+		}
+	if (p->nr_hot) {
+		qsort_r(p->hot, p->nr_hot, sizeof(*p->hot), cmp_hot, p);
+		to_hot(p, 0);
+	}
+}
+
+/* A key while a page is open: it scrolls, goes through the hot rows, or closes the page. */
+static enum kp_tui_act page_key(struct kp_tui *t, int key)
+{
+	struct kp_tui *p = t->page;
+
+	if (move_sel(p, key)) {
+		kp_tui_draw(t);
+		return KP_TUI_MOVED;
+	}
+	switch (key) {
+	case 'q': case 'Q': case 27: case KEY_LEFT:
+		close_page(t);
+		return KP_TUI_REDRAW;
+	case '\t': case KEY_BTAB:
+		if (!p->nr_hot) {
+			kp_tui_msg(p, "no line here is hot");
+			break;
+		}
+		to_hot(p, key == '\t' ? (p->at_hot + 1) % p->nr_hot
+				      : (p->at_hot + p->nr_hot - 1) % p->nr_hot);
+		break;
+	case KEY_RESIZE: case 12:
+		clearok(curscr, TRUE);
+		break;
+	default:
+		return KP_TUI_MOVED;
+	}
+	kp_tui_draw(t);
+	return KP_TUI_MOVED;
+}
+
+/* h, ?: every key of the screen, on a page. */
+static void help(struct kp_tui *t)
+{
+	struct kp_tui *p = kp_tui_page(t, "the keys (q, Escape or Left: back)",
+				       " q/Esc back  Up/Down/PgUp/PgDn scroll ");
+	const char *line = t->help, *end;
+
+	while (line && *line) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		kp_tui_row(p, p->nr, -1, -1, 0, ' ', "%.*s", (int)(end - line), line);
+		line = *end ? end + 1 : end;
+	}
+	kp_tui_page_end(p);
+	kp_tui_draw(t);
+}
+
 /* The terminal hung up (its window closed, its ssh dropped): ncurses then reads nothing at
  * once, for ever, and a loop waiting for keys would spin. */
 static bool hung_up(void)
@@ -513,6 +642,8 @@ enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms)
 	}
 	if (key == ERR)
 		return KP_TUI_NONE;
+	if (t->page)
+		return page_key(t, key);
 	if (move_sel(t, key)) {
 		kp_tui_draw(t);
 		return KP_TUI_MOVED;
@@ -523,6 +654,10 @@ enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms)
 		t->prompting = true;
 		t->line[0] = '\0';
 		kp_tui_draw(t);
+		return KP_TUI_MOVED;
+	}
+	if ((key == 'h' || key == '?') && t->help) {
+		help(t);
 		return KP_TUI_MOVED;
 	}
 	if (key == KEY_RESIZE || key == 12)

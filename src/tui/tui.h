@@ -10,6 +10,11 @@
  * id of the caller's (a function, a tree node): the selection stays on the row with the same
  * id when the rows are filled again, as the list reorders.
  *
+ * A page (kp_tui_page(): the help that h and ? show, an annotation) is lines of text over the
+ * rows: while it is open, the keys scroll it, TAB and Shift-TAB go through its hot lines, and q,
+ * Escape or Left close it, and kp_tui_draw() draws it; the rows underneath go on being filled.
+ * Nothing waits for a key in between, so kprof top's recorder drains its rings as ever.
+ *
  * While the screen is taken, what is written to stderr is kept in a file and written out
  * when it is given back.
  *
@@ -29,9 +34,11 @@
 enum kp_tui_act {
 	KP_TUI_NONE,		/* no key in time */
 	KP_TUI_MOVED,		/* a key that moved the selection (redrawn), or one of no use */
-	KP_TUI_QUIT,		/* q: back, or quit */
+	KP_TUI_QUIT,		/* q, Escape: back, or quit */
 	KP_TUI_EXPAND,		/* Right, + */
 	KP_TUI_COLLAPSE,	/* Left, - */
+	KP_TUI_EXPAND_ALL,	/* E */
+	KP_TUI_COLLAPSE_ALL,	/* C */
 	KP_TUI_TOGGLE,		/* Enter */
 	KP_TUI_FILTER,		/* / : a new filter was typed (kp_tui_match() applies it) */
 	KP_TUI_SORT,		/* s */
@@ -43,7 +50,7 @@ enum kp_tui_act {
 	KP_TUI_ANNOTATE,	/* a */
 	KP_TUI_INVERT,		/* c: callers or callees at the top of the tree */
 	KP_TUI_FLAT,		/* f: the flat list or the tree */
-	KP_TUI_REDRAW,		/* the terminal was resized, or help was asked for */
+	KP_TUI_REDRAW,		/* the terminal was resized, or a page was closed */
 };
 
 struct kp_tui_row {
@@ -57,6 +64,7 @@ struct kp_tui_row {
 struct kp_tui {
 	const char *heading;	/* the line above the rows, naming their columns (borrowed) */
 	const char *keys_help;	/* the keys this screen takes, for its last line (borrowed) */
+	const char *help;	/* every key, a line each, for h and ? (borrowed; NULL: none) */
 	char *head[3];		/* header lines, owned */
 	struct kp_tui_row *rows;
 	size_t nr, cap;
@@ -70,6 +78,9 @@ struct kp_tui {
 	regex_t re;
 	bool plain;		/* the rows are lines of text: no shares, no marks */
 	bool on;		/* the screen is ncurses' */
+	struct kp_tui *page;	/* the page shown over the rows, or NULL (owned) */
+	size_t *hot;		/* a page's hot rows, hottest first (kp_tui_page_end()) */
+	size_t nr_hot, at_hot;	/* and which of them TAB went to last */
 };
 
 void kp_tui_init(struct kp_tui *t, const char *heading, const char *keys_help);
@@ -108,12 +119,26 @@ void kp_tui_draw(struct kp_tui *t);
  * kp_tui_key - wait up to @wait_ms (-1: for ever) for a key: the selection moves with Up,
  * Down, Page Up, Page Down, Home and End (the screen is redrawn); '/' starts a regular
  * expression typed on the message line, a key per call (KP_TUI_FILTER once Enter sets it);
- * other keys are looked up in the key map. It never waits longer than @wait_ms.
+ * h and ? open the page of t->help; while a page is open, the keys are its own (KP_TUI_REDRAW
+ * once it is closed); other keys are looked up in the key map. It never waits longer than
+ * @wait_ms.
  */
 enum kp_tui_act kp_tui_key(struct kp_tui *t, int wait_ms);
 
 /* kp_tui_match - whether @s passes the filter ('/'); everything passes with none. */
 bool kp_tui_match(const struct kp_tui *t, const char *s);
+
+/*
+ * kp_tui_page - open a page over @t's rows, titled @title, with @keys_help on its last line;
+ * returns it, for the caller to fill with kp_tui_row() (a plain row each: its @pct, when not
+ * negative, makes it a hot row, ranked by it) and end with kp_tui_page_end(). A page open
+ * before is closed. The page is @t's: kp_tui_key() closes it, kp_tui_release() frees it.
+ */
+struct kp_tui *kp_tui_page(struct kp_tui *t, const char *title, const char *keys_help);
+
+/* kp_tui_page_end - the page's rows are in: it opens at its hottest row, if any, else at its
+ * first; kp_tui_draw() of the screen under it draws it. */
+void kp_tui_page_end(struct kp_tui *page);
 
 /* kp_tui_interrupt - a SIGINT or SIGTERM handler's part: the next key is KP_TUI_QUIT. */
 void kp_tui_interrupt(void);
