@@ -132,22 +132,18 @@ static void set_mode(const struct kp_evset *s, size_t ev)
 /* After EINVAL from a filter: the syntax, and the fields the tracepoint has. */
 static void filter_hint(const struct kp_evspec *e)
 {
-	const char *colon = strchr(e->name, ':');
 	struct kp_tracefs t;
-	char *sys, *fmt = NULL, *fields;
+	char *fmt = NULL, *fields;
 
-	if (!colon || kp_tracefs_open(&t))
+	if (kp_tracefs_open(&t))
 		return;
-	sys = kp_xstrdup(e->name);
-	sys[colon - e->name] = '\0';
-	if (kp_tracefs_format(&t, sys, colon + 1, &fmt) == 0) {
+	if (kp_evspec_tp_format(e, &t, &fmt) == 0) {
 		fields = kp_tracefs_fields(fmt);
 		kp_hint("a filter compares the fields of '%s' (%s) with ==, !=, <, <=, >, >=, & "
 			"or ~ (a glob), joined by && and ||", e->name, fields);
 		free(fields);
 	}
 	free(fmt);
-	free(sys);
 }
 
 static int apply_filter(int fd, const struct kp_evspec *e)

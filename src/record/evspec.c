@@ -275,10 +275,24 @@ static int parse_probe(struct parse_ctx *c, const char *text, enum kp_evspec_kin
 {
 	struct kp_evspec *e = new_spec(c, text);
 
+	struct kp_probe_event ev = { NULL, NULL, NULL };
+	int err;
+
 	e->kind = kind;
 	e->name = e->name_buf = kp_xstrdup(text);
-	if (kind == KP_EVSPEC_UPROBE)
-		return kp_probe_uprobe(text, arg, ret, &e->attr, &e->probe_arg);
+	if (kind == KP_EVSPEC_UPROBE || kind == KP_EVSPEC_USDT) {
+		err = kind == KP_EVSPEC_USDT
+			      ? kp_probe_usdt(text, arg, &e->attr, &ev)
+			      : kp_probe_uprobe(text, arg, ret, &e->attr, &e->probe_arg, &ev);
+		if (ev.name) { /* a tracepoint of tracefs: named as perf names it */
+			free(e->name_buf);
+			e->name = e->name_buf = ev.name;
+			e->tp_sys = ev.tp_sys;
+			e->tp_event = ev.tp_event;
+		}
+		e->kind = KP_EVSPEC_UPROBE;
+		return err;
+	}
 	if (kind == KP_EVSPEC_KPROBE)
 		return kp_probe_kprobe(text, arg, ret, &e->attr, &e->probe_arg);
 	return kp_probe_breakpoint(text, arg, &e->attr);
@@ -317,6 +331,7 @@ static const struct {
 	bool ret;
 } probe_prefixes[] = {
 	{ "uprobe:", KP_EVSPEC_UPROBE, false },	   { "uretprobe:", KP_EVSPEC_UPROBE, true },
+	{ "usdt:", KP_EVSPEC_USDT, false },
 	{ "kprobe:", KP_EVSPEC_KPROBE, false },	   { "kretprobe:", KP_EVSPEC_KPROBE, true },
 	{ "mem:", KP_EVSPEC_BREAKPOINT, false },
 };
@@ -433,6 +448,23 @@ int kp_evspec_parse(const char *list, struct kp_evspec **specs, size_t *nr)
 	return err;
 }
 
+int kp_evspec_tp_format(const struct kp_evspec *e, const struct kp_tracefs *t, char **fmt)
+{
+	const char *colon = strchr(e->name, ':');
+	char *sys;
+	int err;
+
+	*fmt = NULL;
+	if (e->attr.type != PERF_TYPE_TRACEPOINT || (!e->tp_sys && !colon))
+		return -EINVAL;
+	if (e->tp_sys)
+		return kp_tracefs_format(t, e->tp_sys, e->tp_event, fmt);
+	sys = xstrndup(e->name, (size_t)(colon - e->name));
+	err = kp_tracefs_format(t, sys, colon + 1, fmt);
+	free(sys);
+	return err;
+}
+
 int kp_evspec_parse_arg(const char *list, struct kp_evspec **specs, size_t *nr)
 {
 	int err = kp_evspec_parse(list, specs, nr);
@@ -509,6 +541,8 @@ void kp_evspec_free(struct kp_evspec *specs, size_t nr)
 		free(specs[i].filter);
 		free(specs[i].name_buf);
 		free(specs[i].probe_arg);
+		free(specs[i].tp_sys);
+		free(specs[i].tp_event);
 	}
 	free(specs);
 }
@@ -521,6 +555,10 @@ static const struct {
 	{ "SYS:NAME", "tracepoint (globs allowed), e.g. sched:sched_switch, ftrace:function" },
 	{ "uprobe:PATH:SYMBOL[+OFF]", "user-space probe on function SYMBOL of binary PATH" },
 	{ "uretprobe:PATH:SYMBOL[+OFF]", "user-space probe on the returns of SYMBOL" },
+	{ "uprobe:PATH:FUNC[:RLN|%return] ARG...",
+	  "user-space probe that fetches values: perf probe's ARGs (var, p->f, $retval, %di:s32)" },
+	{ "usdt:PATH:[PROVIDER:]NAME [ARG...]",
+	  "SDT probe of binary PATH (kprof list --sdt PATH), its arguments arg1..argN" },
 	{ "kprobe:FUNC[+OFF]", "kernel probe on FUNC (needs the kprobe PMU)" },
 	{ "kretprobe:FUNC", "kernel probe on the returns of FUNC" },
 	{ "mem:ADDR[:rwx]", "hardware breakpoint on ADDR (hex): read, write, execute" },
@@ -560,7 +598,7 @@ static bool explain_kind(const struct kp_evspec *e, int err, bool print)
 
 	switch (e->kind) {
 	case KP_EVSPEC_UPROBE:
-		if (!perm && err != -EINVAL)
+		if ((!perm && err != -EINVAL) || (!perm && e->tp_sys))
 			return false;
 		if (print && perm)
 			kp_hint("uprobes need CAP_SYS_ADMIN (CAP_PERFMON and "

@@ -11,6 +11,11 @@
  *                    (ftrace:function, the function tracer, is one where the kernel has it)
  *   uprobe:PATH:SYMBOL[+OFF], uretprobe:PATH:SYMBOL[+OFF]
  *                    a user-space probe through the uprobe PMU (probe.h)
+ *   uprobe:PATH:FUNC[:RLN|+OFF|%return] ARG..., usdt:PATH:[PROVIDER:]NAME [ARG...]
+ *                    a user-space probe that fetches values (perf probe's arguments), an
+ *                    SDT probe: a uprobe event defined in tracefs, recorded as a
+ *                    tracepoint named as perf names it ("probe_calls:square",
+ *                    "sdt_python:function__entry")
  *   kprobe:FUNC[+OFF], kretprobe:FUNC
  *                    a kernel probe through the kprobe PMU
  *   mem:ADDR[:rwx]   a hardware breakpoint (PERF_TYPE_BREAKPOINT)
@@ -36,7 +41,8 @@ enum kp_evspec_kind {
 	KP_EVSPEC_NAMED,	/* a name from kp_evspec_names() */
 	KP_EVSPEC_RAW,		/* rNNNN */
 	KP_EVSPEC_TRACEPOINT,	/* SYS:NAME */
-	KP_EVSPEC_UPROBE,	/* uprobe: and uretprobe: */
+	KP_EVSPEC_UPROBE,	/* uprobe:, uretprobe: and usdt: */
+	KP_EVSPEC_USDT,		/* usdt: while it is parsed; KP_EVSPEC_UPROBE once it is */
 	KP_EVSPEC_KPROBE,	/* kprobe: and kretprobe: */
 	KP_EVSPEC_BREAKPOINT,	/* mem: */
 	KP_EVSPEC_PMU,		/* PMU/.../ */
@@ -60,6 +66,9 @@ enum kp_evspec_kind {
  *            during perf_event_open(): the string must outlive every open of @attr, so keep
  *            the evspec until they are all done (kp_evspec_free() frees it). A copy of
  *            @attr written to a file carries a meaningless config1
+ * @tp_sys:   for a probe kprof defined in tracefs (probe.h), the group and event
+ * @tp_event: of it there ("kprof_1234", "square"), where its format is read (owned);
+ *            NULL for every other event, a tracepoint's format being at its @name
  * @token:    which name of the -e lists this entry came from: the tracepoints one glob
  *            expanded to share it (numbered from 1)
  * @group_leader: -1 when the event is in no group. For the events of one {...} group, the
@@ -83,6 +92,7 @@ struct kp_evspec {
 	char *filter;
 	char *name_buf;
 	char *probe_arg;
+	char *tp_sys, *tp_event;
 	unsigned token;
 	int group_leader;
 	bool off_cpu;		/* record --off-cpu's: every switch-out sampled, with the switch
@@ -121,6 +131,15 @@ const char *kp_evspec_type_name(uint32_t type);
  * kp_evspec_free() releases.
  */
 int kp_evspec_parse(const char *list, struct kp_evspec **specs, size_t *nr);
+
+struct kp_tracefs;
+
+/*
+ * kp_evspec_tp_format - the tracefs format file of tracepoint @e in *@fmt (the caller's), read
+ * from @t: events/SYS/NAME/format for SYS:NAME, or where kprof defined a probe. Returns 0,
+ * -EINVAL when @e is no tracepoint, or -errno.
+ */
+int kp_evspec_tp_format(const struct kp_evspec *e, const struct kp_tracefs *t, char **fmt);
 
 /*
  * kp_evspec_parse_arg - kp_evspec_parse() for an -e argument, as a command's exit status:

@@ -133,12 +133,13 @@ void kp_meta_write_tp_formats(struct kp_writer *w, const struct kp_evspec *evs, 
 		if (!open)
 			write_ring_headers(w, &tfs);
 		open = true;
-		snprintf(sys, sizeof(sys), "%s", e->spec);
+		/* the system it is recorded under: a probe's is perf's name, not its tracefs group */
+		snprintf(sys, sizeof(sys), "%s", e->name);
 		name = strchr(sys, ':');
 		if (!name)
 			continue;
-		*name++ = '\0';
-		if ((err = kp_tracefs_format(&tfs, sys, name, &fmt)) < 0)
+		*name = '\0';
+		if ((err = kp_evspec_tp_format(e, &tfs, &fmt)) < 0)
 			kp_warn("cannot read the format of '%s': %s: its fields will not be decoded",
 				e->spec, strerror(-err));
 		else if (kp_writer_add_tp_format(w, e->attr.config, sys, fmt, strlen(fmt)))

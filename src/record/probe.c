@@ -17,8 +17,14 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "dynevent.h"
 #include "formats/util.h"
 #include "pmu.h"
+#include "probe-elf.h"
+#include "probe-fetch.h"
+#include "sdt.h"
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 
 /* "NAME+OFF" -> *@name (owned), *@off; false when OFF is not a number. */
 static bool split_offset(const char *text, char **name, uint64_t *off)
@@ -30,229 +36,6 @@ static bool split_offset(const char *text, char **name, uint64_t *off)
 	if (!*name)
 		kp_die("out of memory");
 	return !plus || kp_pmu_parse_value(plus + 1, off);
-}
-
-/* ---- ELF ------------------------------------------------------------------------------------ */
-
-struct elf_file {
-	int fd;
-	Elf *elf;
-};
-
-static int elf_open(const char *spec, const char *path, struct elf_file *ef)
-{
-	GElf_Ehdr eh;
-	struct stat st;
-
-	ef->elf = NULL;
-	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ef->fd < 0) {
-		int err = errno;
-		kp_error("cannot open '%s' for event '%s': %s", path, spec, strerror(err));
-		return err == ENOENT ? -EINVAL : -err;
-	}
-	if (fstat(ef->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		kp_error("'%s' is not a regular file (event '%s')", path, spec);
-		return -EINVAL;
-	}
-	elf_version(EV_CURRENT);
-	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
-	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh)) {
-		kp_error("'%s' is not an ELF file (event '%s')", path, spec);
-		return -EINVAL;
-	}
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		kp_error("'%s' is not an executable or a shared library (event '%s')", path, spec);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void elf_close(struct elf_file *ef)
-{
-	if (ef->elf)
-		elf_end(ef->elf);
-	if (ef->fd >= 0)
-		close(ef->fd);
-}
-
-typedef void kp_sym_fn(void *ctx, const char *name, const GElf_Sym *sym);
-
-/*
- * Call @fn for each defined function (and IFUNC) of every section of @type (SHT_SYMTAB or
- * SHT_DYNSYM). Returns whether there was such a section.
- */
-static bool walk_functions(Elf *elf, Elf64_Word type, kp_sym_fn *fn, void *ctx)
-{
-	Elf_Scn *scn = NULL;
-	bool any = false;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		any = true;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-			int t;
-			if (!gelf_getsym(d, (int)i, &s))
-				break;
-			t = GELF_ST_TYPE(s.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-			    !s.st_value)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (name && *name)
-				fn(ctx, name, &s);
-		}
-	}
-	return any;
-}
-
-/* What looking one name up finds. */
-struct lookup {
-	const char *want;
-	bool found, ifunc;
-	uint64_t value, size;
-	unsigned others; /* more functions of that name at other addresses */
-};
-
-static void lookup_sym(void *ctx, const char *name, const GElf_Sym *s)
-{
-	struct lookup *l = ctx;
-
-	if (strcmp(name, l->want))
-		return;
-	if (GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC) {
-		l->ifunc = true;
-		return;
-	}
-	if (!l->found) {
-		l->found = true;
-		l->value = s->st_value;
-		l->size = s->st_size;
-	} else if (s->st_value != l->value) {
-		l->others++;
-	}
-}
-
-struct names {
-	char **v;
-	size_t nr, cap;
-};
-
-static void collect_sym(void *ctx, const char *name, const GElf_Sym *s)
-{
-	struct names *n = ctx;
-
-	(void)s;
-	KP_GROW(n->v, n->cap, n->nr + 1);
-	n->v[n->nr++] = kp_xstrdup(name);
-}
-
-static void no_function(const struct elf_file *ef, const char *spec, const char *path,
-			const char *symbol, bool ifunc)
-{
-	struct names n = { NULL, 0, 0 };
-
-	if (ifunc) {
-		kp_error("'%s' in '%s' is an IFUNC, whose implementation is chosen at run time "
-			 "(event '%s')", symbol, path, spec);
-		kp_hint("probe one of its implementations where '%s' has them in .symtab (a local "
-			"symbol such as __%s_avx2), or a function that calls it", path, symbol);
-		return;
-	}
-	kp_error("no function '%s' in '%s' (event '%s')", symbol, path, spec);
-	if (!walk_functions(ef->elf, SHT_SYMTAB, collect_sym, &n))
-		walk_functions(ef->elf, SHT_DYNSYM, collect_sym, &n);
-	if (!n.nr)
-		kp_hint("'%s' has no function symbols (stripped?): uprobe:PATH:0xADDR probes an "
-			"address", path);
-	else if (!kp_hint_nearest(symbol, (const char *const *)n.v, n.nr))
-		kp_hint("'nm %s' (or 'nm -D' for a library) lists its functions", path);
-	for (size_t i = 0; i < n.nr; i++)
-		free(n.v[i]);
-	free(n.v);
-}
-
-/* The PT_LOAD segment holding @vaddr: the file offset, and whether it is executable. */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off, bool *exec)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			*exec = ph.p_flags & PF_X;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The address of @symbol+@off in *@vaddr, or 0xADDR+@off. */
-static int symbol_address(const struct elf_file *ef, const char *spec, const char *path,
-			  const char *symbol, uint64_t off, uint64_t *vaddr)
-{
-	struct lookup l = { symbol, false, false, 0, 0, 0 };
-
-	if (!strncmp(symbol, "0x", 2)) {
-		if (!kp_pmu_parse_value(symbol, vaddr)) {
-			kp_error("bad address '%s' in event '%s'", symbol, spec);
-			return -EINVAL;
-		}
-		*vaddr += off;
-		return 0;
-	}
-	if (!walk_functions(ef->elf, SHT_SYMTAB, lookup_sym, &l) || !l.found)
-		walk_functions(ef->elf, SHT_DYNSYM, lookup_sym, &l);
-	if (!l.found) {
-		no_function(ef, spec, path, symbol, l.ifunc);
-		return -EINVAL;
-	}
-	if (l.size && off >= l.size) {
-		kp_error("offset %llu is past the end of '%s' in '%s', which is %llu bytes long "
-			 "(event '%s')", (unsigned long long)off, symbol, path,
-			 (unsigned long long)l.size, spec);
-		return -EINVAL;
-	}
-	if (l.others)
-		kp_warn("'%s' names %u more function%s in '%s': probing the one at %#llx", symbol,
-			l.others, l.others > 1 ? "s" : "", path, (unsigned long long)l.value);
-	*vaddr = l.value + off;
-	return 0;
-}
-
-int kp_probe_file_offset(const char *spec, const char *path, const char *symbol, uint64_t off,
-			 uint64_t *file_off, uint64_t *vaddr)
-{
-	struct elf_file ef;
-	bool exec = false;
-	int err = elf_open(spec, path, &ef);
-
-	if (!err)
-		err = symbol_address(&ef, spec, path, symbol, off, vaddr);
-	if (!err && vaddr_to_offset(ef.elf, *vaddr, file_off, &exec)) {
-		kp_error("address %#llx is in no loadable segment of '%s' (event '%s')",
-			 (unsigned long long)*vaddr, path, spec);
-		err = -EINVAL;
-	} else if (!err && !exec) {
-		kp_error("address %#llx is not in an executable segment of '%s' (event '%s')",
-			 (unsigned long long)*vaddr, path, spec);
-		err = -EINVAL;
-	}
-	elf_close(&ef);
-	return err;
 }
 
 /* ---- uprobes and kprobes -------------------------------------------------------------------- */
@@ -280,54 +63,303 @@ static int probe_pmu(const char *spec, const char *pmu, bool ret, struct perf_ev
 	return 0;
 }
 
-int kp_probe_uprobe(const char *spec, const char *arg, bool ret, struct perf_event_attr *attr,
-		    char **path)
+/* The group perf probe gives a binary's probes: probe_ and its name up to the first '.'. */
+static char *event_name(const char *group_prefix, const char *group, const char *event)
 {
-	const char *colon = strrchr(arg, ':');
-	char *file = NULL, *sym = NULL;
-	uint64_t off, file_off, vaddr;
-	uint32_t type;
-	int err = -EINVAL;
+	size_t n = strcspn(group, "."), len = strlen(group_prefix) + n + strlen(event) + 2;
+	char *s = kp_xmalloc(len);
+	size_t o = (size_t)snprintf(s, len, "%s", group_prefix);
 
-	*path = NULL;
-	if (!colon || colon == arg || !colon[1]) {
+	for (size_t i = 0; i < n; i++)
+		s[o++] = strchr(NAME_CHARS, group[i]) ? group[i] : '_';
+	snprintf(s + o, len - o, ":%s", event);
+	return s;
+}
+
+/* Define @nr places of one event in tracefs, and make @attr and @ev that tracepoint. */
+static int define_event(const char *spec, const char *name, bool ret, const char *const *defs,
+			size_t nr, const char *group_prefix, const char *group,
+			struct perf_event_attr *attr, struct kp_probe_event *ev)
+{
+	struct kp_dynevent d;
+	int err = kp_dynevent_add(spec, name, ret, defs, nr, &d);
+
+	if (err)
+		return err;
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = d.id;
+	ev->name = event_name(group_prefix, group, d.event);
+	ev->tp_sys = kp_xstrdup(d.sys);
+	ev->tp_event = kp_xstrdup(d.event);
+	return 0;
+}
+
+void kp_probe_event_free(struct kp_probe_event *ev)
+{
+	free(ev->name);
+	free(ev->tp_sys);
+	free(ev->tp_event);
+	memset(ev, 0, sizeof(*ev));
+}
+
+/* "HEAD ARGS...": *@head (owned) and where the arguments start in @arg. */
+static const char *split_head(const char *arg, char **head)
+{
+	size_t n = strcspn(arg, " \t");
+
+	*head = strndup(arg, n);
+	if (!*head)
+		kp_die("out of memory");
+	return arg + n + strspn(arg + n, " \t");
+}
+
+/* A path as a tracefs probe's place takes it: no blank, no colon. */
+static int place_path(const char *spec, const char *path)
+{
+	if (!path[strcspn(path, " \t\n:")])
+		return 0;
+	kp_error("'%s' holds a blank or a colon, which a probe that fetches values cannot name "
+		 "(event '%s')", path, spec);
+	kp_hint("a symbolic link to it without them can be probed instead");
+	return -EINVAL;
+}
+
+/* PATH:FUNC[+OFF], PATH:FUNC:RLN or PATH:0xADDR[+OFF], with %return cut off by the caller. */
+static int parse_point(const char *spec, char *head, bool ret, char **file, char **sym,
+		       uint64_t *off, int *rln)
+{
+	char *colon = strrchr(head, ':'), *prev;
+
+	*rln = -1;
+	if (!colon || colon == head || !colon[1]) {
 		kp_error("bad event '%s': a %s is %s:PATH:SYMBOL[+OFF]", spec,
 			 ret ? "uretprobe" : "uprobe", ret ? "uretprobe" : "uprobe");
 		return -EINVAL;
 	}
-	if (kp_pmu_type("uprobe", &type) == -ENOENT) {
-		kp_error("this kernel has no uprobe PMU (CONFIG_UPROBES is off): '%s' cannot be "
-			 "opened", spec);
-		return -ENODEV;
+	*colon = '\0';
+	prev = strrchr(head, ':');
+	if (!colon[1 + strspn(colon + 1, "0123456789")] && prev && prev != head && prev[1]) {
+		*rln = atoi(colon + 1); /* FUNC:RLN */
+		*prev = '\0';
+		colon = prev;
+		if (ret) {
+			kp_error("bad event '%s': a return probe fires where the function returns, "
+				 "so it takes no line", spec);
+			return -EINVAL;
+		}
 	}
-	file = strndup(arg, (size_t)(colon - arg));
-	if (!file)
-		kp_die("out of memory");
-	if (!split_offset(colon + 1, &sym, &off) || !*sym) {
+	*file = kp_xstrdup(head);
+	if (!split_offset(colon + 1, sym, off) || !**sym) {
 		kp_error("bad event '%s': SYMBOL+OFF needs a symbol and a number (decimal or 0x "
 			 "hex), not '%s'", spec, colon + 1);
-		goto out;
+		return -EINVAL;
 	}
+	if (*rln >= 0 && (*off || !strncmp(*sym, "0x", 2))) {
+		kp_error("bad event '%s': FUNC:LINE takes a function and a line of it", spec);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The absolute path of @file, and the binary opened. */
+static int open_binary(const char *spec, const char *file, char **path, struct kp_probe_elf *ef)
+{
+	ef->fd = -1;
+	ef->elf = NULL;
 	*path = realpath(file, NULL);
 	if (!*path) {
-		kp_error("cannot find '%s' (event '%s'): %s", file, spec, strerror(errno));
-		err = errno == ENOENT || errno == ENOTDIR ? -EINVAL : -errno;
-		goto out;
+		int err = errno;
+		kp_error("cannot find '%s' (event '%s'): %s", file, spec, strerror(err));
+		return err == ENOENT || err == ENOTDIR ? -EINVAL : -err;
 	}
-	err = kp_probe_file_offset(spec, *path, sym, off, &file_off, &vaddr);
+	return kp_probe_elf_open(spec, *path, ef);
+}
+
+int kp_probe_uprobe(const char *spec, const char *arg, bool ret, struct perf_event_attr *attr,
+		    char **path, struct kp_probe_event *ev)
+{
+	char *head, *file = NULL, *sym = NULL, *fetch = NULL, *def = NULL, *pct;
+	const char *args = split_head(arg, &head);
+	struct kp_probe_elf ef = { -1, NULL };
+	struct kp_probe_site site;
+	uint64_t off, vaddr, file_off;
+	uint32_t type;
+	int rln, err;
+
+	*path = NULL;
+	memset(ev, 0, sizeof(*ev));
+	pct = strstr(head, "%return");
+	if (pct && !pct[7]) { /* perf probe's FUNC%return */
+		*pct = '\0';
+		ret = true;
+	}
+	err = parse_point(spec, head, ret, &file, &sym, &off, &rln);
+	if (!err && kp_pmu_type("uprobe", &type) == -ENOENT) {
+		kp_error("this kernel has no uprobe PMU (CONFIG_UPROBES is off): '%s' cannot be "
+			 "opened", spec);
+		err = -ENODEV;
+	}
 	if (!err)
-		err = probe_pmu(spec, "uprobe", ret, attr);
-	if (!err) {
-		attr->uprobe_path = (uint64_t)(uintptr_t)*path;
-		attr->probe_offset = file_off;
+		err = open_binary(spec, file, path, &ef);
+	if (!err)
+		err = kp_probe_elf_symbol(&ef, spec, *path, sym, off, &vaddr, NULL);
+	if (!err)
+		err = kp_probe_elf_offset(&ef, spec, *path, vaddr, true, &file_off);
+	if (!err && (*args || rln >= 0)) {
+		site = (struct kp_probe_site){ spec, *path, &ef, strncmp(sym, "0x", 2) ? sym : NULL,
+					       vaddr, file_off, rln, ret, !off, NULL };
+		err = kp_probe_fetch(&site, args, &fetch);
+		file_off = site.file_off;
 	}
-out:
+	if (!err && *args) { /* values to fetch: an event defined in tracefs */
+		char name[128];
+		const char *base = strrchr(*path, '/') + 1;
+		snprintf(name, sizeof(name), "%s%s", site.func ? site.func : "probe",
+			 ret ? "__return" : "");
+		if (rln >= 0)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), "_L%d", rln);
+		err = place_path(spec, *path);
+		if (!err && asprintf(&def, "%s:%#llx %s", *path, (unsigned long long)file_off,
+				     fetch) < 0)
+			kp_die("out of memory");
+		if (!err)
+			err = define_event(spec, name, ret, (const char *const *)&def, 1, "probe_",
+					   base, attr, ev);
+	} else if (!err) {
+		err = probe_pmu(spec, "uprobe", ret, attr);
+		if (!err) {
+			attr->uprobe_path = (uint64_t)(uintptr_t)*path;
+			attr->probe_offset = file_off;
+		}
+	}
+	kp_probe_elf_close(&ef);
 	if (err) {
 		free(*path);
 		*path = NULL;
 	}
+	free(def);
+	free(fetch);
+	free(head);
 	free(file);
 	free(sym);
+	return err;
+}
+
+/* The SDT probes of @path called [@provider:]@name, or an error that names the others. */
+static int find_sdt(const char *spec, const char *path, const struct kp_probe_elf *ef,
+		    const char *provider, const char *name, struct kp_sdt_probe **all, size_t *nr,
+		    size_t *first, size_t *count)
+{
+	int err = kp_sdt_read(ef->elf, all, nr);
+	const char *other = NULL;
+
+	*count = 0;
+	if (err) {
+		kp_error("the SDT notes of '%s' are malformed (event '%s')", path, spec);
+		return -EINVAL;
+	}
+	if (!*nr) {
+		kp_error("'%s' has no SDT probes (no .note.stapsdt section; event '%s')", path, spec);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < *nr; i++) {
+		const struct kp_sdt_probe *p = &(*all)[i];
+		if (strcmp(p->name, name) || (provider && strcmp(p->provider, provider)))
+			continue;
+		if (!*count)
+			*first = i;
+		else if (strcmp(p->provider, (*all)[*first].provider))
+			other = p->provider;
+		(*count)++;
+	}
+	if (other) {
+		kp_error("'%s' has SDT probes '%s' of providers '%s' and '%s' (event '%s')", path,
+			 name, (*all)[*first].provider, other, spec);
+		kp_hint("name the provider: usdt:%s:%s:%s", path, other, name);
+		return -EINVAL;
+	}
+	if (!*count) {
+		const char **names = kp_xcalloc(*nr, sizeof(*names));
+		for (size_t i = 0; i < *nr; i++)
+			names[i] = (*all)[i].name;
+		kp_error("no SDT probe '%s%s%s' in '%s' (event '%s')", provider ? provider : "",
+			 provider ? ":" : "", name, path, spec);
+		if (!kp_hint_nearest(name, names, *nr))
+			kp_hint("'kprof list --sdt %s' lists its probes", path);
+		free(names);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kp_probe_usdt(const char *spec, const char *arg, struct perf_event_attr *attr,
+		  struct kp_probe_event *ev)
+{
+	char *head, *colon, *prov = NULL, *path = NULL, *all_args = NULL;
+	const char *args = split_head(arg, &head);
+	struct kp_probe_elf ef = { -1, NULL };
+	struct kp_sdt_probe *probes = NULL;
+	size_t nr = 0, first = 0, count = 0, made = 0;
+	char **defs = NULL;
+	int err = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	colon = strrchr(head, ':');
+	if (!colon || colon == head || !colon[1]) {
+		kp_error("bad event '%s': a USDT probe is usdt:PATH:[PROVIDER:]NAME", spec);
+		err = -EINVAL;
+		goto out;
+	}
+	*colon = '\0';
+	prov = strrchr(head, ':');
+	if (prov && prov != head && prov[1])
+		*prov++ = '\0';
+	else
+		prov = NULL;
+	err = open_binary(spec, head, &path, &ef);
+	if (!err)
+		err = place_path(spec, path);
+	if (!err)
+		err = find_sdt(spec, path, &ef, prov, colon + 1, &probes, &nr, &first, &count);
+	if (!err && !*args) { /* every argument, arg1 to argN */
+		size_t n = kp_sdt_nr_args(&probes[first]), len = 0;
+		all_args = kp_xcalloc(1, n * 24 + 1);
+		for (size_t i = 0; i < n; i++)
+			len += (size_t)sprintf(all_args + len, "%sarg%zu", i ? " " : "", i + 1);
+		args = all_args;
+	}
+	defs = kp_xcalloc(count ? count : 1, sizeof(*defs));
+	for (size_t i = first; !err && i < nr; i++) {
+		const struct kp_sdt_probe *p = &probes[i];
+		struct kp_probe_site site = { spec, path, &ef, NULL, p->pc, 0, -1, false, false, p };
+		uint64_t sem = 0;
+		char *fetch = NULL, ref[40] = "";
+		if (strcmp(p->name, probes[first].name) || strcmp(p->provider, probes[first].provider))
+			continue;
+		err = kp_probe_elf_offset(&ef, spec, path, p->pc, true, &site.file_off);
+		if (!err && p->semaphore)
+			err = kp_probe_elf_offset(&ef, spec, path, p->semaphore, false, &sem);
+		if (!err)
+			err = kp_probe_fetch(&site, args, &fetch);
+		if (!err && sem)
+			snprintf(ref, sizeof(ref), "(%#llx)", (unsigned long long)sem);
+		if (!err && asprintf(&defs[made++], "%s:%#llx%s %s", path,
+				     (unsigned long long)site.file_off, ref, fetch) < 0)
+			kp_die("out of memory");
+		free(fetch);
+	}
+	if (!err)
+		err = define_event(spec, probes[first].name, false, (const char *const *)defs, made,
+				   "sdt_", probes[first].provider, attr, ev);
+out:
+	for (size_t i = 0; i < made; i++)
+		free(defs[i]);
+	free(defs);
+	kp_sdt_free(probes, nr);
+	kp_probe_elf_close(&ef);
+	free(all_args);
+	free(path);
+	free(head);
 	return err;
 }
 

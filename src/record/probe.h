@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe.h - the probe events of `-e`: uprobes and kprobes through their PMUs (no tracefs
- * probe_events are written), and hardware breakpoints.
+ * probe.h - the probe events of `-e`: uprobes and kprobes through their PMUs, and hardware
+ * breakpoints; uprobes that fetch values (arguments, variables, return values) and USDT
+ * probes as uprobe events that kprof defines in tracefs for as long as it runs (dynevent.h).
  *
  * A uprobe is opened with the uprobe PMU's type (sysfs), config = its retprobe bit for a
  * uretprobe, config1 = a pointer to the binary's path (a NUL-terminated string the kernel
@@ -18,16 +19,45 @@
 #include <linux/perf_event.h>
 
 /*
- * kp_probe_uprobe - "PATH:SYMBOL[+OFF]" (@arg; @ret for a uretprobe) into @attr, and the
- * absolute path into *@path (owned by the caller, who must keep it alive until every
- * perf_event_open() of @attr is done: attr->config1 points at it). SYMBOL is a function in
- * .symtab, else .dynsym, or an address 0xADDR; OFF (decimal or 0x hex) must lie inside it.
- * @spec names the event in messages. Returns 0, or after printing what is wrong: -EINVAL
- * (bad syntax, no such file, not ELF, no such function (with the closest names), OFF past
- * the function's end), -ENODEV (no uprobe PMU), -errno (the file cannot be read).
+ * struct kp_probe_event - a probe that fetches values: a uprobe event kprof defined in tracefs
+ * (dynevent.h), recorded as the tracepoint it is
+ * @name:     what recordings call it, as perf names such probes: "probe_calls:square",
+ *            "probe_calls:square__return", "sdt_python:function__entry" (owned)
+ * @tp_sys:   where tracefs has it: its group, "kprof_1234" (owned)
+ * @tp_event: and its name there, "square" (owned)
+ */
+struct kp_probe_event {
+	char *name, *tp_sys, *tp_event;
+};
+
+void kp_probe_event_free(struct kp_probe_event *ev);
+
+/*
+ * kp_probe_uprobe - a uprobe, "PATH:POINT [ARG...]" (@arg; @ret for a return probe, which
+ * "PATH:FUNC%return" asks for too), POINT being SYMBOL[+OFF], 0xADDR[+OFF] or FUNC:RLN (RLN
+ * lines after FUNC's declaration, from DWARF). SYMBOL is a function in .symtab, else .dynsym;
+ * OFF (decimal or 0x hex) must lie inside it. Without ARGs it is opened through the uprobe
+ * PMU: its type into @attr, and the absolute path into *@path (owned by the caller, who must
+ * keep it alive until every perf_event_open() of @attr is done: attr->config1 points at it).
+ * With ARGs (perf probe's syntax, probe-fetch.h) it is a uprobe event defined in tracefs:
+ * @attr becomes that tracepoint and *@ev says what it is called (kp_probe_event_free()).
+ * @spec names the event in messages. Returns 0, or after printing what is wrong: -EINVAL (bad
+ * syntax, no such file, not ELF, no such function (with the closest names), OFF past the
+ * function's end, a bad argument), -ENODEV (no uprobe PMU, no tracefs), -errno (the file
+ * cannot be read, tracefs cannot be written).
  */
 int kp_probe_uprobe(const char *spec, const char *arg, bool ret, struct perf_event_attr *attr,
-		    char **path);
+		    char **path, struct kp_probe_event *ev);
+
+/*
+ * kp_probe_usdt - a USDT probe (an SDT note, sdt.h), "PATH:[PROVIDER:]NAME [ARG...]" (@arg),
+ * defined in tracefs as kp_probe_uprobe() defines a probe with values: at every place the
+ * binary has it, its semaphore raised while it is on, fetching ARGs (arg1 .. argN, each with
+ * an optional :TYPE, and NAME=; all of the note's, by its sizes, where none is given). Returns
+ * as kp_probe_uprobe().
+ */
+int kp_probe_usdt(const char *spec, const char *arg, struct perf_event_attr *attr,
+		  struct kp_probe_event *ev);
 
 /*
  * kp_probe_kprobe - "FUNC[+OFF]" (@arg; @ret for a kretprobe, which takes no OFF) into @attr
@@ -44,12 +74,5 @@ int kp_probe_kprobe(const char *spec, const char *arg, bool ret, struct perf_eve
  * instruction (sizeof(long)). Returns 0, or -EINVAL after printing why.
  */
 int kp_probe_breakpoint(const char *spec, const char *arg, struct perf_event_attr *attr);
-
-/*
- * kp_probe_file_offset - the file offset of function @symbol (+@off) in ELF file @path, and
- * its address in *@vaddr; the lookup behind kp_probe_uprobe(), printing the same errors.
- */
-int kp_probe_file_offset(const char *spec, const char *path, const char *symbol, uint64_t off,
-			 uint64_t *file_off, uint64_t *vaddr);
 
 #endif /* KP_PROBE_H */
