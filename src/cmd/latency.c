@@ -186,7 +186,7 @@ static bool hint_glibc(const char *event)
 static int split_pair(struct latency *l)
 {
 	static const char *const probes[] = { "/uretprobe:", "/uprobe:", "/kretprobe:",
-					      "/kprobe:" };
+					      "/kprobe:", "/usdt:" };
 	const char *cut = NULL;
 
 	for (size_t i = 0; i < ARRAY_SIZE(probes) && !cut; i++)

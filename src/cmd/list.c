@@ -23,6 +23,8 @@
 #include "formats/util.h"
 #include "src/record/perf.h"
 #include "src/record/pmu.h"
+#include "src/record/probe-elf.h"
+#include "src/record/sdt.h"
 #include "src/record/tracefs.h"
 
 #define PMU_DIR KP_PMU_DIR
@@ -30,6 +32,7 @@
 static const char list_usage[] =
 	"usage: kprof list [GLOB]\n"
 	"       kprof list --syscalls [GLOB]\n"
+	"       kprof list --sdt BINARY [GLOB]\n"
 	"\n"
 	"Lists the events kprof stat and kprof record take with -e: hardware, software and\n"
 	"hardware cache events (marked where this machine does not have them), raw events,\n"
@@ -39,6 +42,7 @@ static const char list_usage[] =
 	"names that match.\n"
 	"\n"
 	"      --syscalls   list the system calls kprof trace -e takes instead\n"
+	"      --sdt BINARY list the SDT probes of BINARY (usdt:BINARY:PROVIDER:NAME) instead\n"
 	"  -h, --help       this text\n";
 
 /* What one listing works with: the glob, and whether a section's heading was printed. */
@@ -263,10 +267,48 @@ static void list_syscalls(struct lister *l)
 	}
 }
 
-enum { OPT_SYSCALLS = 256 };
+/*
+ * The SDT probes of @path, as perf lists them (sdt_PROVIDER:NAME), each with its arguments
+ * and whether a semaphore guards it. 1 when the binary cannot be read or has none (said).
+ */
+static int list_sdt(struct lister *l, const char *path)
+{
+	struct kp_probe_elf ef;
+	struct kp_sdt_probe *p = NULL;
+	size_t nr = 0;
+	int err = kp_probe_elf_open(NULL, path, &ef);
+
+	if (!err && kp_sdt_read(ef.elf, &p, &nr)) {
+		kp_error("the SDT notes of '%s' are malformed", path);
+		err = -EINVAL;
+	}
+	kp_probe_elf_close(&ef);
+	if (err)
+		return 1;
+	section(l, "SDT probes (usdt:BINARY:PROVIDER:NAME)");
+	for (size_t i = 0; i < nr; i++) {
+		char name[300], tag[600];
+		bool again = false;
+		for (size_t j = 0; j < i && !again; j++) /* a probe at several places: once */
+			again = !strcmp(p[j].provider, p[i].provider) && !strcmp(p[j].name, p[i].name);
+		snprintf(name, sizeof(name), "sdt_%.120s:%.120s", p[i].provider, p[i].name);
+		if (again || !matches(l, name))
+			continue;
+		snprintf(tag, sizeof(tag), "SDT event%s%s%.400s", p[i].semaphore ? ", semaphore" : "",
+			 *p[i].args ? "; arguments " : "", p[i].args);
+		line(l, name, tag);
+	}
+	kp_sdt_free(p, nr);
+	if (!nr)
+		return kp_error("'%s' has no SDT probes (no .note.stapsdt section)", path);
+	return 0;
+}
+
+enum { OPT_SYSCALLS = 256, OPT_SDT };
 
 static const struct option long_opts[] = {
 	{ "syscalls", no_argument, NULL, OPT_SYSCALLS },
+	{ "sdt", required_argument, NULL, OPT_SDT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -275,12 +317,17 @@ int cmd_list(int argc, char **argv)
 {
 	struct lister l = { NULL, NULL, 0 };
 	bool syscalls = false;
+	const char *sdt = NULL;
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
 		if (c == OPT_SYSCALLS) {
 			syscalls = true;
+			continue;
+		}
+		if (c == OPT_SDT) {
+			sdt = optarg;
 			continue;
 		}
 		if (c == 'h')
@@ -290,6 +337,15 @@ int cmd_list(int argc, char **argv)
 	if (argc - optind > 1)
 		return kp_usage_error("list", "too many arguments: one GLOB at most");
 	l.glob = optind < argc ? argv[optind] : NULL;
+	if (syscalls && sdt)
+		return kp_usage_error("list", "--syscalls and --sdt list different things: one of them");
+	if (sdt) {
+		if (list_sdt(&l, sdt))
+			return 1;
+		if (!l.shown && l.glob)
+			return kp_error("no SDT probe of '%s' matches '%s'", sdt, l.glob);
+		return 0;
+	}
 	if (syscalls) {
 		list_syscalls(&l);
 		if (!l.shown)

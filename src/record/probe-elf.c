@@ -17,32 +17,36 @@
 #include "formats/util.h"
 #include "pmu.h"
 
-/* ---- ELF ------------------------------------------------------------------------------------ */
-
 int kp_probe_elf_open(const char *spec, const char *path, struct kp_probe_elf *ef)
 {
+	char event[300] = "";
 	GElf_Ehdr eh;
 	struct stat st;
 
+	if (spec)
+		snprintf(event, sizeof(event), " (event '%.280s')", spec);
 	ef->elf = NULL;
 	ef->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ef->fd < 0) {
 		int err = errno;
-		kp_error("cannot open '%s' for event '%s': %s", path, spec, strerror(err));
+		if (spec)
+			kp_error("cannot open '%s' for event '%s': %s", path, spec, strerror(err));
+		else
+			kp_error("cannot open '%s': %s", path, strerror(err));
 		return err == ENOENT ? -EINVAL : -err;
 	}
 	if (fstat(ef->fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		kp_error("'%s' is not a regular file (event '%s')", path, spec);
+		kp_error("'%s' is not a regular file%s", path, event);
 		return -EINVAL;
 	}
 	elf_version(EV_CURRENT);
 	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh)) {
-		kp_error("'%s' is not an ELF file (event '%s')", path, spec);
+		kp_error("'%s' is not an ELF file%s", path, event);
 		return -EINVAL;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		kp_error("'%s' is not an executable or a shared library (event '%s')", path, spec);
+		kp_error("'%s' is not an executable or a shared library%s", path, event);
 		return -EINVAL;
 	}
 	return 0;

@@ -21,7 +21,8 @@ struct kp_probe_elf {
 };
 
 /*
- * kp_probe_elf_open - open the executable or shared library @path for event @spec. Returns 0,
+ * kp_probe_elf_open - open the executable or shared library @path for event @spec (NULL: for
+ * no event, as `kprof list --sdt` opens one). Returns 0,
  * or after printing why: -EINVAL (no such file, not a regular file, not ELF, neither an
  * executable nor a shared library), -errno (it cannot be read). Close it with
  * kp_probe_elf_close() either way.
