@@ -6,7 +6,7 @@
 #   RUNS=5 QUICK=1 ...               RUNS: measured runs per figure after one warm-up
 #                                    (default 5); QUICK=1: smaller workloads, for a try-out
 #   SECTIONS=dwarf ...               only these sections, comma-separated (default: all of
-#                                    record,system,report,exports,perfdata,dwarf,distro,stackcopy,storm,realprog,annotate,offcpu,trace,archive,top);
+#                                    record,system,report,exports,perfdata,dwarf,distro,stackcopy,storm,realprog,annotate,offcpu,trace,archive,top,probes);
 #                                    the table holds theirs
 #   STACKCOLLAPSE=PATH ...           FlameGraph's stackcollapse-perf.pl (default: on PATH), the
 #                                    collapse perf users pipe perf script into (perfdata)
@@ -29,7 +29,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 kprof=$build/kprof
 runs=${RUNS:-5}
 quick=${QUICK:-}
-sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,stackcopy,storm,realprog,annotate,offcpu,trace,archive,top},
+sections=,${SECTIONS:-record,system,report,exports,perfdata,dwarf,distro,stackcopy,storm,realprog,annotate,offcpu,trace,archive,top,probes},
 out=$build/bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kprof-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -39,8 +39,8 @@ die() { echo "bench: $*" >&2; exit 1; }
 want() { [ "${sections#*,$1,}" != "$sections" ]; }	# want SECTION: is it to be run
 for x in ${sections//,/ }; do
 	case $x in
-	record | system | report | exports | perfdata | dwarf | distro | stackcopy | storm | realprog | annotate | offcpu | trace | archive | top) ;;
-	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, stackcopy, storm, realprog, annotate, offcpu, trace, archive, top)" ;;
+	record | system | report | exports | perfdata | dwarf | distro | stackcopy | storm | realprog | annotate | offcpu | trace | archive | top | probes) ;;
+	*) die "unknown section '$x' in SECTIONS (known: record, system, report, exports, perfdata, dwarf, distro, stackcopy, storm, realprog, annotate, offcpu, trace, archive, top, probes)" ;;
 	esac
 done
 [ -x "$kprof" ] || die "no kprof in '$build': build it first (contrib/setup.sh)"
@@ -969,6 +969,50 @@ if want top; then
 	top_row="| $(range "$d/k" 2) | $(awk '{ printf "%.2f\n", 100 * $2 / $1 }' "$d/k" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')% | $(range "$d/p" 2) | $(awk '{ printf "%.2f\n", 100 * $2 / $1 }' "$d/p" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')% |"
 fi
 
+# --- 11. Probes that fetch values: what a hit costs, kprof against perf probe + perf record -------
+# tests/workloads/probed calls probed_square(i) and probed_name("name-i") N times each: alone,
+# under kprof record -e 'uprobe:probed:FUNC ARG' (which defines the event itself) and under perf
+# record -e probe_probed:FUNC after perf probe -x probed 'FUNC ARG' defined the same event,
+# alternating. A hit's cost is the wall time the tool adds over the N calls, over N: both tools
+# fetch the same value through the same kernel (a uprobe event of tracefs), so the ratio is what
+# each does beside the kernel, per sample. The events perf probe defines are deleted at the end.
+probes_bench() {
+	local d=$tmp/probes n=$((200000 / scale)) i r f
+	local -a kspec pdef pev
+	mkdir -p "$d"
+	cc -O2 -g -fno-omit-frame-pointer -o "$d/probed" "$top/tests/workloads/probed.c"
+	kspec=("uprobe:$d/probed:probed_square x" "uprobe:$d/probed:probed_name name:string")
+	pdef=("probed_square x" "probed_name name:string")
+	pev=(probe_probed:probed_square probe_probed:probed_name)
+	perf probe -q -d 'probe_probed:*' >/dev/null 2>&1 || true
+	trap 'perf probe -q -d "probe_probed:*" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+	echo "bench: probes that fetch values, $n hits ($runs runs each, alternating)..." >&2
+	probes_hits=$n
+	for r in 0 1; do
+		perf probe -q -x "$d/probed" "${pdef[$r]}" >/dev/null 2>&1 ||
+			die "perf probe -x $d/probed '${pdef[$r]}' failed (perf probe needs root and tracefs)"
+		for i in $(seq 0 "$runs"); do
+			f=$d/$r; [ "$i" -eq 0 ] && f=$d/$r.warm
+			mkdir -p "$f"
+			run "$f/alone" "$d/probed" "$n"
+			run "$f/kprof" "$kprof" record -o "$d/k.kprof" -e "${kspec[$r]}" -- "$d/probed" "$n"
+			echo "$(kprof_samples) $(kprof_lost)" >>"$f/kprof.n"
+			run "$f/perf" perf record -o "$d/p.data" -e "${pev[$r]}" -- "$d/probed" "$n"
+			echo "$(perf_samples)" >>"$f/perf.n"
+		done
+		perf probe -q -d "${pev[$r]}" >/dev/null 2>&1 || true
+		local alone kp pf kus pus
+		alone=$(med "$d/$r/alone" 1); kp=$(med "$d/$r/kprof" 1); pf=$(med "$d/$r/perf" 1)
+		kus=$(awk -v t="$kp" -v a="$alone" -v n="$n" 'BEGIN { printf "%.2f", (t - a) / n * 1e6 }')
+		pus=$(awk -v t="$pf" -v a="$alone" -v n="$n" 'BEGIN { printf "%.2f", (t - a) / n * 1e6 }')
+		probes_rows+="| \`${pdef[$r]}\` | $(range "$d/$r/alone" 1) | $(range "$d/$r/kprof" 1) | $kus | $(med "$d/$r/kprof.n" 1) ($(med "$d/$r/kprof.n" 2) lost) | $(range "$d/$r/perf" 1) | $pus | $(med "$d/$r/perf.n" 1) | $(ratio "$kus" "$pus") |"$'\n'
+	done
+}
+
+if want probes; then
+	probes_bench
+fi
+
 # --- the table ----------------------------------------------------------------------------
 pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && echo "no (software events only)" || echo "yes")
 {
@@ -1142,6 +1186,14 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| workload | samples | binaries embedded | kprof bytes | with --embed-symbols | added bytes | kprof record s | with --embed-symbols s | added at the end s | perf.data + perf archive tarball bytes | perf archive s |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|"
 		printf "%s" "$archive_rows"
+	fi
+	if want probes; then
+		echo
+		echo "### Probes that fetch values: $probes_hits calls probed, the workload's wall s, median (min-max), and each hit's cost in µs"
+		echo
+		echo "| probe (perf probe's spelling) | alone | kprof record | kprof µs per hit | kprof samples | perf probe + perf record | perf µs per hit | perf samples | cost ratio kprof/perf |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		printf "%s" "$probes_rows"
 	fi
 	if want top; then
 		echo

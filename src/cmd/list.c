@@ -244,7 +244,8 @@ static void list_syntaxes(struct lister *l)
 		bool lacks = (!kprobe && strstr(syntax, "kprobe:") == syntax) ||
 			     (!kprobe && strstr(syntax, "kretprobe:") == syntax) ||
 			     (!uprobe && strstr(syntax, "uprobe:") == syntax) ||
-			     (!uprobe && strstr(syntax, "uretprobe:") == syntax);
+			     (!uprobe && strstr(syntax, "uretprobe:") == syntax) ||
+			     (!uprobe && strstr(syntax, "usdt:") == syntax);
 		snprintf(tag, sizeof(tag), "%s%s", what, lacks ? "; not supported here" : "");
 		if (matches(l, syntax))
 			line(l, syntax, tag);

@@ -34,6 +34,7 @@ static const char stat_usage[] =
 	"                             cpu-migrations, page-faults, cycles, instructions,\n"
 	"                             branches, branch-misses); also tracepoints SYS:NAME,\n"
 	"                             uprobe:PATH:SYMBOL[+OFF], uretprobe:..., kprobe:FUNC,\n"
+	"                             'uprobe:PATH:FUNC ARG...', usdt:PATH:PROVIDER:NAME,\n"
 	"                             mem:ADDR[:rwx], PMU/TERM=VAL,.../ and groups {A,B};\n"
 	"                             'kprof list' shows them all\n"
 	"      --filter EXPR          a filter for the tracepoint(s) of the -e before it, in\n"

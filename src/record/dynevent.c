@@ -90,25 +90,10 @@ static void remove_at_exit(void)
 	kp_dynevent_remove_all();
 }
 
-/* Is the kprof of group kprof_@pid gone (or is @pid now another program)? */
+/* Is the kprof of group kprof_@pid gone? A process of its number that runs may be it. */
 static bool stale(long pid)
 {
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid <= 0 || pid > INT_MAX)
-		return false;
-	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return comm[0] && strcmp(comm, "kprof");
+	return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 /*

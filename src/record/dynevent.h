@@ -8,9 +8,9 @@
  * included, which turns SIGINT, SIGTERM and SIGHUP into an orderly end), and on SIGINT,
  * SIGTERM, SIGHUP or SIGQUIT that comes before anything else handles them. What a kprof killed
  * outright (SIGKILL, a crash) leaves behind, the next kprof that defines an event removes
- * first: the events of every kprof_PID group whose process is gone (or is no kprof), saying
- * so. The kernel refuses to remove an event while it is open, so one that another program
- * still uses stays, and that is said too.
+ * first: the events of every kprof_PID group whose process is gone, saying so. The kernel
+ * refuses to remove an event while it is open, so one that another program still uses stays,
+ * and that is said too.
  */
 #ifndef KP_DYNEVENT_H
 #define KP_DYNEVENT_H
