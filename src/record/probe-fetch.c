@@ -276,6 +276,8 @@ static int one_arg(struct kp_probe_site *s, struct kp_pdw *dw, const struct kp_p
 		name = field_name(a->what);
 	else if (a->kind == K_RETVAL)
 		name = kp_xstrdup("retval");
+	else if (a->what[0] == '$' && a->what[1] && !a->what[1 + strspn(a->what + 1, IDENT)])
+		name = kp_xstrdup(a->what + 1); /* $comm, $stack2 */
 	else if (asprintf(&name, "arg%zu", pos + 1) < 0)
 		kp_die("out of memory");
 	if (asprintf(out, "%s=%s%s%s", name, fetch, type ? ":" : "", type ? type : "") < 0)

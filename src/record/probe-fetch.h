@@ -12,8 +12,8 @@
  *                                            the kernel's own fetch arguments, as written
  * and TYPE one of u8..u64, s8..s64, x8..x64, string, ustring, char, symbol, or
  * b<width>@<offset>/<size>. A field is named NAME, else the variable's expression with '_'
- * for what a name cannot hold (p->len: p_len), retval, argN for an SDT argument, and argN (its
- * position) for the kernel's own. Without TYPE, a variable has its DWARF type's, an SDT
+ * for what a name cannot hold (p->len: p_len), retval, argN for an SDT argument, comm and
+ * stackN for $comm and $stackN, and argN (its position) for the kernel's other ones. Without TYPE, a variable has its DWARF type's, an SDT
  * argument its size's, and the kernel's own arguments the kernel's default (x64).
  */
 #ifndef KP_PROBE_FETCH_H
