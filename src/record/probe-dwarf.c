@@ -110,7 +110,7 @@ int kp_pdw_func(struct kp_pdw *d, const char *name, uint64_t entry, struct kp_pd
 	struct find best = { name, entry, 0, { 0 } };
 	Dwarf_Die *cu = NULL;
 	Dwarf_Attribute a;
-	Dwarf_Addr bias, hi;
+	Dwarf_Addr bias, lo;
 	Dwarf_Word line;
 
 	memset(f, 0, sizeof(*f));
@@ -125,10 +125,8 @@ int kp_pdw_func(struct kp_pdw *d, const char *name, uint64_t entry, struct kp_pd
 	if (!best.found)
 		return -ENOENT;
 	f->die = best.die;
-	dwarf_entrypc(&f->die, &bias);
-	f->entry = bias;
-	if (dwarf_highpc(&f->die, &hi) == 0)
-		f->end = hi;
+	dwarf_entrypc(&f->die, &lo);
+	f->entry = lo;
 	if (dwarf_formudata(dwarf_attr_integrate(&f->die, DW_AT_decl_line, &a), &line) == 0)
 		f->decl_line = (int)line;
 	f->optimized = optimized(&f->cu);

@@ -34,7 +34,7 @@ struct kp_pdw {
 /* A function of it: the DIE of its code (not an abstract or inlined instance). */
 struct kp_pdw_func {
 	Dwarf_Die die, cu;
-	uint64_t entry, end;  /* its entry and, where known, where its first range ends */
+	uint64_t entry;       /* its entry */
 	int decl_line;        /* 0: unknown */
 	bool optimized;       /* its CU was compiled with -O1 or more (DW_AT_producer) */
 };
