@@ -89,6 +89,11 @@ else
 	skip "no perf to read a converted recording"
 fi
 
+"$KPROF" record -o "$WORK/f.kprof" -e "uprobe:$P:probed_square x" --filter "x > $((N - 3))" -- "$P" $N >/dev/null 2>&1
+"$KPROF" script -i "$WORK/f.kprof" -F event,trace >"$WORK/f.script" 2>&1
+check "--filter on a fetched value keeps the calls it passes ($(grep -c 'x=' "$WORK/f.script") of $N)" \
+	sh -c "[ \"\$(awk '{ print \$NF }' '$WORK/f.script' | paste -sd' ' -)\" = 'x=$((N - 2)) x=$((N - 1)) x=$N' ]"
+
 # --- without DWARF, stripped --------------------------------------------------------------------
 strip -g -o "$WORK/nodwarf" "$P" && strip -o "$WORK/stripped" "$P"
 "$KPROF" record -o "$WORK/n.kprof" -e "uprobe:$WORK/nodwarf:probed_square x=%di:s32" \
