@@ -105,13 +105,49 @@ static bool optimized(Dwarf_Die *cu)
 	return opt;
 }
 
+/* What @f's DIE says of it beside its DIE and CU: its entry, line, optimization. */
+static void func_facts(struct kp_pdw_func *f)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr lo;
+	Dwarf_Word line;
+
+	if (dwarf_entrypc(&f->die, &lo) == 0)
+		f->entry = lo;
+	if (dwarf_formudata(dwarf_attr_integrate(&f->die, DW_AT_decl_line, &a), &line) == 0)
+		f->decl_line = (int)line;
+	f->optimized = optimized(&f->cu);
+}
+
+int kp_pdw_func_at(struct kp_pdw *d, uint64_t addr, struct kp_pdw_func *f)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	int n, found = 0;
+
+	memset(f, 0, sizeof(*f));
+	cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	if (!cu)
+		return -ENOENT;
+	n = dwarf_getscopes(cu, addr, &scopes);
+	for (int i = 0; i < n && !found; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			f->die = scopes[i];
+			found = 1;
+		}
+	free(scopes);
+	if (!found)
+		return -ENOENT;
+	f->cu = *cu;
+	func_facts(f);
+	return 0;
+}
+
 int kp_pdw_func(struct kp_pdw *d, const char *name, uint64_t entry, struct kp_pdw_func *f)
 {
 	struct find best = { name, entry, 0, { 0 } };
 	Dwarf_Die *cu = NULL;
-	Dwarf_Attribute a;
-	Dwarf_Addr bias, lo;
-	Dwarf_Word line;
+	Dwarf_Addr bias;
 
 	memset(f, 0, sizeof(*f));
 	while (best.found < 2 && (cu = dwfl_module_nextcu(d->mod, cu, &bias))) {
@@ -125,11 +161,7 @@ int kp_pdw_func(struct kp_pdw *d, const char *name, uint64_t entry, struct kp_pd
 	if (!best.found)
 		return -ENOENT;
 	f->die = best.die;
-	dwarf_entrypc(&f->die, &lo);
-	f->entry = lo;
-	if (dwarf_formudata(dwarf_attr_integrate(&f->die, DW_AT_decl_line, &a), &line) == 0)
-		f->decl_line = (int)line;
-	f->optimized = optimized(&f->cu);
+	func_facts(f);
 	return 0;
 }
 

@@ -53,6 +53,9 @@ void kp_pdw_close(struct kp_pdw *d);
  */
 int kp_pdw_func(struct kp_pdw *d, const char *name, uint64_t entry, struct kp_pdw_func *f);
 
+/* kp_pdw_func_at - the function whose code holds address @addr. Returns 0, or -ENOENT. */
+int kp_pdw_func_at(struct kp_pdw *d, uint64_t addr, struct kp_pdw_func *f);
+
 /*
  * kp_pdw_line - the first address of line @line of @f's source file inside @f (perf probe's
  * FUNC:RLN is @f's declaration line + RLN). Returns 0, or -ENOENT, with the lines of @f that

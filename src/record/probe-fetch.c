@@ -338,11 +338,15 @@ static int site_dwarf(struct kp_probe_site *s, const struct args *a, struct kp_p
 			"+OFF(%%sp), with a type (%%di:s32, +0(%%si):string)");
 		return -EINVAL;
 	}
-	if (!s->func || kp_pdw_func(dw, s->func, s->entry || s->rln >= 0 ? s->vaddr : 0, fn)) {
+	if (s->func ? kp_pdw_func(dw, s->func, s->entry || s->rln >= 0 ? s->vaddr : 0, fn)
+		    : kp_pdw_func_at(dw, s->vaddr, fn)) {
 		if (!required)
 			return 0;
-		kp_error("'%s' has no DWARF for %s (event '%s')", s->path,
-			 s->func ? s->func : "an address", s->spec);
+		if (s->func)
+			kp_error("'%s' has no DWARF for %s (event '%s')", s->path, s->func, s->spec);
+		else
+			kp_error("'%s' has no DWARF for address %#llx (event '%s')", s->path,
+				 (unsigned long long)s->vaddr, s->spec);
 		kp_hint("name the arguments by register (%%di, %%si, ...) or memory (+OFF(%%sp))");
 		return -EINVAL;
 	}

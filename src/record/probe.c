@@ -214,8 +214,11 @@ int kp_probe_uprobe(const char *spec, const char *arg, bool ret, struct perf_eve
 	if (!err && *args) { /* values to fetch: an event defined in tracefs */
 		char name[128];
 		const char *base = strrchr(*path, '/') + 1;
-		snprintf(name, sizeof(name), "%s%s", site.func ? site.func : "probe",
-			 ret ? "__return" : "");
+		if (site.func) /* an address is abs_ADDR, as perf probe names it */
+			snprintf(name, sizeof(name), "%s%s", site.func, ret ? "__return" : "");
+		else
+			snprintf(name, sizeof(name), "abs_%llx%s", (unsigned long long)vaddr,
+				 ret ? "__return" : "");
 		if (rln >= 0)
 			snprintf(name + strlen(name), sizeof(name) - strlen(name), "_L%d", rln);
 		err = place_path(spec, *path);

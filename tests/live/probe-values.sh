@@ -40,12 +40,13 @@ group_of() { grep -c "^.:kprof_$1/" "$UE"; }
 
 # --- values, call by call ----------------------------------------------------------------------
 P="$PROBED"
-"$KPROF" record -o "$WORK/v.kprof" \
+SQ_ADDR=$(nm "$P" | awk '$3 == "probed_square" { sub(/^0+/, "", $1); print $1 }')
+"$KPROF" record -o "$WORK/v.kprof" -e "uprobe:$P:0x$SQ_ADDR x" \
 	-e "uprobe:$P:probed_square x" -e "uprobe:$P:probed_square r=%di:s32" \
 	-e "uprobe:$P:probed_square%return \$retval" -e "uprobe:$P:probed_name name:string" \
 	-e "uprobe:$P:probed_point p->x p->y" -e "uprobe:$P:probed_square:4 sq" \
 	-e "usdt:$P:probed:tick i=arg1 s=arg2:string" -- "$P" $N >"$WORK/v.out" 2>"$WORK/v.err"
-check "record of seven probes that fetch values exits 0 ($?)" [ $? -eq 0 ]
+check "record of eight probes that fetch values exits 0 ($?)" [ $? -eq 0 ]
 "$KPROF" script -i "$WORK/v.kprof" -F event,trace >"$WORK/v.script" 2>&1
 # got EVENT FIELD: FIELD's values in EVENT's samples, one a line, quotes dropped
 got() { awk -v ev="$1:" -v f="$2" '$1 == ev { for (i = 3; i <= NF; i++) if (index($i, f "=") == 1) { v = substr($i, length(f) + 2); gsub(/"/, "", v); print v } }' "$WORK/v.script"; }
@@ -60,6 +61,7 @@ same() {
 }
 same "an argument named from DWARF (x) is i in every call" probe_probed:probed_square x i
 same "...and by register (r=%di:s32)" probe_probed:probed_square_1 r i
+same "...and at an address, named from the DWARF of the function there" "probe_probed:abs_$SQ_ADDR" x i
 same "\$retval at %return is i * i" probe_probed:probed_square__return retval "i*i"
 same "a string argument (name:string) is \"name-i\"" probe_probed:probed_name name '"name-" i'
 same "a pointer's fields: p->x is i" probe_probed:probed_point p_x i
