@@ -51,5 +51,6 @@ report corpus-report 262144
 perfdata corpus-perfdata 65536
 symbols corpus-symbols 65528
 jitdump corpus-jitdump 65536
+sdt corpus-sdt 65536
 EOF
 done_testing
