@@ -274,7 +274,6 @@ static int parse_probe(struct parse_ctx *c, const char *text, enum kp_evspec_kin
 		       const char *arg, bool ret)
 {
 	struct kp_evspec *e = new_spec(c, text);
-
 	struct kp_probe_event ev = { NULL, NULL, NULL };
 	int err;
 
@@ -598,7 +597,7 @@ static bool explain_kind(const struct kp_evspec *e, int err, bool print)
 
 	switch (e->kind) {
 	case KP_EVSPEC_UPROBE:
-		if ((!perm && err != -EINVAL) || (!perm && e->tp_sys))
+		if (!perm && (err != -EINVAL || e->tp_sys)) /* one of tracefs: as a tracepoint */
 			return false;
 		if (print && perm)
 			kp_hint("uprobes need CAP_SYS_ADMIN (CAP_PERFMON and "
