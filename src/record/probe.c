@@ -94,14 +94,6 @@ static int define_event(const char *spec, const char *name, bool ret, const char
 	return 0;
 }
 
-void kp_probe_event_free(struct kp_probe_event *ev)
-{
-	free(ev->name);
-	free(ev->tp_sys);
-	free(ev->tp_event);
-	memset(ev, 0, sizeof(*ev));
-}
-
 /* "HEAD ARGS...": *@head (owned) and where the arguments start in @arg. */
 static const char *split_head(const char *arg, char **head)
 {
@@ -113,14 +105,14 @@ static const char *split_head(const char *arg, char **head)
 	return arg + n + strspn(arg + n, " \t");
 }
 
-/* A path as a tracefs probe's place takes it: no blank, no colon. */
+/* A path as a tracefs probe's place takes it: no blank, which ends the place. */
 static int place_path(const char *spec, const char *path)
 {
-	if (!path[strcspn(path, " \t\n:")])
+	if (!path[strcspn(path, " \t\n")])
 		return 0;
-	kp_error("'%s' holds a blank or a colon, which a probe that fetches values cannot name "
-		 "(event '%s')", path, spec);
-	kp_hint("a symbolic link to it without them can be probed instead");
+	kp_error("'%s' holds a blank, which a probe that fetches values cannot name (event '%s')",
+		 path, spec);
+	kp_hint("a hard link to it at a path without blanks is the same file to a probe");
 	return -EINVAL;
 }
 

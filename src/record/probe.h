@@ -30,8 +30,6 @@ struct kp_probe_event {
 	char *name, *tp_sys, *tp_event;
 };
 
-void kp_probe_event_free(struct kp_probe_event *ev);
-
 /*
  * kp_probe_uprobe - a uprobe, "PATH:POINT [ARG...]" (@arg; @ret for a return probe, which
  * "PATH:FUNC%return" asks for too), POINT being SYMBOL[+OFF], 0xADDR[+OFF] or FUNC:RLN (RLN
@@ -40,7 +38,7 @@ void kp_probe_event_free(struct kp_probe_event *ev);
  * PMU: its type into @attr, and the absolute path into *@path (owned by the caller, who must
  * keep it alive until every perf_event_open() of @attr is done: attr->config1 points at it).
  * With ARGs (perf probe's syntax, probe-fetch.h) it is a uprobe event defined in tracefs:
- * @attr becomes that tracepoint and *@ev says what it is called (kp_probe_event_free()).
+ * @attr becomes that tracepoint and *@ev says what it is called (its strings the caller's).
  * @spec names the event in messages. Returns 0, or after printing what is wrong: -EINVAL (bad
  * syntax, no such file, not ELF, no such function (with the closest names), OFF past the
  * function's end, a bad argument), -ENODEV (no uprobe PMU, no tracefs), -errno (the file
