@@ -104,12 +104,21 @@ static void start_profile(struct kp_report *r)
 		r->rq_loc = kp_profile_loc(&r->prof, f, 0, 0, KP_LOC_UNNAMED);
 	}
 	kp_offcpu_init(&r->off, off_cpu_closed, r);
+	r->off.wakers = r->wake_event >= 0;
 	kp_hash_init(&r->rq_nodes);
+	kp_hash_init(&r->wake_nodes);
 	kp_resolver_init(&r->res, s, &r->prof, r->o->unwinder);
 	r->filtering = filtering(&r->o->filter);
 	r->res.cgroup_root = r->o->cgroup_root;
 	r->per_event = kp_xcalloc(s->evl.nr ? s->evl.nr : 1, sizeof(*r->per_event));
 	r->ready = true;
+}
+
+/* The wakings that --wakers joins with the intervals: who woke each blocked thread. */
+static bool is_waking(const struct kp_evsel *ev)
+{
+	return ev->attr.type == PERF_TYPE_TRACEPOINT && (ev->attr.sample_type & PERF_SAMPLE_RAW) &&
+	       (!strcmp(ev->name, "sched:sched_waking") || !strcmp(ev->spec, "sched:sched_waking"));
 }
 
 static int pick_event(struct kp_report *r)
@@ -119,11 +128,16 @@ static int pick_event(struct kp_report *r)
 
 	r->event = -1;
 	r->off_event = -1;
+	r->wake_event = -1;
 	for (size_t e = 0; e < evl->nr; e++) {
 		if (is_off_cpu(&evl->ev[e].attr) && r->off_event < 0)
 			r->off_event = (long)e;
+		if (r->o->wakers && is_waking(&evl->ev[e]) && r->wake_event < 0)
+			r->wake_event = (long)e;
 		clock |= is_clock(&evl->ev[e].attr);
 	}
+	if (r->o->wakers && (r->off_event < 0 || r->wake_event < 0))
+		return -KP_REPORT_ENOWAKERS;
 	if (r->o->wall) { /* the one column of the wall-clock profile */
 		r->event = r->off_event;
 		return r->off_event >= 0 && clock ? 0 : -KP_REPORT_ENOWALL;
@@ -143,7 +157,7 @@ static int on_own(void *ctx, struct kp_session *s, const struct kp_rec_header *r
 	struct kp_report *r = ctx;
 
 	(void)s;
-	if (rec->type == KP_REC_TP_FORMAT && r->o->seq && r->o->tp_fields) {
+	if (rec->type == KP_REC_TP_FORMAT && ((r->o->seq && r->o->tp_fields) || r->o->wakers)) {
 		if (!r->tp)
 			r->tp = kp_tp_new();
 		kp_tp_add_record(r->tp, rec);
@@ -158,7 +172,7 @@ static uint32_t sample_fields(struct kp_report *r, const struct kp_sample *smp)
 {
 	char buf[4096];
 
-	if (!r->tp || !(smp->sample_type & PERF_SAMPLE_RAW) || !smp->raw_size ||
+	if (!r->tp || !r->o->tp_fields || !(smp->sample_type & PERF_SAMPLE_RAW) || !smp->raw_size ||
 	    kp_tp_format(r->tp, smp->raw, smp->raw_size, buf, sizeof(buf)))
 		return 0;
 	return kp_strtab_intern(&r->s.strs, buf[0] ? buf : " ");
@@ -186,6 +200,14 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		start_profile(r);
 	if (o->progress && !((r->kept + r->filtered) % 65536))
 		o->progress(o->progress_ctx, r);
+	if ((long)e == r->wake_event) { /* whoever the filters keep, it may have woken them */
+		uint64_t pid;
+
+		if (r->tp && smp->raw_size && !kp_tp_field(r->tp, smp->raw, smp->raw_size, "pid", 0,
+							   &pid))
+			kp_offcpu_waking(&r->off, (uint32_t)pid, smp->time,
+					 kp_resolve_stack(&r->res, smp, rec->misc, t, false));
+	}
 	if (o->wall && is_clock(&ev->attr)) /* its samples' periods are ns of the wall */
 		e = (size_t)r->off_event;
 	if ((r->event >= 0 && (size_t)r->event != e) ||
@@ -221,43 +243,99 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	return 0;
 }
 
+/* @node's stack, root first as the stacks of a report that is not inverted, followed by
+ * @tail: the node of that path, inverted again where the report's stacks are. */
+static uint32_t node_then(struct kp_report *r, uint32_t node, const uint32_t *tail, size_t nt)
+{
+	struct kp_profile *p = &r->prof;
+	uint32_t *locs;
+	size_t n = 0;
+
+	for (uint32_t k = node; k; k = p->nodes[k].parent)
+		n++;
+	locs = kp_xcalloc(n + nt, sizeof(*locs));
+	for (uint32_t k = node, i = (uint32_t)n; k; k = p->nodes[k].parent)
+		locs[r->o->reverse ? n - i-- : --i] = p->nodes[k].loc;
+	memcpy(locs + n, tail, nt * sizeof(*tail));
+	for (size_t i = 0; r->o->reverse && i < (n + nt) / 2; i++) {
+		uint32_t x = locs[i];
+
+		locs[i] = locs[n + nt - 1 - i];
+		locs[n + nt - 1 - i] = x;
+	}
+	node = kp_profile_path(p, locs, n + nt);
+	free(locs);
+	return node;
+}
+
 /* @node's path with [runqueue] at its leaf end (the root end of an inverted tree), made once
  * per node. */
 static uint32_t runqueue_node(struct kp_report *r, uint32_t node)
 {
-	struct kp_profile *p = &r->prof;
 	uint64_t *known = kp_hash_get(&r->rq_nodes, node);
-	uint32_t *locs, stack = node;
-	size_t n = 0;
+	uint32_t stack = node;
 
 	if (known)
 		return (uint32_t)*known;
-	for (uint32_t k = node; k; k = p->nodes[k].parent)
-		n++;
-	locs = kp_xcalloc(n + 1, sizeof(*locs));
-	for (uint32_t k = node, i = (uint32_t)n; k; k = p->nodes[k].parent)
-		locs[--i + (r->o->reverse ? 1 : 0)] = p->nodes[k].loc;
-	locs[r->o->reverse ? 0 : n] = r->rq_loc;
-	node = kp_profile_path(p, locs, n + 1);
-	free(locs);
+	node = node_then(r, node, &r->rq_loc, 1);
 	kp_hash_put(&r->rq_nodes, stack, node);
 	return node;
 }
 
-/* A closed off-CPU interval: blocked time at its stack; with --wall, run-queue time too. In
- * the timeline, its entry (w->tag) gets its stack, length and weight; run-queue time weighs
- * nothing but in --wall. */
+/* A location of its own name, not a frame (a separator, a stand-in). */
+static uint32_t label_loc(struct kp_report *r, const char *name)
+{
+	uint32_t f = kp_profile_func(&r->prof, kp_strtab_intern(&r->s.strs, name), 0,
+				     KP_LOC_UNNAMED);
+
+	return kp_profile_loc(&r->prof, f, 0, 0, KP_LOC_UNNAMED);
+}
+
+/*
+ * With --wakers, a blocked interval's stack @node joined with the stack @waker of who woke it,
+ * as offwaketime folds them: the blocked stack from its root to its leaf, a "--" frame, then
+ * the waker's from its leaf to its comm ("[waker not recorded]" for none). Made once per pair.
+ */
+static uint32_t waker_node(struct kp_report *r, uint32_t node, uint32_t waker)
+{
+	struct kp_profile *p = &r->prof;
+	uint64_t key = (uint64_t)node << 32 | waker, *known = kp_hash_get(&r->wake_nodes, key);
+	uint32_t *tail;
+	size_t n = 1;
+
+	if (known)
+		return (uint32_t)*known;
+	if (!r->sep_loc) {
+		r->sep_loc = label_loc(r, "--");
+		r->nowaker_loc = label_loc(r, "[waker not recorded]");
+	}
+	for (uint32_t k = waker; waker != KP_OFFCPU_NO_NODE && k; k = p->nodes[k].parent)
+		n++;
+	tail = kp_xcalloc(n + 1, sizeof(*tail));
+	tail[0] = r->sep_loc;
+	tail[1] = r->nowaker_loc;
+	n = 1;
+	for (uint32_t k = waker; waker != KP_OFFCPU_NO_NODE && k; k = p->nodes[k].parent)
+		tail[n++] = p->nodes[k].loc;
+	node = node_then(r, node, tail, n > 1 ? n : 2);
+	free(tail);
+	kp_hash_put(&r->wake_nodes, key, node);
+	return node;
+}
+
+/* A closed off-CPU interval: blocked time at its stack (with --wakers, joined with its
+ * waker's); with --wall, run-queue time too. In the timeline, its entry (w->tag) gets its stack
+ * (never its waker's: a waker ran elsewhere), length and weight; run-queue time weighs nothing
+ * but in --wall. */
 static void off_cpu_closed(void *ctx, const struct kp_offcpu_wait *w, uint64_t ns)
 {
 	struct kp_report *r = ctx;
-	uint32_t node = w->node;
+	uint32_t node = w->node, at;
 	bool preempt = w->preempt, weighs = !preempt || r->o->wall;
 
 	if (node == KP_OFFCPU_NO_NODE) { /* its switch-out was not sampled: the time, not where */
 		if (!r->nostack_node) {
-			uint32_t f = kp_profile_func(&r->prof, kp_strtab_intern(&r->s.strs,
-						     "[off-CPU without a stack]"), 0, KP_LOC_UNNAMED);
-			uint32_t loc = kp_profile_loc(&r->prof, f, 0, 0, KP_LOC_UNNAMED);
+			uint32_t loc = label_loc(r, "[off-CPU without a stack]");
 
 			r->nostack_node = kp_profile_path(&r->prof, &loc, 1);
 		}
@@ -265,8 +343,9 @@ static void off_cpu_closed(void *ctx, const struct kp_offcpu_wait *w, uint64_t n
 	}
 	if (preempt && r->o->wall)
 		node = runqueue_node(r, node);
+	at = !preempt && r->o->wakers ? waker_node(r, node, w->waker) : node;
 	if (weighs)
-		kp_profile_add_weight(&r->prof, node, (size_t)r->off_event, 1, ns);
+		kp_profile_add_weight(&r->prof, at, (size_t)r->off_event, 1, ns);
 	if (r->o->seq && w->tag < r->seq.nr) {
 		struct kp_seq_ent *e = &r->seq.ents[w->tag];
 
@@ -340,6 +419,7 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 	r->s.nr_alts = o->nr_alts;
 	r->event = -2; /* decided once the events are known */
 	r->off_event = -1;
+	r->wake_event = -1;
 	rc = kp_session_run(&r->s, &ops, r);
 	if (r->ready)
 		kp_resolver_settle(&r->res);
@@ -347,7 +427,7 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 		r->replay_err = r->s.r.err;
 		return -KP_REPORT_EEMPTY;
 	}
-	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL)
+	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL || rc == -KP_REPORT_ENOWAKERS)
 		return rc;
 	r->replay_err = rc;
 	if (r->event == -2 && (rc = pick_event(r))) /* a file of ATTR records only */
@@ -369,6 +449,7 @@ void kp_report_release(struct kp_report *r)
 	if (r->ready) {
 		kp_offcpu_release(&r->off);
 		kp_hash_release(&r->rq_nodes);
+		kp_hash_release(&r->wake_nodes);
 		kp_resolver_release(&r->res);
 		kp_profile_release(&r->prof);
 	}
@@ -595,6 +676,12 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 			(unsigned long long)o->at_exit, (unsigned long long)o->at_end,
 			(unsigned long long)o->no_stack, (unsigned long long)o->no_switch_in,
 			(unsigned long long)o->bad_time, (unsigned long long)o->after_exit);
+		if (r->wake_event >= 0)
+			fprintf(out, "# wakers: %llu blocked intervals with the stack that woke them, "
+				     "%llu without a recorded waker (%.2f%%: woken by a task or an "
+				     "interrupt the recording did not follow, which -a does)\n",
+				(unsigned long long)o->woken, (unsigned long long)o->no_waker,
+				kp_pct(o->no_waker, o->woken + o->no_waker));
 	}
 	if (s->have_unwind_stats)
 		kp_report_print_unwind(out, &s->unwind_stats, &s->unwind_stops, &s->strs);

@@ -139,6 +139,12 @@ int kp_input_build(const struct kp_report_opts *o, struct kp_report *r)
 		kp_hint("record with: kprof record --off-cpu -F 999 -g -- COMMAND");
 		return 1;
 	}
+	if (rc == -KP_REPORT_ENOWAKERS) {
+		kp_error("'%s' cannot show who woke its threads: it needs the off-CPU intervals and "
+			 "the samples of sched:sched_waking", o->input);
+		kp_hint("record with: kprof record --off-cpu --wakers -g -- COMMAND (as root)");
+		return 1;
+	}
 	return 0;
 }
 

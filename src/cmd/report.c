@@ -68,6 +68,8 @@ static const char report_usage[] =
 	"                         (offcpu: where a recording --off-cpu blocked, in ns)\n"
 	"      --wall             wall-clock time: CPU samples and off-CPU time in one\n"
 	"                         profile, preempted time under [runqueue] (record --off-cpu)\n"
+	"      --wakers           each blocked stack with the stack that woke it above a \"--\"\n"
+	"                         frame, as offwaketime (record --off-cpu --wakers)\n"
 	"      --pid LIST, --tid LIST, --cpu LIST (e.g. 0-3,6), --comm LIST\n"
 	"                         only samples of these processes, threads, CPUs or commands\n"
 	"      --cgroup LIST      only samples of processes in these cgroups or below them\n"
@@ -354,6 +356,7 @@ enum {
 	OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_CGROUP, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
 	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE, OPT_TUI,
+	OPT_WAKERS,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -393,6 +396,7 @@ static const struct option long_opts[] = {
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -467,6 +471,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
 	case OPT_WALL: r->ro.wall = true; return 0;
+	case OPT_WAKERS: r->ro.wakers = true; return 0;
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
 		if (kp_cmd_weight("report", optarg, &r->vo.by_samples))
@@ -613,6 +618,10 @@ static int parse_options(struct report *r, int argc, char **argv)
 	if (r->ro.wall && r->ro.event_name)
 		return kp_usage_error("report", "--wall is one profile of the clocks and offcpu: "
 				      "not with --event");
+	if (r->ro.wakers && r->ro.event_name && strcmp(r->ro.event_name, "offcpu"))
+		return kp_usage_error("report", "--wakers shows who woke the off-CPU intervals: "
+				      "with --event offcpu or --wall, not --event %s",
+				      r->ro.event_name);
 	if (r->tui && (r->output || r->diff_base || r->annotate))
 		return kp_usage_error("report", "--tui browses on the terminal: not with -o, --diff "
 				      "or --annotate (its a key annotates)");
