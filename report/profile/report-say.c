@@ -61,6 +61,9 @@ void kp_report_print_header(const struct kp_report *r, size_t e, FILE *out)
 	} else if (strcmp(unit, "samples")) {
 		fprintf(out, ", %llu %s in all", (unsigned long long)w->period, unit);
 	}
+	if (r->o->latency && (long)e != r->off_event)
+		fputs(", each sample's share of it divided by the threads of its process then running "
+		      "(--latency)", out);
 	if (r->s.have_stats)
 		fprintf(out, ", %llu lost", (unsigned long long)r->s.stats.lost);
 	fputc('\n', out);
@@ -179,6 +182,31 @@ static void print_debug_stats(const struct kp_session *s, FILE *out)
 	free(bytes);
 }
 
+/* --latency: how long the processes ran with 1, 2, ... threads at once, and the samples taken
+ * at each. */
+static void print_parallelism(const struct kp_parallel *p, FILE *out)
+{
+	uint64_t ns = 0, samples = 0;
+	double sum = 0;
+
+	for (size_t n = 1; n <= KP_PAR_MAX; n++) {
+		ns += p->ns[n];
+		samples += p->samples[n];
+		sum += (double)n * (double)p->ns[n];
+	}
+	fprintf(out, "# parallelism (--latency): %.3f s of the processes' time with a thread on a "
+		     "CPU, %.2f of their threads at once on average", ns / 1e9, ns ? sum / (double)ns : 0);
+	if (!ns && !samples)
+		fputs(": no switch record of a thread that ran", out);
+	fputc('\n', out);
+	for (size_t n = 1; n <= KP_PAR_MAX; n++)
+		if (p->ns[n] || p->samples[n])
+			fprintf(out, "#   %3zu%s thread%s: %.6f s (%.2f%%), %llu samples (%.2f%%)\n", n,
+				n == KP_PAR_MAX ? "+" : "", n > 1 ? "s" : "", p->ns[n] / 1e9,
+				kp_pct(p->ns[n], ns), (unsigned long long)p->samples[n],
+				kp_pct(p->samples[n], samples));
+}
+
 void kp_report_print_stats(const struct kp_report *r, FILE *out)
 {
 	const struct kp_session *s = &r->s;
@@ -218,6 +246,8 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out)
 				(unsigned long long)o->woken, (unsigned long long)o->no_waker,
 				kp_pct(o->no_waker, o->woken + o->no_waker));
 	}
+	if (r->ready && r->o->latency)
+		print_parallelism(&r->par, out);
 	if (s->have_unwind_stats)
 		kp_report_print_unwind(out, &s->unwind_stats, &s->unwind_stops, &s->strs);
 	if (r->ready && kp_unwinder_stats(r->res.unwinder)->samples) {

@@ -103,6 +103,7 @@ static void start_profile(struct kp_report *r)
 	}
 	kp_offcpu_init(&r->off, off_cpu_closed, r);
 	r->off.wakers = r->wake_event >= 0;
+	kp_parallel_init(&r->par);
 	kp_hash_init(&r->rq_nodes);
 	kp_hash_init(&r->wake_nodes);
 	kp_resolver_init(&r->res, s, &r->prof, r->o->unwinder);
@@ -136,6 +137,14 @@ static int pick_event(struct kp_report *r)
 	}
 	if (r->o->wakers && (r->off_event < 0 || r->wake_event < 0))
 		return -KP_REPORT_ENOWAKERS;
+	if (r->o->latency) { /* the switch records of record --latency or --off-cpu */
+		bool switches = false;
+
+		for (size_t e = 0; e < evl->nr; e++)
+			switches |= evl->ev[e].attr.context_switch;
+		if (!switches)
+			return -KP_REPORT_ENOLATENCY;
+	}
 	if (r->o->wall) { /* the one column of the wall-clock profile */
 		r->event = r->off_event;
 		return r->off_event >= 0 && clock ? 0 : -KP_REPORT_ENOWALL;
@@ -208,12 +217,17 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	}
 	if (o->wall && is_clock(&ev->attr)) /* its samples' periods are ns of the wall */
 		e = (size_t)r->off_event;
-	if ((r->event >= 0 && (size_t)r->event != e) ||
-	    (r->filtering && !keep_sample(&o->filter, s, smp, t))) {
+	bool keep = !(r->event >= 0 && (size_t)r->event != e) &&
+		    !(r->filtering && !keep_sample(&o->filter, s, smp, t));
+	unsigned par = o->latency && (long)e != r->off_event && (smp->sample_type & PERF_SAMPLE_TIME)
+		       ? kp_parallel_sample(&r->par, smp->pid, smp->tid, smp->time, keep) : 1;
+
+	if (!keep) {
 		r->filtered++;
 		return 0;
 	}
-	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
+	/* --latency: the period shared among the process's threads then running */
+	uint64_t period = (smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1) / par;
 	struct kp_seq_ent se = { .time = smp->time, .pid = smp->pid, .tid = smp->tid,
 				 .cpu = smp->cpu, .event = (uint32_t)e, .comm = t->comm };
 	if ((long)e == r->off_event && ev == &s->evl.ev[e]) {
@@ -360,18 +374,25 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 {
 	struct kp_report *r = ctx;
 	struct kp_switch sw;
+	bool sw_ok;
 
 	(void)ev;
-	if (!r->ready || r->off_event < 0 || !(id->sample_type & PERF_SAMPLE_TIME) ||
-	    !(id->sample_type & PERF_SAMPLE_TID))
+	if (!r->ready || (r->off_event < 0 && !r->o->latency) ||
+	    !(id->sample_type & PERF_SAMPLE_TIME) || !(id->sample_type & PERF_SAMPLE_TID))
+		return 0;
+	sw_ok = (rec->type == PERF_RECORD_SWITCH || rec->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+		!kp_rec_parse_switch(rec, rec->size, &sw);
+	if (r->o->latency && rec->type == PERF_RECORD_EXIT) /* every thread: its process's */
+		kp_parallel_exit(&r->par, id->pid, id->tid, id->time);
+	else if (r->o->latency && sw_ok)
+		kp_parallel_switch(&r->par, id->pid, id->tid, id->time, !sw.out);
+	if (r->off_event < 0)
 		return 0;
 	if (rec->type == PERF_RECORD_EXIT) {
 		kp_offcpu_exit(&r->off, id->tid, id->time);
-	} else if ((rec->type == PERF_RECORD_SWITCH || rec->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
-		   !kp_rec_parse_switch(rec, rec->size, &sw) &&
-		   keep_sample(&r->o->filter, s, id,
-				 r->o->filter.nr_comms || r->o->filter.nr_cgroups /* they read t */
-				 ? kp_model_thread(&s->model, id->pid, id->tid) : NULL)) {
+	} else if (sw_ok && keep_sample(&r->o->filter, s, id,
+					r->o->filter.nr_comms || r->o->filter.nr_cgroups /* read t */
+					? kp_model_thread(&s->model, id->pid, id->tid) : NULL)) {
 		struct kp_seq_ent se = { .kind = sw.preempt ? KP_SEQ_RUNNABLE : KP_SEQ_BLOCKED,
 					 .node = KP_OFFCPU_NO_NODE, .time = id->time, .pid = id->pid,
 					 .tid = id->tid, .event = (uint32_t)r->off_event };
@@ -425,7 +446,8 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 		r->replay_err = r->s.r.err;
 		return -KP_REPORT_EEMPTY;
 	}
-	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL || rc == -KP_REPORT_ENOWAKERS)
+	if (rc == -KP_REPORT_ENOEVENT || rc == -KP_REPORT_ENOWALL || rc == -KP_REPORT_ENOWAKERS ||
+	    rc == -KP_REPORT_ENOLATENCY)
 		return rc;
 	r->replay_err = rc;
 	if (r->event == -2 && (rc = pick_event(r))) /* a file of ATTR records only */
@@ -435,7 +457,10 @@ int kp_report_build(const struct kp_report_opts *o, struct kp_report *r)
 	{ /* intervals still open end when sampling stopped, or at the last record */
 		uint64_t end = r->s.last_time > r->prof.t_last ? r->s.last_time : r->prof.t_last;
 
-		kp_offcpu_end(&r->off, r->s.end_mono_ns > end ? r->s.end_mono_ns : end);
+		end = r->s.end_mono_ns > end ? r->s.end_mono_ns : end;
+		kp_offcpu_end(&r->off, end);
+		if (r->o->latency)
+			kp_parallel_end(&r->par, end);
 	}
 	wall_first(r);
 	kp_profile_finish(&r->prof);
@@ -446,6 +471,7 @@ void kp_report_release(struct kp_report *r)
 {
 	if (r->ready) {
 		kp_offcpu_release(&r->off);
+		kp_parallel_release(&r->par);
 		kp_hash_release(&r->rq_nodes);
 		kp_hash_release(&r->wake_nodes);
 		kp_resolver_release(&r->res);

@@ -20,6 +20,7 @@
 #include "report/symbols/dso.h"
 #include "formats/util.h"
 #include "offcpu.h"
+#include "parallel.h"
 #include "profile.h"
 #include "resolve.h"
 #include "report/replay/session.h"
@@ -65,6 +66,9 @@ struct kp_report_opts {
 					 * periods, ns) and the off-CPU intervals, in the off-CPU
 					 * event's column, named "wall"; preempted time under a
 					 * [runqueue] frame */
+	bool latency;			/* each sample's period divided by the number of its
+					 * process's threads running at its time (parallel.h: the
+					 * switch records of record --latency or --off-cpu) */
 	bool wakers;			/* each blocked interval's stack joined with its waker's
 					 * (record --off-cpu --wakers: the sched:sched_waking
 					 * samples), below a "--" frame */
@@ -82,6 +86,7 @@ enum {
 				 * r->replay_err says whether it was cut or damaged before one */
 	KP_REPORT_ENOWAKERS,	/* --wakers, but no off-CPU event or no sched:sched_waking
 				 * (record --off-cpu --wakers) */
+	KP_REPORT_ENOLATENCY,	/* --latency, but no switch records (record --latency) */
 };
 
 struct kp_report {
@@ -107,13 +112,14 @@ struct kp_report {
 	long wake_event;	/* with o->wakers: sched:sched_waking's index, -1 for none */
 	struct kp_hash wake_nodes;	/* blocked node << 32 | waker node -> their joined node */
 	uint32_t sep_loc, nowaker_loc;	/* "--" and "[waker not recorded]", once needed */
+	struct kp_parallel par;	/* with o->latency: the threads running, per process */
 };
 
 /*
  * kp_report_build - replay @o->input into @r->prof (finished: totals and children are set).
  * Returns 0, including for a file cut short (r->replay_err then says so and everything before
  * the cut is in the profile), or -KP_REPORT_EOPEN, -KP_REPORT_ENOEVENT, -KP_REPORT_ENOWALL,
- * -KP_REPORT_ENOWAKERS or -KP_REPORT_EEMPTY. Call kp_report_release() in every case.
+ * -KP_REPORT_ENOWAKERS, -KP_REPORT_ENOLATENCY or -KP_REPORT_EEMPTY. Call kp_report_release() in every case.
  */
 int kp_report_build(const struct kp_report_opts *o, struct kp_report *r);
 void kp_report_release(struct kp_report *r);

@@ -145,6 +145,12 @@ int kp_input_build(const struct kp_report_opts *o, struct kp_report *r)
 		kp_hint("record with: kprof record --off-cpu --wakers -g -- COMMAND (as root)");
 		return 1;
 	}
+	if (rc == -KP_REPORT_ENOLATENCY) {
+		kp_error("'%s' cannot give a latency profile: it needs the switch records that say "
+			 "how many threads of a process run at once", o->input);
+		kp_hint("record with: kprof record --latency -g -- COMMAND (or --off-cpu)");
+		return 1;
+	}
 	return 0;
 }
 

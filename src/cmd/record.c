@@ -60,6 +60,8 @@ static const char record_usage[] =
 	"      --off-cpu              also record where threads block and for how long: each\n"
 	"                             switch-out's stack (event offcpu), timed by the switch\n"
 	"                             records (kprof report --event offcpu, --wall)\n"
+	"      --latency              also the switch records, which say how many threads run\n"
+	"                             at once (kprof report --latency; --off-cpu has them)\n"
 	"      --wakers               with --off-cpu: also who woke each blocked thread, the\n"
 	"                             stack of each sched:sched_waking (root; kprof report\n"
 	"                             --wakers); -a records the wakers outside COMMAND\n"
@@ -242,7 +244,7 @@ static int parse_level(const char *s, int *level)
 
 enum {
 	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_FILTER,
-	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_WAKERS, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
+	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_WAKERS, OPT_LATENCY, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES, OPT_SWITCH_OUTPUT_EXEC, OPT_SWITCH_OUTPUT_EVENT,
 };
 
@@ -263,6 +265,7 @@ static const struct option long_opts[] = {
 	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
 	{ "unwind-backlog", required_argument, NULL, OPT_UNWIND_BACKLOG },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
@@ -313,6 +316,9 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		return 0;
 	case OPT_WAKERS:
 		o->wakers = true;
+		return 0;
+	case OPT_LATENCY:
+		o->latency = true;
 		return 0;
 	case OPT_UNWIND_BACKLOG:
 		if (parse_num(optarg, "--unwind-backlog", 0, 1u << 20, &v))

@@ -68,6 +68,9 @@ static const char report_usage[] =
 	"                         (offcpu: where a recording --off-cpu blocked, in ns)\n"
 	"      --wall             wall-clock time: CPU samples and off-CPU time in one\n"
 	"                         profile, preempted time under [runqueue] (record --off-cpu)\n"
+	"      --latency          each sample's period divided by the threads of its process\n"
+	"                         then running: what its wall-clock time went to, not its\n"
+	"                         CPU time (record --latency or --off-cpu)\n"
 	"      --wakers           each blocked stack with the stack that woke it above a \"--\"\n"
 	"                         frame, as offwaketime (record --off-cpu --wakers)\n"
 	"      --pid LIST, --tid LIST, --cpu LIST (e.g. 0-3,6), --comm LIST\n"
@@ -356,7 +359,7 @@ enum {
 	OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_CGROUP, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
 	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE, OPT_TUI,
-	OPT_WAKERS,
+	OPT_WAKERS, OPT_LATENCY,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -397,6 +400,7 @@ static const struct option long_opts[] = {
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -472,6 +476,7 @@ static int parse_opt(struct report *r, int c)
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
 	case OPT_WALL: r->ro.wall = true; return 0;
 	case OPT_WAKERS: r->ro.wakers = true; return 0;
+	case OPT_LATENCY: r->ro.latency = true; return 0;
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
 		if (kp_cmd_weight("report", optarg, &r->vo.by_samples))
@@ -622,6 +627,9 @@ static int parse_options(struct report *r, int argc, char **argv)
 		return kp_usage_error("report", "--wakers shows who woke the off-CPU intervals: "
 				      "with --event offcpu or --wall, not --event %s",
 				      r->ro.event_name);
+	if (r->ro.latency && (r->ro.wall || r->ro.by_samples))
+		return kp_usage_error("report", "--latency divides each sample's period: not with "
+				      "%s", r->ro.wall ? "--wall" : "--weight samples");
 	if (r->tui && (r->output || r->diff_base || r->annotate))
 		return kp_usage_error("report", "--tui browses on the terminal: not with -o, --diff "
 				      "or --annotate (its a key annotates)");
