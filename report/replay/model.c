@@ -68,6 +68,13 @@ struct kp_thread *kp_model_thread(struct kp_model *m, uint32_t pid, uint32_t tid
 	return t;
 }
 
+const struct kp_thread *kp_model_find(const struct kp_model *m, uint32_t tid)
+{
+	uint64_t *i = kp_hash_get(&m->thread_ids, tid);
+
+	return i ? &m->threads[*i] : NULL;
+}
+
 /*
  * Put @m into @p's sorted maps, cutting away whatever part of older maps it overlaps; with
  * @hole, only cut (a mapping of data, which holds no code to find).

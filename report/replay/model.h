@@ -77,6 +77,10 @@ struct kp_proc *kp_model_proc(struct kp_model *m, uint32_t pid);
 /* kp_model_thread - the thread @tid (created, with comm "" and its own process, if new). */
 struct kp_thread *kp_model_thread(struct kp_model *m, uint32_t pid, uint32_t tid);
 
+/* kp_model_find - the thread @tid as the model last knew it, whatever its process, or NULL
+ * (a tid no record named; never created). */
+const struct kp_thread *kp_model_find(const struct kp_model *m, uint32_t tid);
+
 /* kp_model_map - the map of @proc holding @addr, or NULL. */
 const struct kp_map *kp_model_map(const struct kp_proc *proc, uint64_t addr);
 
