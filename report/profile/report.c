@@ -195,7 +195,8 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	}
 	uint64_t period = smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1;
 	struct kp_seq_ent se = { .time = smp->time, .pid = smp->pid, .tid = smp->tid,
-				 .cpu = smp->cpu, .event = (uint32_t)e, .comm = t->comm };
+				 .cpu = smp->cpu, .event = (uint32_t)e, .comm = t->comm,
+				 .life = t->life };
 	if ((long)e == r->off_event && ev == &s->evl.ev[e]) {
 		/* a switch-out: its weight is the time until the switch-in (off_cpu_closed()), and
 		 * its entry in the timeline, the interval's, is completed then */
@@ -302,8 +303,11 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		if (id->sample_type & PERF_SAMPLE_CPU)
 			se.cpu = id->cpu;
 
-		if (r->o->seq)
-			se.comm = kp_model_thread(&s->model, id->pid, id->tid)->comm;
+		if (r->o->seq) {
+			const struct kp_thread *t = kp_model_thread(&s->model, id->pid, id->tid);
+			se.comm = t->comm;
+			se.life = t->life;
+		}
 		opened(r, kp_offcpu_switch(&r->off, id->tid, id->time, sw.out, sw.preempt), &se);
 	}
 	return 0;

@@ -133,6 +133,7 @@ size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o
 
 struct kp_view_thread {
 	uint32_t pid, tid, cpu;
+	uint32_t life;		/* which process of that pid (kp_seq_ent.life) */
 	uint32_t comm;		/* strtab id: the command of its last sample (after an exec) */
 	size_t first, nr;
 };
@@ -143,9 +144,10 @@ struct kp_view_thread {
 
 /*
  * kp_view_threads - the entries of o->seq that are samples of @o's event, and as @what asks
- * (KP_THREADS_*) others, grouped by thread (pid and tid) in the order of each thread's first
- * sample. *@threads and *@order (indices into o->seq) are the caller's (free()). Returns the
- * number of threads; 0 without a timeline.
+ * (KP_THREADS_*) others, grouped by thread (pid and tid; a process forked with a pid given
+ * before is another, kp_seq_ent.life) in the order of each thread's first sample. *@threads
+ * and *@order (indices into o->seq) are the caller's (free()). Returns the number of threads;
+ * 0 without a timeline.
  */
 size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
 		       struct kp_view_thread **threads, uint32_t **order);
