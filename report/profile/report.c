@@ -278,12 +278,13 @@ static void off_cpu_closed(void *ctx, const struct kp_offcpu_wait *w, uint64_t n
 	}
 }
 
-/* The switch records and exits that time the off-CPU intervals. */
+/* The switch records, exits and forks that time the off-CPU intervals. */
 static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		   const struct kp_rec_header *rec, const struct kp_sample *id)
 {
 	struct kp_report *r = ctx;
 	struct kp_switch sw;
+	struct kp_task task;
 
 	(void)ev;
 	if (!r->ready || r->off_event < 0 || !(id->sample_type & PERF_SAMPLE_TIME) ||
@@ -291,6 +292,8 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		return 0;
 	if (rec->type == PERF_RECORD_EXIT) {
 		kp_offcpu_exit(&r->off, id->tid, id->time);
+	} else if (rec->type == PERF_RECORD_FORK && !kp_rec_parse_task(rec, rec->size, &task)) {
+		kp_offcpu_fork(&r->off, task.tid);
 	} else if ((rec->type == PERF_RECORD_SWITCH || rec->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
 		   !kp_rec_parse_switch(rec, rec->size, &sw) &&
 		   keep_sample(&r->o->filter, s, id,

@@ -5,7 +5,8 @@
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
  * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
  * synthetic recording: the JIT frames of a forked process named by its own perf map; a pid
- * given twice, two processes in the timeline, and a sample of tid -1 named. A file
+ * given twice, two processes in the timeline, and a sample of tid -1 named. Off-CPU intervals
+ * of an exited thread. A file
  * header alone, which describes no event, builds no profile; the escaping of names in text;
  * the rows of the latency histogram.
  */
@@ -614,6 +615,38 @@ static void test_reused_pid(void)
 	unlink(file);
 }
 
+static void no_close(void *ctx, const struct kp_offcpu_wait *w, uint64_t ns)
+{
+	(void)w;
+	(void)ns;
+	++*(unsigned *)ctx;
+}
+
+/* An exited thread preempted on its way out, switched in again, then out for the last time:
+ * none of its switch-outs opens an interval; a thread forked with its tid again does. */
+static void test_offcpu_exit(void)
+{
+	struct kp_offcpu off;
+	unsigned closed = 0;
+
+	kp_offcpu_init(&off, no_close, &closed);
+	kp_offcpu_switch(&off, 7, 100, true, false);
+	kp_offcpu_switch(&off, 7, 200, false, false);
+	kp_offcpu_exit(&off, 7, 300);
+	kp_offcpu_switch(&off, 7, 310, true, true);
+	kp_offcpu_switch(&off, 7, 320, false, false);
+	kp_offcpu_switch(&off, 7, 330, true, false);
+	kp_offcpu_end(&off, 1000);
+	ok(closed == 1 && !off.st.at_end,
+	   "an exited thread's switch-outs, before and after a switch-in, open nothing "
+	   "(%u closed, %llu at the end)", closed, (unsigned long long)off.st.at_end);
+	kp_offcpu_fork(&off, 7);
+	kp_offcpu_switch(&off, 7, 1100, true, false);
+	kp_offcpu_end(&off, 1200);
+	ok(closed == 2 && off.st.at_end == 1, "...and a thread forked with its tid again is timed");
+	kp_offcpu_release(&off);
+}
+
 static void collect_say(void *ctx, enum kp_report_say kind, const char *msg)
 {
 	char *said = ctx;
@@ -703,6 +736,7 @@ int main(void)
 	test_firefox_streams();
 	test_forked_jit();
 	test_reused_pid();
+	test_offcpu_exit();
 	test_start_time();
 	return tap_done();
 }
