@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "report/profile/profile.h"
+#include "report/profile/report.h"
 
 #include "svg.h"
 
@@ -35,6 +36,12 @@ struct kp_view_opts {
 	uint64_t t_start, t_end; /* --time's window, ns (0 and UINT64_MAX for none): the samples
 				  * are in it, and what lasts beyond it is cut there (timeline) */
 	struct kp_svg_opts svg;
+	uint64_t timeline_max;	/* --timeline-max: the largest timeline it writes, bytes (0: the
+				 * default, 50 MiB) */
+	/* what a view must tell the user besides its output (the timeline's bound): the command
+	 * says it (NULL: nothing is said) */
+	void (*say)(void *ctx, enum kp_report_say kind, const char *msg);
+	void *say_ctx;
 };
 
 /* What the flat view groups by (--sort). */
@@ -87,6 +94,7 @@ int kp_view_speedscope(const struct kp_profile *p, const struct kp_view_opts *o,
 int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_firefox(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_timeline(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+extern const struct kp_view_option kp_timeline_options[];
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
