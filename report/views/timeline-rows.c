@@ -115,7 +115,8 @@ void kp_tl_pack(struct kp_tl *tl, size_t from)
 		packed[i].packed = true;
 	}
 	qsort(packed, n, sizeof(*packed), by_slot_start);
-	memcpy(l + at, packed, n * sizeof(*packed));
+	if (n) /* l is NULL where there is no lane */
+		memcpy(l + at, packed, n * sizeof(*packed));
 	tl->nr_packed = n;
 	free(packed);
 	free(ends);
