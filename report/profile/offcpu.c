@@ -112,7 +112,6 @@ struct kp_offcpu_wait *kp_offcpu_switch(struct kp_offcpu *o, uint32_t tid, uint6
 
 	if (!out) {
 		close_at(o, w, time, NULL);
-		w->exited = false; /* running: a thread of that tid lives (again) */
 		w->waker = KP_OFFCPU_NO_NODE; /* a waking from now on is for a later sleep */
 		return NULL;
 	}
@@ -141,6 +140,14 @@ void kp_offcpu_exit(struct kp_offcpu *o, uint32_t tid, uint64_t time)
 	if (i)
 		close_at(o, &o->waits[*i], time, &o->st.at_exit);
 	wait_of(o, tid)->exited = true;
+}
+
+void kp_offcpu_fork(struct kp_offcpu *o, uint32_t tid)
+{
+	uint64_t *i = kp_hash_get(&o->by_tid, tid);
+
+	if (i)
+		o->waits[*i].exited = false;
 }
 
 void kp_offcpu_end(struct kp_offcpu *o, uint64_t time)

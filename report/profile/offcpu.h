@@ -40,7 +40,8 @@ struct kp_offcpu_stats {
 	uint64_t no_switch_in;	/* a new switch-out before the last one's switch-in (a lost
 				 * switch record): the last one closed with 0 ns */
 	uint64_t bad_time;	/* switch-in earlier than its switch-out: closed with 0 ns */
-	uint64_t after_exit;	/* switch-outs of a thread after its exit (its last one) */
+	uint64_t after_exit;	/* switch-outs of a thread after its exit (its last one, and
+				 * any while it was torn down) */
 	uint64_t woken;		/* blocked intervals closed at the switch-in, with their waker */
 	uint64_t no_waker;	/* ... without one (its waker was not recorded: outside the
 				 * recorded tasks, or an interrupt, in a recording not -a) */
@@ -53,7 +54,8 @@ struct kp_offcpu_wait {
 	uint64_t out;		/* when it left, ns */
 	uint64_t tag;		/* the caller's: set it on the interval a call opened */
 	bool open, switched, preempt;	/* an interval is open; its switch record was seen */
-	bool exited;		/* the thread exited: its last switch-out opens nothing */
+	bool exited;		/* the thread exited: its switch-outs open nothing, until a
+				 * thread of that tid is forked again */
 	uint32_t waker;		/* the node of the last waking's stack since the thread ran,
 				 * KP_OFFCPU_NO_NODE for none: set when the interval closes at
 				 * its switch-in */
@@ -106,6 +108,11 @@ void kp_offcpu_waking(struct kp_offcpu *o, uint32_t tid, uint64_t time, uint32_t
 
 /* kp_offcpu_exit - @tid exited at @time: its open interval ends there. */
 void kp_offcpu_exit(struct kp_offcpu *o, uint32_t tid, uint64_t time);
+
+/* kp_offcpu_fork - a thread @tid was forked: a new one, if the tid was given before. An exited
+ * thread runs on after its exit record (it may be preempted, and switched in again, on its way
+ * out), so its switch-in is no sign of a new one. */
+void kp_offcpu_fork(struct kp_offcpu *o, uint32_t tid);
 
 /* kp_offcpu_end - the recording ended at @time: every open interval ends there. */
 void kp_offcpu_end(struct kp_offcpu *o, uint64_t time);

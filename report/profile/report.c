@@ -229,7 +229,8 @@ static int on_sample(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 	/* --latency: the period shared among the process's threads then running */
 	uint64_t period = (smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : 1) / par;
 	struct kp_seq_ent se = { .time = smp->time, .pid = smp->pid, .tid = smp->tid,
-				 .cpu = smp->cpu, .event = (uint32_t)e, .comm = t->comm };
+				 .cpu = smp->cpu, .event = (uint32_t)e, .comm = t->comm,
+				 .life = t->life };
 	if ((long)e == r->off_event && ev == &s->evl.ev[e]) {
 		/* a switch-out: its weight is the time until the switch-in (off_cpu_closed()), and
 		 * its entry in the timeline, the interval's, is completed then */
@@ -368,13 +369,14 @@ static void off_cpu_closed(void *ctx, const struct kp_offcpu_wait *w, uint64_t n
 	}
 }
 
-/* The switch records and exits that time the off-CPU intervals. */
+/* The switch records, exits and forks that time the off-CPU intervals. */
 static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		   const struct kp_rec_header *rec, const struct kp_sample *id)
 {
 	struct kp_report *r = ctx;
 	struct kp_switch sw;
 	bool sw_ok;
+	struct kp_task task;
 
 	(void)ev;
 	if (!r->ready || (r->off_event < 0 && !r->o->latency) ||
@@ -390,6 +392,8 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		return 0;
 	if (rec->type == PERF_RECORD_EXIT) {
 		kp_offcpu_exit(&r->off, id->tid, id->time);
+	} else if (rec->type == PERF_RECORD_FORK && !kp_rec_parse_task(rec, rec->size, &task)) {
+		kp_offcpu_fork(&r->off, task.tid);
 	} else if (sw_ok && keep_sample(&r->o->filter, s, id,
 					r->o->filter.nr_comms || r->o->filter.nr_cgroups /* read t */
 					? kp_model_thread(&s->model, id->pid, id->tid) : NULL)) {
@@ -400,8 +404,11 @@ static int on_side(void *ctx, struct kp_session *s, const struct kp_evsel *ev,
 		if (id->sample_type & PERF_SAMPLE_CPU)
 			se.cpu = id->cpu;
 
-		if (r->o->seq)
-			se.comm = kp_model_thread(&s->model, id->pid, id->tid)->comm;
+		if (r->o->seq) {
+			const struct kp_thread *t = kp_model_thread(&s->model, id->pid, id->tid);
+			se.comm = t->comm;
+			se.life = t->life;
+		}
 		opened(r, kp_offcpu_switch(&r->off, id->tid, id->time, sw.out, sw.preempt), &se);
 	}
 	return 0;

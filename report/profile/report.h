@@ -142,8 +142,8 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out);
 void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
 			    const struct kp_unwind_stats *stops, const struct kp_strtab *strs);
 
-/* What kp_report_warnings() hands its callback. */
-enum kp_report_say { KP_SAY_WARNING, KP_SAY_HINT };
+/* What kp_report_warnings() hands its callback (and a view its kp_view_opts.say). */
+enum kp_report_say { KP_SAY_WARNING, KP_SAY_HINT, KP_SAY_NOTICE, KP_SAY_ERROR };
 
 /*
  * kp_report_warnings - what a user must be told, once each: DWARF stacks that stopped early

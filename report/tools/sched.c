@@ -23,7 +23,7 @@ static struct kp_sched_task *task_of(struct kp_sched *m, uint32_t tid, uint32_t 
 	}
 	t = &m->tasks[*i];
 	if (tid && !t->pid) { /* its process, once a record names it */
-		const struct kp_thread *th = kp_model_find(&m->s.model, tid);
+		const struct kp_thread *th = kp_model_known(&m->s.model, tid);
 
 		t->pid = th ? th->pid : 0;
 	}
@@ -34,7 +34,7 @@ static struct kp_sched_task *task_of(struct kp_sched *m, uint32_t tid, uint32_t 
  * it), else its events' fields'. */
 static uint32_t name_id(const struct kp_sched *m, const struct kp_sched_task *t)
 {
-	const struct kp_thread *th = kp_model_find(&m->s.model, t->tid);
+	const struct kp_thread *th = kp_model_known(&m->s.model, t->tid);
 
 	return th && th->comm ? th->comm : t->comm;
 }

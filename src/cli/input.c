@@ -35,10 +35,11 @@ int kp_input_error(const struct kp_reader *r, const char *path)
 	if (!r->err)
 		return 0;
 	if (r->skipped)
-		kp_error("'%s': %s in the chunk at offset %llu: skipped it%s, %llu records in all",
+		kp_error("'%s': %s in the chunk at offset %llu: skipped it%s, %llu records in all%s",
 			 path, kp_strerror(r->skip_err), (unsigned long long)r->skip_off,
 			 r->skipped > 1 ? " and later damaged ones" : "",
-			 (unsigned long long)r->skipped_records);
+			 (unsigned long long)r->skipped_records,
+			 r->skipped_uncounted ? " and those of chunks whose header was damaged" : "");
 	if (r->err == -KP_ETRUNCATED && r->salvaged)
 		kp_error("'%s': truncated at offset %llu after %llu records, %llu of them recovered "
 			 "from the torn last chunk", path, (unsigned long long)r->err_off,

@@ -176,7 +176,8 @@ static void progress(void *ctx, const struct kp_report *rep)
 /* kp_report_warnings()' sentences as '# ' lines of a text report */
 static void say_in(void *ctx, enum kp_report_say kind, const char *msg)
 {
-	fprintf(ctx, "# %s: ", kind == KP_SAY_HINT ? "hint" : "warning");
+	fprintf(ctx, "# %s: ", kind == KP_SAY_HINT ? "hint" : kind == KP_SAY_NOTICE ? "note"
+			       : kind == KP_SAY_ERROR ? "error" : "warning");
 	kp_text_put(ctx, 0, msg); /* it names binaries, as the recording does */
 	fputc('\n', ctx);
 }
@@ -187,6 +188,10 @@ static void say_aside(void *ctx, enum kp_report_say kind, const char *msg)
 	(void)ctx;
 	if (kind == KP_SAY_HINT)
 		kp_hint("%s", msg);
+	else if (kind == KP_SAY_NOTICE)
+		kp_notice("%s", msg);
+	else if (kind == KP_SAY_ERROR)
+		kp_error("%s", msg);
 	else
 		kp_warn("%s", msg);
 }
@@ -315,7 +320,7 @@ static int output(struct report *r, struct kp_report *rep)
 	rc = emit_views(r, rep, out); /* kp_input_build() refused a recording without events */
 	if (!rc && r->annotate_top)
 		annotated = emit_annotation(r, rep, out);
-	if (rc == -KP_ERROR_END) { /* the diff's base said why */
+	if (rc == -KP_ERROR_END || rc == -EFBIG) { /* the diff's base, or the view, said why */
 		kp_output_abort(&o);
 		return 1;
 	}
@@ -597,6 +602,7 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->color = "auto";
 	r->stderr_tty = -1;
 	kp_svg_opts_init(&r->vo.svg);
+	r->vo.say = say_aside;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:j:fh", all_opts(), NULL)) != -1) {
 		if (c == 'h')
