@@ -247,6 +247,74 @@ static int inflate_chunk(void *dc, const struct kp_chunk_header *h, struct kp_ch
  * failure with @c->end set is the chunk's own (the next one can still be read); a torn last
  * chunk loads as far as it can be read, with @c->torn set.
  */
+/* A chunk header whose fields can frame a chunk (its CRC is checked with the payload). */
+static bool header_sound(const struct kp_chunk_header *h)
+{
+	return h->magic == KP_CHUNK_MAGIC &&
+	       (h->codec == KP_CODEC_ZSTD || h->codec == KP_CODEC_PACKED) && h->usize % 8 == 0 &&
+	       h->csize && h->csize <= KP_CHUNK_MAX_CSIZE && h->usize <= KP_CHUNK_MAX_USIZE &&
+	       h->nrec <= h->usize / 8;
+}
+
+/* Whether a whole chunk starts at @off: a sound header, its payload in the file, the CRC. */
+static bool chunk_at(int fd, uint64_t file_size, uint64_t off, struct kp_chunk *c)
+{
+	struct kp_chunk_header h;
+	uint32_t crc;
+
+	if (kp_read_at(fd, &h, sizeof(h), off) || !header_sound(&h) ||
+	    h.csize > file_size - off - sizeof(h))
+		return false;
+	ensure(&c->cbuf, &c->ccap, h.csize);
+	if (kp_read_at(fd, c->cbuf, h.csize, off + sizeof(h)))
+		return false;
+	crc = h.crc;
+	h.crc = 0;
+#ifndef KP_FUZZING
+	return kp_crc32c(kp_crc32c(0, &h, sizeof(h)), c->cbuf, h.csize) == crc;
+#else
+	(void)crc;
+	return true;
+#endif
+}
+
+/*
+ * The first whole chunk at or after @from (chunk_at()), 0 where there is none: where a
+ * chunk's header is damaged, or its size lies, the reading goes on there. The file is scanned
+ * for the chunk magic a window at a time; a false match fails the CRC.
+ */
+static uint64_t next_whole_chunk(int fd, uint64_t file_size, uint64_t from, struct kp_chunk *c)
+{
+	enum { WINDOW = 1 << 16 };
+	const uint32_t magic = KP_CHUNK_MAGIC;
+	uint8_t *win = malloc(WINDOW);
+
+	if (!win)
+		return 0;
+	while (from + sizeof(struct kp_chunk_header) <= file_size) {
+		size_t len = file_size - from < WINDOW ? file_size - from : WINDOW;
+		const uint8_t *p = win, *end;
+
+		if (kp_read_at(fd, win, len, from))
+			break;
+		end = win + len;
+		while ((p = memmem(p, end - p, &magic, sizeof(magic)))) {
+			uint64_t at = from + (p - win);
+			if (chunk_at(fd, file_size, at, c)) {
+				free(win);
+				return at;
+			}
+			p++;
+		}
+		/* the next window overlaps this one by the magic's length less one byte */
+		if (len < WINDOW)
+			break;
+		from += len - (sizeof(magic) - 1);
+	}
+	free(win);
+	return 0;
+}
+
 static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct kp_chunk *c)
 {
 	struct kp_chunk_header h;
@@ -265,14 +333,19 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	err = kp_read_at(fd, &h, sizeof(h), off);
 	if (err)
 		return err;
-	if (h.magic != KP_CHUNK_MAGIC || (h.codec != KP_CODEC_ZSTD && h.codec != KP_CODEC_PACKED) ||
-	    h.usize % 8 ||
-	    h.csize == 0 || h.csize > KP_CHUNK_MAX_CSIZE || h.usize > KP_CHUNK_MAX_USIZE ||
-	    h.nrec > h.usize / 8)
+	if (!header_sound(&h)) {
+		c->end = next_whole_chunk(fd, file_size, off + 1, c);
 		return -KP_ECHUNK;
+	}
 	c->nrec = h.nrec;
 	c->packed = h.codec == KP_CODEC_PACKED;
 	if (h.csize > file_size - off - sizeof(h)) {
+		/* a torn last chunk, or a size that lies with whole chunks after it */
+		c->end = next_whole_chunk(fd, file_size, off + sizeof(h), c);
+		if (c->end) {
+			c->nrec = 0;
+			return -KP_ECHUNK;
+		}
 		salvage(fd, dc, &h, file_size - off - sizeof(h), c);
 		return 0;
 	}
@@ -289,8 +362,13 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 	 * a matching CRC, and the fuzzer would stop here instead of reaching the decompressor,
 	 * record validation and the sample parsers. Every other check stays.
 	 */
-	if (kp_crc32c(kp_crc32c(0, &h, sizeof(h)), c->cbuf, h.csize) != crc)
+	if (kp_crc32c(kp_crc32c(0, &h, sizeof(h)), c->cbuf, h.csize) != crc) {
+		/* the size may be what was damaged: the reading goes on at the next whole chunk */
+		uint64_t next = next_whole_chunk(fd, file_size, off + sizeof(h), c);
+		if (next)
+			c->end = next;
 		return -KP_ECHECKSUM;
+	}
 #else
 	(void)crc;
 #endif
@@ -307,7 +385,8 @@ static int load_chunk(int fd, uint64_t file_size, void *dc, uint64_t off, struct
 /* A chunk whose failure is its own: the reading goes on after it. */
 static bool skippable(const struct kp_chunk *c, int err)
 {
-	return c->end && (err == -KP_ECHECKSUM || err == -KP_EDECOMPRESS || err == -KP_ERECORD);
+	return c->end && (err == -KP_ECHECKSUM || err == -KP_EDECOMPRESS || err == -KP_ERECORD ||
+			  err == -KP_ECHUNK);
 }
 
 /* The read-ahead thread: chunk after chunk, each handed over through the `ahead` ring. */
@@ -465,6 +544,7 @@ int kp_reader_next(struct kp_reader *r, const struct kp_rec_header **rec)
 				r->skip_off = r->off;
 			}
 			r->skipped_records += r->cur.nrec;
+			r->skipped_uncounted += err == -KP_ECHUNK;
 			r->cur.len = 0;
 			r->off = r->cur.end;
 			continue;

@@ -76,6 +76,7 @@ struct kp_reader {
 	uint64_t salvaged;	/* records handed out from a torn last chunk */
 	uint64_t skipped;	/* damaged chunks skipped, and the records their headers claim */
 	uint64_t skipped_records;
+	uint64_t skipped_uncounted;	/* of them, those whose header was damaged: not counted */
 	int skip_err;		/* the first skipped chunk's error, and where it is */
 	uint64_t skip_off;
 	/* read-ahead (kp_reader_prefetch): a thread loads the next chunks into `ahead`, a ring of
@@ -104,8 +105,9 @@ int kp_reader_open_fd(struct kp_reader *r, int fd);
  * kp_reader_next - the next record of a known type. Returns 1 and sets *@rec (borrowed: valid
  * until the next call, or longer: kp_reader_keep_previous()), 0 at a clean end of file, or a negative error once nothing more can be
  * read: -KP_ETRUNCATED (the file ends inside a chunk, after @r->salvaged records recovered from
- * it), -KP_ECHUNK (a damaged chunk header) or -errno; or, at the end of a file that had damaged
- * chunks, the first one's -KP_ECHECKSUM, -KP_EDECOMPRESS or -KP_ERECORD (@r->skipped of them,
+ * it), -KP_ECHUNK (a damaged chunk header with no whole chunk after it) or -errno; or, at the
+ * end of a file that had damaged chunks, the first one's -KP_ECHECKSUM, -KP_EDECOMPRESS,
+ * -KP_ERECORD or -KP_ECHUNK (@r->skipped of them: the reading goes on at the next whole chunk,
  * first at @r->skip_off). On error, @r->err_off is the chunk's offset and @r->nrec the records
  * read; the error is sticky.
  */

@@ -30,6 +30,7 @@ static const struct kp_cmd commands[] = {
 	{ "top", cmd_top, "show the hottest functions of the machine as they run, live" },
 	{ "trace", cmd_trace, "show the system calls of a command, processes or the machine" },
 	{ "latency", cmd_latency, "time the pairs of two events: histogram, slowest, stacks" },
+	{ "sched", cmd_sched, "the scheduler's view: run time, waits, scheduling delay per task" },
 	{ "list", cmd_list, "list the events, tracepoints and PMUs -e can name" },
 	{ "view", cmd_view, "serve a recording to the Firefox Profiler on 127.0.0.1" },
 };

@@ -34,7 +34,7 @@ offers_has() { want=$1; shift; complete_ "$@" | grep -qxF -- "$want"; }
 check "kprof rec -> record" offers "record" "$K" rec
 check "kprof tr -> trace" offers "trace" "$K" tr
 check "kprof record --ca -> --call-graph, once" offers "--call-graph" "$K" record --ca
-check "kprof report --tim -> --time --timeline" offers "--time --timeline" "$K" report --tim
+check "kprof report --tim -> --time --timeline --timeline-max" offers "--time --timeline --timeline-max" "$K" report --tim
 check "kprof trace --f -> --failure --filter" offers "--failure --filter" "$K" trace --f
 check "kprof trace --rec -> --record" offers "--record" "$K" trace --rec
 check "kprof trace --record '' -> any file, as -o" offers "a.kprof notes.txt perf.data sub" "$K" trace --record ""

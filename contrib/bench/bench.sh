@@ -16,6 +16,10 @@
 #   BEFORE=PATH ...                  an earlier kprof binary: the record section also runs it
 #                                    on split-fp, for the recorder's CPU and bytes per sample
 #                                    before and after a change
+#   ANNOTATE_PYTHON=PATH ...         the python3 whose _PyEval_EvalFrameDefault the annotate
+#                                    section times (default: the first with .debug_info in
+#                                    its binary or libpython: pyenv's 3.11.7, pyenv's others,
+#                                    python3 on PATH; none: that part is skipped, and said)
 #
 # Every figure is a median with its min-max over RUNS runs, and every comparison a ratio of
 # kprof to perf measured in the same run: timings drift on shared machines, ratios less so.
@@ -807,8 +811,71 @@ print(" ".join(names[:10]))' >"$d/names"
 	annotate_rows+="| every function with samples ($ann_funcs) | $(range "$d/kall" 1) | $(range "$d/pall" 1) | $(ratio "$(med "$d/pall" 1)" "$(med "$d/kall" 1)") | $(range "$d/kall" 3) |"$'\n'
 }
 
+# One large function with DWARF: _PyEval_EvalFrameDefault (the interpreter's loop, tens of KB
+# of code, inlined calls at most of its instructions) of a python3 built with -g, running a
+# recursive Fibonacci; recorded by kprof and by perf, then, alternating, RUNS times: kprof
+# annotate --stdio on its own recording and on perf's perf.data, perf annotate --stdio on its.
+# ANNOTATE_PYTHON names the python3; else pyenv's 3.11.7, any of pyenv's, the one on PATH: the
+# first whose binary or libpython has .debug_info.
+# (grep reads readelf's output to its end: a grep -q that stopped at the first line would
+# leave readelf killed by SIGPIPE, a failure under pipefail)
+has_dwarf() { readelf -S "$1" 2>/dev/null | grep ' \.debug_info ' >/dev/null; }
+python_with_dwarf() {
+	local py lib
+	for py in ${ANNOTATE_PYTHON:-} "$HOME"/.pyenv/versions/3.11.7/bin/python3.11 \
+		"$HOME"/.pyenv/versions/*/bin/python3 "$(command -v python3 || true)"; do
+		[ -x "$py" ] || continue
+		lib=$(ldd "$py" 2>/dev/null | awk '/libpython/ && !lib { lib = $3 } END { print lib }')
+		if [ -n "$lib" ] && has_dwarf "$lib"; then echo "$py $lib"; return; fi
+		if [ -z "$lib" ] && has_dwarf "$py"; then echo "$py $py"; return; fi
+	done
+}
+annotate_big() {
+	local d=$tmp/ann big py lib fn=_PyEval_EvalFrameDefault i
+	mkdir -p "$d"
+	big=$(python_with_dwarf)
+	if [ -z "$big" ]; then
+		big_skip="no python3 whose binary or libpython has .debug_info (ANNOTATE_PYTHON names one)"
+		echo "bench: annotate: the large function skipped: $big_skip" >&2
+		return
+	fi
+	read -r py lib <<<"$big"
+	echo "bench: annotate $fn of $py ($runs runs each, alternating)..." >&2
+	local prog='def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+f(27)'
+	"$kprof" record -o "$d/py.kprof" -- "$py" -c "$prog" >/dev/null 2>"$tmp/err"
+	big_ks=$(kprof_samples)
+	for i in 1 2 3; do
+		perf record -o "$d/py.data" -- "$py" -c "$prog" >/dev/null 2>"$tmp/err" && break
+	done
+	big_ps=$(perf_samples)
+	big_size=$(nm -S --defined-only "$lib" 2>/dev/null | awk -v f="$fn" '$4 == f && !s { s = $2 } END { print s }')
+	[ -z "$big_size" ] || big_size=$((16#$big_size))
+	big_lines=$("$kprof" annotate -i "$d/py.kprof" --json "$fn" 2>/dev/null | python3 -c '
+import json, sys
+f = json.load(sys.stdin)[0]
+i = f["instructions"]
+print("%d instructions, %d with inlined frames" % (len(i), sum(1 for x in i if x.get("inline"))))' 2>/dev/null || true)
+	if [ -z "$big_lines" ]; then
+		big_skip="kprof annotate found no $fn with instructions in $py's recording"
+		echo "bench: annotate: the large function skipped: $big_skip" >&2
+		return
+	fi
+	: >"$d/bk"; : >"$d/bkp"; : >"$d/bp"
+	for i in $(seq 0 "$runs"); do
+		local sfx=; [ "$i" -eq 0 ] && sfx=.warm
+		run "$d/bk$sfx" "$kprof" annotate -i "$d/py.kprof" --stdio "$fn"
+		run "$d/bkp$sfx" "$kprof" annotate -i "$d/py.data" --stdio "$fn"
+		run "$d/bp$sfx" perf annotate --stdio -i "$d/py.data" "$fn"
+	done
+	big_name="$fn of $lib (${big_size:-?} bytes; $big_lines)"
+	big_rows="| kprof on its recording ($big_ks samples), perf on perf.data ($big_ps) | $(range "$d/bk" 1) | $(range "$d/bp" 1) | $(ratio "$(med "$d/bp" 1)" "$(med "$d/bk" 1)") | $(range "$d/bk" 3) |"$'\n'
+	big_rows+="| both on perf.data | $(range "$d/bkp" 1) | $(range "$d/bp" 1) | $(ratio "$(med "$d/bp" 1)" "$(med "$d/bkp" 1)") | $(range "$d/bkp" 3) |"$'\n'
+}
+
 if want annotate; then
 	annotate_bench
+	annotate_big
 fi
 
 # --- 7. The cost of recording context switches (--off-cpu), on a pipe ping-pong ------------------
@@ -1162,6 +1229,16 @@ pmu=$(perf stat -e instructions true 2>&1 | grep -q "not supported\|<not" && ech
 		echo "| functions | kprof annotate | perf annotate --stdio | speed-up | kprof peak RSS KB |"
 		echo "|---|---|---|---|---|"
 		printf "%s" "$annotate_rows"
+		echo
+		if [ -n "${big_skip:-}" ]; then
+			echo "One large function with DWARF: skipped, $big_skip."
+		else
+			echo "### Annotate one large function with DWARF: $big_name, wall s, median (min-max)"
+			echo
+			echo "| recordings | kprof annotate --stdio | perf annotate --stdio | speed-up | kprof peak RSS KB |"
+			echo "|---|---|---|---|---|"
+			printf "%s" "$big_rows"
+		fi
 	fi
 	if want offcpu; then
 		echo

@@ -32,11 +32,13 @@ static struct kp_offcpu_wait *wait_of(struct kp_offcpu *o, uint32_t tid)
 		return &o->waits[*i];
 	KP_GROW(o->waits, o->cap, o->nr + 1);
 	kp_hash_put(&o->by_tid, tid, o->nr);
-	o->waits[o->nr] = (struct kp_offcpu_wait){ .tid = tid, .node = KP_OFFCPU_NO_NODE };
+	o->waits[o->nr] = (struct kp_offcpu_wait){ .tid = tid, .node = KP_OFFCPU_NO_NODE,
+						   .waker = KP_OFFCPU_NO_NODE };
 	return &o->waits[o->nr++];
 }
 
-/* End @w's interval at @time, counted in @count unless it is the normal switch-in (NULL). */
+/* End @w's interval at @time, counted in @count unless it is the normal switch-in (NULL), which
+ * alone gives it its waker. */
 static void close_at(struct kp_offcpu *o, struct kp_offcpu_wait *w, uint64_t time,
 		     uint64_t *count)
 {
@@ -44,6 +46,14 @@ static void close_at(struct kp_offcpu *o, struct kp_offcpu_wait *w, uint64_t tim
 
 	if (!w->open)
 		return;
+	if (count || w->woken > time)
+		w->waker = KP_OFFCPU_NO_NODE;
+	if (o->wakers && !count && !w->preempt) {
+		if (w->waker == KP_OFFCPU_NO_NODE)
+			o->st.no_waker++;
+		else
+			o->st.woken++;
+	}
 	if (time >= w->out)
 		ns = time - w->out;
 	else
@@ -102,7 +112,7 @@ struct kp_offcpu_wait *kp_offcpu_switch(struct kp_offcpu *o, uint32_t tid, uint6
 
 	if (!out) {
 		close_at(o, w, time, NULL);
-		w->exited = false; /* running: a thread of that tid lives (again) */
+		w->waker = KP_OFFCPU_NO_NODE; /* a waking from now on is for a later sleep */
 		return NULL;
 	}
 	if (w->exited)
@@ -115,6 +125,14 @@ struct kp_offcpu_wait *kp_offcpu_switch(struct kp_offcpu *o, uint32_t tid, uint6
 	return open_at(o, w, time, KP_OFFCPU_NO_NODE, true, preempt);
 }
 
+void kp_offcpu_waking(struct kp_offcpu *o, uint32_t tid, uint64_t time, uint32_t node)
+{
+	struct kp_offcpu_wait *w = wait_of(o, tid);
+
+	w->waker = node;
+	w->woken = time;
+}
+
 void kp_offcpu_exit(struct kp_offcpu *o, uint32_t tid, uint64_t time)
 {
 	uint64_t *i = kp_hash_get(&o->by_tid, tid);
@@ -122,6 +140,14 @@ void kp_offcpu_exit(struct kp_offcpu *o, uint32_t tid, uint64_t time)
 	if (i)
 		close_at(o, &o->waits[*i], time, &o->st.at_exit);
 	wait_of(o, tid)->exited = true;
+}
+
+void kp_offcpu_fork(struct kp_offcpu *o, uint32_t tid)
+{
+	uint64_t *i = kp_hash_get(&o->by_tid, tid);
+
+	if (i)
+		o->waits[*i].exited = false;
 }
 
 void kp_offcpu_end(struct kp_offcpu *o, uint64_t time)

@@ -10,6 +10,14 @@
  * switch-in, at its exit, or at the end of the recording; a switch-in before its switch-out
  * (records out of order) closes it with 0 ns. Each way is counted, so nothing is dropped
  * silently, and no interval is negative or longer than the recording.
+ *
+ * Who woke a blocked thread (record --off-cpu --wakers): the stack of the sched:sched_waking
+ * sample that named it, the last one since it last ran. sched_waking fires in the waker's own
+ * context, at the start of try_to_wake_up(); sched_wakeup does not always: a wakeup queued to
+ * an idle CPU fires there, in that CPU's idle loop. A waking may come a little before the
+ * switch-out it ends (the waker ran while the thread was still leaving its CPU), so the
+ * waking that counts is the last one since the thread's switch-in, not since its switch-out:
+ * one before that belongs to a sleep the thread never made.
  */
 #ifndef KP_OFFCPU_H
 #define KP_OFFCPU_H
@@ -32,7 +40,11 @@ struct kp_offcpu_stats {
 	uint64_t no_switch_in;	/* a new switch-out before the last one's switch-in (a lost
 				 * switch record): the last one closed with 0 ns */
 	uint64_t bad_time;	/* switch-in earlier than its switch-out: closed with 0 ns */
-	uint64_t after_exit;	/* switch-outs of a thread after its exit (its last one) */
+	uint64_t after_exit;	/* switch-outs of a thread after its exit (its last one, and
+				 * any while it was torn down) */
+	uint64_t woken;		/* blocked intervals closed at the switch-in, with their waker */
+	uint64_t no_waker;	/* ... without one (its waker was not recorded: outside the
+				 * recorded tasks, or an interrupt, in a recording not -a) */
 };
 
 /* A thread's open interval. */
@@ -42,13 +54,19 @@ struct kp_offcpu_wait {
 	uint64_t out;		/* when it left, ns */
 	uint64_t tag;		/* the caller's: set it on the interval a call opened */
 	bool open, switched, preempt;	/* an interval is open; its switch record was seen */
-	bool exited;		/* the thread exited: its last switch-out opens nothing */
+	bool exited;		/* the thread exited: its switch-outs open nothing, until a
+				 * thread of that tid is forked again */
+	uint32_t waker;		/* the node of the last waking's stack since the thread ran,
+				 * KP_OFFCPU_NO_NODE for none: set when the interval closes at
+				 * its switch-in */
+	uint64_t woken;		/* when, ns */
 };
 
 /*
  * What the caller does with a closed interval: @ns from @w->out of thread @w->tid at @w->node
  * (its switch-out stack; KP_OFFCPU_NO_NODE when the sample is missing), @w->preempt for
- * run-queue time, @w->tag as the one who opened it gave it.
+ * run-queue time, @w->tag as the one who opened it gave it, @w->waker the stack of who woke
+ * it (KP_OFFCPU_NO_NODE: not recorded, or not closed by a switch-in).
  */
 typedef void (*kp_offcpu_close_fn)(void *ctx, const struct kp_offcpu_wait *w, uint64_t ns);
 
@@ -59,6 +77,8 @@ struct kp_offcpu {
 	struct kp_offcpu_stats st;
 	kp_offcpu_close_fn close;
 	void *ctx;
+	bool wakers;		/* the caller's: wakings are recorded (kp_offcpu_waking()), so
+				 * count the blocked intervals with and without their waker */
 };
 
 void kp_offcpu_init(struct kp_offcpu *o, kp_offcpu_close_fn close, void *ctx);
@@ -79,8 +99,20 @@ struct kp_offcpu_wait *kp_offcpu_sample(struct kp_offcpu *o, uint32_t tid, uint6
 struct kp_offcpu_wait *kp_offcpu_switch(struct kp_offcpu *o, uint32_t tid, uint64_t time,
 					bool out, bool preempt);
 
+/*
+ * kp_offcpu_waking - a sched:sched_waking sample at @time named @tid as the task it wakes,
+ * its waker's stack at @node: the waker of @tid's interval if it is the last one before the
+ * switch-in.
+ */
+void kp_offcpu_waking(struct kp_offcpu *o, uint32_t tid, uint64_t time, uint32_t node);
+
 /* kp_offcpu_exit - @tid exited at @time: its open interval ends there. */
 void kp_offcpu_exit(struct kp_offcpu *o, uint32_t tid, uint64_t time);
+
+/* kp_offcpu_fork - a thread @tid was forked: a new one, if the tid was given before. An exited
+ * thread runs on after its exit record (it may be preempted, and switched in again, on its way
+ * out), so its switch-in is no sign of a new one. */
+void kp_offcpu_fork(struct kp_offcpu *o, uint32_t tid);
 
 /* kp_offcpu_end - the recording ended at @time: every open interval ends there. */
 void kp_offcpu_end(struct kp_offcpu *o, uint64_t time);

@@ -277,8 +277,8 @@ void kp_seq_push_sample(struct kp_seq *s, const struct kp_seq_ent *e)
 	struct kp_seq_ent *last = s->nr ? &s->ents[s->nr - 1] : NULL;
 
 	if (last && last->node == e->node && last->pid == e->pid && last->tid == e->tid &&
-	    last->comm == e->comm && last->cpu == e->cpu && last->event == e->event &&
-	    !last->fields && !e->fields && last->kind == KP_SEQ_SAMPLES &&
+	    last->life == e->life && last->comm == e->comm && last->cpu == e->cpu &&
+	    last->event == e->event && !last->fields && !e->fields && last->kind == KP_SEQ_SAMPLES &&
 	    e->kind == KP_SEQ_SAMPLES && last->count < UINT32_MAX) {
 		last->count++;
 		last->value += e->value;

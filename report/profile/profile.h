@@ -195,6 +195,7 @@ struct kp_seq_ent {
 				 * with kp_report_opts.tp_fields; 0 otherwise. Such a sample is a
 				 * run of its own: it keeps its time */
 	uint32_t kind;		/* KP_SEQ_*: a run of samples, or a span of @span ns from @time */
+	uint32_t life;		/* which process of that pid (kp_thread.life) */
 	uint64_t span;
 };
 

@@ -20,6 +20,7 @@
 #include "report/symbols/dso.h"
 #include "formats/util.h"
 #include "offcpu.h"
+#include "parallel.h"
 #include "profile.h"
 #include "resolve.h"
 #include "report/replay/session.h"
@@ -65,6 +66,12 @@ struct kp_report_opts {
 					 * periods, ns) and the off-CPU intervals, in the off-CPU
 					 * event's column, named "wall"; preempted time under a
 					 * [runqueue] frame */
+	bool latency;			/* each sample's period divided by the number of its
+					 * process's threads running at its time (parallel.h: the
+					 * switch records of record --latency or --off-cpu) */
+	bool wakers;			/* each blocked interval's stack joined with its waker's
+					 * (record --off-cpu --wakers: the sched:sched_waking
+					 * samples), below a "--" frame */
 	/* called every 65,536 samples, if set: how far through the file the replay is */
 	void (*progress)(void *ctx, const struct kp_report *r);
 	void *progress_ctx;
@@ -77,6 +84,9 @@ enum {
 	KP_REPORT_ENOWALL,	/* --wall, but no off-CPU event (record --off-cpu) or no clock */
 	KP_REPORT_EEMPTY,	/* it describes no event (no ATTR record): nothing to profile;
 				 * r->replay_err says whether it was cut or damaged before one */
+	KP_REPORT_ENOWAKERS,	/* --wakers, but no off-CPU event or no sched:sched_waking
+				 * (record --off-cpu --wakers) */
+	KP_REPORT_ENOLATENCY,	/* --latency, but no switch records (record --latency) */
 };
 
 struct kp_report {
@@ -99,13 +109,17 @@ struct kp_report {
 	uint32_t rq_loc;	/* with o->wall: the [runqueue] location */
 	struct kp_hash rq_nodes;	/* a preempted stack's node -> its [runqueue] node */
 	uint32_t nostack_node;	/* "[off-CPU without a stack]", once needed */
+	long wake_event;	/* with o->wakers: sched:sched_waking's index, -1 for none */
+	struct kp_hash wake_nodes;	/* blocked node << 32 | waker node -> their joined node */
+	uint32_t sep_loc, nowaker_loc;	/* "--" and "[waker not recorded]", once needed */
+	struct kp_parallel par;	/* with o->latency: the threads running, per process */
 };
 
 /*
  * kp_report_build - replay @o->input into @r->prof (finished: totals and children are set).
  * Returns 0, including for a file cut short (r->replay_err then says so and everything before
- * the cut is in the profile), or -KP_REPORT_EOPEN, -KP_REPORT_ENOEVENT, -KP_REPORT_ENOWALL or
- * -KP_REPORT_EEMPTY. Call kp_report_release() in every case.
+ * the cut is in the profile), or -KP_REPORT_EOPEN, -KP_REPORT_ENOEVENT, -KP_REPORT_ENOWALL,
+ * -KP_REPORT_ENOWAKERS, -KP_REPORT_ENOLATENCY or -KP_REPORT_EEMPTY. Call kp_report_release() in every case.
  */
 int kp_report_build(const struct kp_report_opts *o, struct kp_report *r);
 void kp_report_release(struct kp_report *r);
@@ -128,8 +142,8 @@ void kp_report_print_stats(const struct kp_report *r, FILE *out);
 void kp_report_print_unwind(FILE *out, const struct kp_rec_unwind_stats *u,
 			    const struct kp_unwind_stats *stops, const struct kp_strtab *strs);
 
-/* What kp_report_warnings() hands its callback. */
-enum kp_report_say { KP_SAY_WARNING, KP_SAY_HINT };
+/* What kp_report_warnings() hands its callback (and a view its kp_view_opts.say). */
+enum kp_report_say { KP_SAY_WARNING, KP_SAY_HINT, KP_SAY_NOTICE, KP_SAY_ERROR };
 
 /*
  * kp_report_warnings - what a user must be told, once each: DWARF stacks that stopped early

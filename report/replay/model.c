@@ -25,6 +25,8 @@ void kp_model_release(struct kp_model *m)
 	}
 	free(m->procs);
 	free(m->threads);
+	free(m->on_cpu);
+	free(m->ran);
 	kp_hash_release(&m->proc_ids);
 	kp_hash_release(&m->thread_ids);
 }
@@ -64,8 +66,42 @@ struct kp_thread *kp_model_thread(struct kp_model *m, uint32_t pid, uint32_t tid
 		kp_hash_put(&m->thread_ids, tid, m->nr_threads);
 		t = &m->threads[m->nr_threads++];
 	}
-	*t = (struct kp_thread){ tid, pid, 0, (uint32_t)(p - m->procs), false };
+	*t = (struct kp_thread){ tid, pid, 0, (uint32_t)(p - m->procs), false, 0 };
 	return t;
+}
+
+void kp_model_ran(struct kp_model *m, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	if (cpu >= KP_MODEL_CPUS_MAX)
+		return;
+	if (cpu >= m->nr_cpus) {
+		size_t n = m->nr_cpus ? m->nr_cpus : 64, was = m->nr_cpus;
+		while (n <= cpu)
+			n *= 2;
+		m->on_cpu = kp_xrealloc(m->on_cpu, n * sizeof(*m->on_cpu));
+		m->ran = kp_xrealloc(m->ran, n * sizeof(*m->ran));
+		memset(m->ran + was, 0, (n - was) * sizeof(*m->ran));
+		m->nr_cpus = n;
+	}
+	m->on_cpu[cpu] = (uint64_t)pid << 32 | tid;
+	m->ran[cpu] = true;
+}
+
+const struct kp_thread *kp_model_known(const struct kp_model *m, uint32_t tid)
+{
+	uint64_t *i = kp_hash_get(&m->thread_ids, tid);
+
+	return i ? &m->threads[*i] : NULL;
+}
+
+const struct kp_thread *kp_model_released(struct kp_model *m, uint32_t cpu)
+{
+	const struct kp_thread *t;
+
+	if (cpu >= m->nr_cpus || !m->ran[cpu] ||
+	    !(t = kp_model_known(m, (uint32_t)m->on_cpu[cpu])))
+		return NULL;
+	return t->exited && t->pid == m->on_cpu[cpu] >> 32 ? t : NULL;
 }
 
 /*
@@ -158,8 +194,10 @@ void kp_model_fork(struct kp_model *m, uint32_t ppid, uint32_t ptid, uint32_t pi
 		child->maps = maps;
 		child->nr_maps = child->cap_maps = n;
 		child->maps_id = anon ? ++m->maps_ids : parent_maps;
+		child->life = ++m->lives;
 	}
 	t = kp_model_thread(m, pid, tid);
 	t->comm = comm;
 	t->exited = false;
+	t->life = m->procs[t->proc].life;
 }

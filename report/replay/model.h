@@ -44,6 +44,9 @@ struct kp_proc {
 	uint64_t jit_read_at;	/* the record time they were last read on at (a miss) */
 	uint32_t jitdump;	/* strtab id of the jit-PID.dump it mapped, 0 for none */
 	uint32_t cgroup;	/* strtab id of its cgroup (KP_REC_PROC_CGROUP), 0 unknown */
+	uint32_t life;		/* which process of its pid it is: 0 for one the recording did
+				 * not see forked, a number of its own for each fork (a pid the
+				 * kernel gives again, after an exit, names another process) */
 };
 
 struct kp_thread {
@@ -51,6 +54,7 @@ struct kp_thread {
 	uint32_t comm;		/* strtab id */
 	uint32_t proc;		/* index into kp_model.procs */
 	bool exited;
+	uint32_t life;		/* its process's kp_proc.life when it was forked */
 };
 
 /* The processes and threads; zeroed by kp_model_init(). */
@@ -58,6 +62,7 @@ struct kp_model {
 	struct kp_proc *procs;
 	size_t nr_procs, cap_procs;
 	uint32_t maps_ids;		/* the last kp_proc.maps_id given */
+	uint32_t lives;			/* the last kp_proc.life given */
 	struct kp_hash proc_ids;	/* pid -> index */
 	struct kp_thread *threads;
 	size_t nr_threads, cap_threads;
@@ -65,6 +70,11 @@ struct kp_model {
 	 * in runs of a CPU's few threads */
 	uint32_t recent_threads[64];
 	struct kp_hash thread_ids;	/* tid -> index */
+	/* the task each CPU ran last, as its records said: pid << 32 | tid by CPU (and ran[cpu]
+	 * says whether one did), for the records of a task the kernel no longer names */
+	uint64_t *on_cpu;
+	bool *ran;
+	size_t nr_cpus;
 };
 
 void kp_model_init(struct kp_model *m);
@@ -76,6 +86,27 @@ struct kp_proc *kp_model_proc(struct kp_model *m, uint32_t pid);
 
 /* kp_model_thread - the thread @tid (created, with comm "" and its own process, if new). */
 struct kp_thread *kp_model_thread(struct kp_model *m, uint32_t pid, uint32_t tid);
+
+/*
+ * The last switch of an exited thread, and what is recorded at it (its sched:sched_switch and
+ * context-switches samples, its switch-out record), comes after the kernel released the task:
+ * perf gives it pid and tid -1 (4294967295), sched_switch's prev_pid still names it. The
+ * records of a CPU come from the task running there, so the one they named last is that
+ * thread: its EXIT record, or its switch-in, came on that CPU just before (unless it was
+ * preempted after its release, and switched in again as tid -1).
+ */
+#define KP_MODEL_CPUS_MAX 65536	/* more CPUs than a kernel takes (NR_CPUS is at most 8192) */
+
+/* kp_model_ran - a record of thread @tid of @pid on @cpu: it ran there then (@tid is a task's,
+ * not -1). */
+void kp_model_ran(struct kp_model *m, uint32_t cpu, uint32_t pid, uint32_t tid);
+
+/* kp_model_known - the thread @tid, or NULL when no record named it. */
+const struct kp_thread *kp_model_known(const struct kp_model *m, uint32_t tid);
+
+/* kp_model_released - who a record of pid and tid -1 on @cpu is: the thread @cpu ran last when
+ * that one has exited, else NULL (nothing says who it is). */
+const struct kp_thread *kp_model_released(struct kp_model *m, uint32_t cpu);
 
 /* kp_model_map - the map of @proc holding @addr, or NULL. */
 const struct kp_map *kp_model_map(const struct kp_proc *proc, uint64_t addr);
@@ -91,7 +122,7 @@ void kp_model_mmap(struct kp_model *m, uint32_t pid, const struct kp_map *map, b
 void kp_model_exec(struct kp_model *m, struct kp_proc *p);
 
 /* kp_model_fork - thread @tid of process @pid forked from @ptid of @ppid, with its comm: a
- * new process starts with a copy of its parent's maps (and its cgroup). */
+ * new process starts with a copy of its parent's maps (and its cgroup) and a life of its own. */
 void kp_model_fork(struct kp_model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid);
 
 #endif /* KP_MODEL_H */

@@ -114,6 +114,8 @@ void kp_session_set_symfs(struct kp_session *s, const char *dir)
 void kp_session_release(struct kp_session *s)
 {
 	kp_model_release(&s->model);
+	if (s->tp)
+		kp_tp_free(s->tp);
 	free(s->dso_list);
 	free(s->kernel_release);
 	free(s->live_release);
@@ -397,6 +399,37 @@ static int unparsed(struct kp_session *s, const struct kp_rec_header *rec, uint6
 	return s->ops->unparsed ? s->ops->unparsed(s->ctx, s, rec) : 0;
 }
 
+/*
+ * The task of a record (a sample, or a side record's sample_id) as the model knows it, where
+ * the kernel gives pid and tid -1 (model.h): a sched:sched_switch sample's prev_pid, else the
+ * exited thread its CPU ran last (kp_model_released()).
+ */
+static void name_task(struct kp_session *s, struct kp_sample *x)
+{
+	const struct kp_thread *t = NULL;
+	bool cpu = x->sample_type & PERF_SAMPLE_CPU;
+	uint64_t prev;
+
+	if (!(x->sample_type & PERF_SAMPLE_TID))
+		return;
+	if (x->tid != UINT32_MAX) {
+		if (cpu)
+			kp_model_ran(&s->model, x->cpu, x->pid, x->tid);
+		return;
+	}
+	if (s->tp && x->raw_size &&
+	    !kp_tp_field(s->tp, x->raw, x->raw_size, "prev_pid", 0, &prev))
+		t = kp_model_known(&s->model, (uint32_t)prev);
+	else if (cpu)
+		t = kp_model_released(&s->model, x->cpu);
+	if (!t)
+		return;
+	x->pid = t->pid;
+	x->tid = t->tid;
+	if (cpu)
+		kp_model_ran(&s->model, x->cpu, t->pid, t->tid);
+}
+
 /* @chain: the reader's kp_reader_chain_id() of @rec */
 static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint64_t chain)
 {
@@ -410,6 +443,7 @@ static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint6
 		if (!ev)
 			return unparsed(s, rec, &s->no_event);
 		kp_rec_parse_id(&ev->attr, rec, &id);
+		name_task(s, &id);
 		return s->ops->side ? s->ops->side(s->ctx, s, ev, rec, &id) : 0;
 	}
 	if (!ev)
@@ -418,6 +452,7 @@ static int emit(void *ctx, const struct kp_rec_header *rec, uint64_t time, uint6
 		return unparsed(s, rec, &s->bad_samples);
 	s->smp.chain_id = chain;
 	s->sampled = true;
+	name_task(s, &s->smp);
 	if (!s->ops->sample)
 		return 0;
 	return s->ops->sample(s->ctx, s, ev, &s->smp, rec,
@@ -534,6 +569,11 @@ static void keep_own(struct kp_session *s, const struct kp_rec_header *rec)
 		break;
 	case KP_REC_UNWIND_DSO:
 		kp_unwind_stats_read(&s->unwind_stops, &s->strs, rec);
+		break;
+	case KP_REC_TP_FORMAT: /* for a sched_switch sample's prev_pid (name_task()) */
+		if (!s->tp)
+			s->tp = kp_tp_new();
+		kp_tp_add_record(s->tp, rec);
 		break;
 	default:
 		break;

@@ -29,6 +29,7 @@
 #include "order.h"
 #include "report/symbols/perfmap.h"
 #include "report/base/strtab.h"
+#include "tracepoint.h"
 #include "unwind-stats.h"
 
 /* A DSO as the session knows it: the symbolizer's handle plus what the stats need. */
@@ -96,6 +97,9 @@ struct kp_session {
 	size_t nr_dsos, cap_dsos;
 	struct kp_hash dso_ids;		/* struct kp_dso * -> index */
 	struct kp_model model;		/* the processes, as of the last record replayed */
+	struct kp_tp *tp;		/* the recording's tracepoint formats, for the prev_pid of
+					 * a sched_switch sample the kernel gives tid -1; NULL
+					 * without any */
 	struct kp_order order;
 	uint64_t last_time;
 	struct kp_rec_stats stats;	/* zero unless have_stats */

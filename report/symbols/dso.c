@@ -65,6 +65,7 @@ struct kp_dso {
 	struct kp_symtab syms;
 	struct kp_hash cache; /* file_off -> kp_symnames value (its frames) */
 	struct kp_fdes fdes; /* the functions its unwind tables delimit, where no symbol is */
+	struct kp_dwarf_scopes scopes; /* its DWARF's code scopes, as lookups read them */
 	bool own_dwarf;	/* the binary carries its DWARF (else only a debug file can have it) */
 	bool own_symtab; /* the binary has its .symtab (was not stripped) */
 	enum kp_dso_dwarf dwarf; /* why the DWARF was read, when it was */
@@ -153,6 +154,7 @@ void kp_dsos_free(struct kp_dsos *t)
 			dwfl_end(d->dwfl);
 		kp_hash_release(&d->cache);
 		kp_fdes_release(&d->fdes);
+		kp_dwarf_scopes_release(&d->scopes);
 		free(d->loads);
 		kp_symtab_release(&d->syms);
 		free(d);
@@ -516,6 +518,7 @@ static void load_elsewhere(struct kp_dso *d, const char *path, enum kp_dso_sourc
 	d->nr_loads = 0;
 	kp_symtab_clear(&d->syms);
 	kp_fdes_release(&d->fdes);
+	kp_dwarf_scopes_release(&d->scopes);
 	d->fetched = kp_symnames_intern(&d->t->names, path);
 	file_load(d);
 	d->file_status = was;
@@ -791,7 +794,7 @@ static uint64_t resolve(struct kp_dso *d, uint64_t off)
 	 * debug file's is not inflated (10 MB for libc) to find none there */
 	if ((t->opts.inline_frames || t->opts.srcline) &&
 	    dwarf_wanted(d, sym != NULL || kp_symtab_in_padding(&d->syms, vaddr + d->bias)))
-		n = kp_dwarf_chain(d->mod, vaddr + d->bias, t->opts.srcline, chain);
+		n = kp_dwarf_chain(&d->scopes, d->mod, vaddr + d->bias, t->opts.srcline, chain);
 	/* nothing names it: the function its unwind tables delimit, if they do */
 	if (!n && !sym && !(fde = kp_fdes_func(&d->fdes, d->mod, d->bias, vaddr)))
 		return first << 8;

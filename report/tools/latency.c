@@ -182,11 +182,16 @@ static uint64_t *open_of(struct kp_latency *l, uint64_t key)
 	return i && *i ? i : NULL;
 }
 
-static void start(struct kp_latency *l, uint64_t key, const struct kp_latency_pair *p)
+static void start(struct kp_latency *l, uint64_t key, const struct kp_latency_pair *p,
+		  bool first)
 {
 	uint64_t *top = open_of(l, key);
 	size_t slot;
 
+	if (top && !nests(l->o) && first) { /* the first START of the key counts */
+		l->kept++;
+		return;
+	}
 	if (top && !nests(l->o)) { /* the last START of the key counts */
 		l->replaced++;
 		l->open[*top - 1] = *p;
@@ -304,7 +309,7 @@ static int take_part(struct kp_latency *l, size_t i, const struct kp_sample *smp
 	p.node = kp_resolve_stack(&l->res, smp, rec->misc, t, false);
 	if (l->o->by && by_of(l, i, smp, &p, named))
 		return -KP_LAT_EBY;
-	start(l, key, &p);
+	start(l, key, &p, l->o->parts[i].first);
 	return 0;
 }
 

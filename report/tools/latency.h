@@ -15,7 +15,9 @@
  * (dev, sector, pid, next_pid), or the sample's own "tid", "pid" or "cpu". Keyed by the
  * thread (tid), STARTs nest: an END closes the latest open START of its thread, as a return
  * closes the innermost call (recursion); keyed by anything else, a second START of a key
- * replaces the first (a requeued request, a task woken twice before it runs), and is counted.
+ * replaces the first (a requeued request, a task woken twice before it runs), and is counted,
+ * unless its part keeps the first (a task's contention for a lock, which begins again when
+ * its spinning on a mutex gives way to sleeping: the wait began at the first).
  * An END with no open START, and a START never ended, are counted, never paired by guess.
  *
  * The task of a START (its comm and pid, for --by and the slowest) is the one its event names
@@ -59,6 +61,8 @@ struct kp_latency_part {
 					 * it to take its part (.field NULL ends them) */
 	bool optional;			/* a recording without its event is read without it
 					 * (l->ev[] says so), rather than refused */
+	bool first;			/* a START of a key already open is left out and
+					 * counted (l->kept): the first one counts, not the last */
 };
 
 struct kp_latency_opts {
@@ -110,6 +114,8 @@ struct kp_latency {
 	size_t nr_open, cap_open, free_open;	/* free_open: index + 1 of a free slot chain */
 	struct kp_hash open_ids;	/* key -> index + 1 of its latest open START */
 	uint64_t no_start, no_end, replaced, lost;
+	uint64_t kept;			/* STARTs of a key already open, left out for the first
+					 * (kp_latency_part.first) */
 	char key_error[512];		/* why a key or --by field could not be read, once */
 	int open_err;
 };

@@ -210,12 +210,13 @@ static void print_start(struct kp_script *sc, uint32_t f, const struct kp_sample
 		kp_text_put(o, frames_below ? 0 : 16, comm_of(sc, t));
 		fputc(' ', o);
 	}
+	/* as perf, signed: a task the kernel no longer names (session.h) is -1 */
 	if ((f & KP_SF_PID) && (f & KP_SF_TID))
-		fprintf(o, "%5u/%-5u ", smp->pid, smp->tid);
+		fprintf(o, "%5d/%-5d ", (int32_t)smp->pid, (int32_t)smp->tid);
 	else if (f & KP_SF_PID)
-		fprintf(o, "%5u ", smp->pid);
+		fprintf(o, "%5d ", (int32_t)smp->pid);
 	else if (f & KP_SF_TID)
-		fprintf(o, "%5u ", smp->tid);
+		fprintf(o, "%5d ", (int32_t)smp->tid);
 	if (f & KP_SF_CPU)
 		fprintf(o, "[%03u] ", smp->cpu);
 	/* perf's "%12s: " of "%lu.%06lu" */

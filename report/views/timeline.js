@@ -6,9 +6,10 @@
  * view-timeline.c writes: the svg element "kprof-timeline" (data-span, data-x0, data-pw,
  * data-top), the texts "details", "unzoom", "search" and "matched", the group "axis", the rect
  * "sel", and in the group "lanes" the boxes: rects of class c (on-CPU), o (blocked), q
- * (runnable), m (tracepoint marker), k (a task on a CPU) or u (a CPU's stretch between two
- * tasks whose switch was not recorded), each with data-t and data-d (start after the
- * picture's start, and length, ns) and data-n (its name).
+ * (runnable), m (tracepoint marker), k (a task on a CPU), u (a CPU's stretch between two
+ * tasks whose switch was not recorded) or x (boxes shorter than a pixel, merged to keep the
+ * file under its bound), each with data-t and data-d (start after the picture's start, and
+ * length, ns) and data-n (its name).
  *
  *   hover a box         #details shows its title
  *   drag across lanes   zoom: the dragged time window spans the width; #unzoom resets
@@ -26,7 +27,7 @@ var kp_timeline = (function () {
 	var svg, details, unzoombtn, axis, sel, span, x0, pw, top, bottom, finder;
 	var boxes = [], win = null, dragFrom = null;
 	var KINDS = { c: "on-CPU", o: "blocked", q: "runnable", m: "markers", k: "on the CPUs",
-		u: "switch not recorded" };
+		u: "switch not recorded", x: "merged" };
 
 	var num = kp_ui.num, r2 = kp_ui.round2, classes = kp_ui.classes, setClass = kp_ui.setClass;
 

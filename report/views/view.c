@@ -126,7 +126,10 @@ size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct kp_seq_ent *e = &s->ents[i];
 		bool idle = !e->pid && !e->tid;
-		uint64_t key = idle ? 1ull << 63 | e->cpu : (uint64_t)e->pid << 32 | e->tid, *v;
+		/* a process the recording saw forked is one of its own, whatever its pid */
+		uint64_t life = e->life & 0x3fffffff, *v;
+		uint64_t key = idle ? 1ull << 63 | e->cpu : life ? 1ull << 62 | life << 32 | e->tid
+			       : (uint64_t)e->pid << 32 | e->tid;
 		bool added;
 
 		if (!shown(o, what, e))
@@ -134,7 +137,7 @@ size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
 		v = kp_hash_add(&ids, key, nr, &added);
 		if (added) {
 			KP_GROW(t, cap, nr + 1);
-			t[nr++] = (struct kp_view_thread){ .pid = e->pid,
+			t[nr++] = (struct kp_view_thread){ .pid = e->pid, .life = e->life,
 				.tid = idle ? KP_VIEW_IDLE_TID + e->cpu : e->tid,
 				.cpu = idle ? e->cpu : UINT32_MAX };
 		}

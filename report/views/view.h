@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "report/profile/profile.h"
+#include "report/profile/report.h"
 
 #include "svg.h"
 
@@ -35,6 +36,12 @@ struct kp_view_opts {
 	uint64_t t_start, t_end; /* --time's window, ns (0 and UINT64_MAX for none): the samples
 				  * are in it, and what lasts beyond it is cut there (timeline) */
 	struct kp_svg_opts svg;
+	uint64_t timeline_max;	/* --timeline-max: the largest timeline it writes, bytes (0: the
+				 * default, 50 MiB) */
+	/* what a view must tell the user besides its output (the timeline's bound): the command
+	 * says it (NULL: nothing is said) */
+	void (*say)(void *ctx, enum kp_report_say kind, const char *msg);
+	void *say_ctx;
 };
 
 /* What the flat view groups by (--sort). */
@@ -87,6 +94,7 @@ int kp_view_speedscope(const struct kp_profile *p, const struct kp_view_opts *o,
 int kp_view_chrome(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_firefox(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
 int kp_view_timeline(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);
+extern const struct kp_view_option kp_timeline_options[];
 
 /* --- helpers shared by the views --------------------------------------------------------- */
 
@@ -133,6 +141,7 @@ size_t kp_view_children(const struct kp_profile *p, const struct kp_view_opts *o
 
 struct kp_view_thread {
 	uint32_t pid, tid, cpu;
+	uint32_t life;		/* which process of that pid (kp_seq_ent.life) */
 	uint32_t comm;		/* strtab id: the command of its last sample (after an exec) */
 	size_t first, nr;
 };
@@ -143,9 +152,10 @@ struct kp_view_thread {
 
 /*
  * kp_view_threads - the entries of o->seq that are samples of @o's event, and as @what asks
- * (KP_THREADS_*) others, grouped by thread (pid and tid) in the order of each thread's first
- * sample. *@threads and *@order (indices into o->seq) are the caller's (free()). Returns the
- * number of threads; 0 without a timeline.
+ * (KP_THREADS_*) others, grouped by thread (pid and tid; a process forked with a pid given
+ * before is another, kp_seq_ent.life) in the order of each thread's first sample. *@threads
+ * and *@order (indices into o->seq) are the caller's (free()). Returns the number of threads;
+ * 0 without a timeline.
  */
 size_t kp_view_threads(const struct kp_view_opts *o, unsigned what,
 		       struct kp_view_thread **threads, uint32_t **order);

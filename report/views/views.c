@@ -30,7 +30,7 @@ const struct kp_view kp_views[] = {
 	  "(.json.gz)", .one_event = true, .seq = KP_SEQ_ALWAYS, .fields = true, .binary = true },
 	{ "timeline", kp_view_timeline, "an interactive SVG of threads and CPUs against time: "
 	  "on-CPU, off-CPU, tracepoints", .seq = KP_SEQ_ALWAYS, .fields = true,
-	  .all_events = true },
+	  .all_events = true, .options = kp_timeline_options },
 };
 const size_t kp_nr_views = ARRAY_SIZE(kp_views);
 

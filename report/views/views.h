@@ -17,7 +17,8 @@
 #include "view.h"
 
 /* A view: its emitter (view.h) writes it to @out; it returns 0 or -EINVAL for bad options
- * (after no output). */
+ * (after no output), or -EFBIG for an output past its bound (the timeline's --timeline-max),
+ * after no output and after saying why (kp_view_opts.say). */
 struct kp_view {
 	const char *name;
 	int (*emit)(const struct kp_profile *p, const struct kp_view_opts *o, FILE *out);

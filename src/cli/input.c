@@ -35,10 +35,11 @@ int kp_input_error(const struct kp_reader *r, const char *path)
 	if (!r->err)
 		return 0;
 	if (r->skipped)
-		kp_error("'%s': %s in the chunk at offset %llu: skipped it%s, %llu records in all",
+		kp_error("'%s': %s in the chunk at offset %llu: skipped it%s, %llu records in all%s",
 			 path, kp_strerror(r->skip_err), (unsigned long long)r->skip_off,
 			 r->skipped > 1 ? " and later damaged ones" : "",
-			 (unsigned long long)r->skipped_records);
+			 (unsigned long long)r->skipped_records,
+			 r->skipped_uncounted ? " and those of chunks whose header was damaged" : "");
 	if (r->err == -KP_ETRUNCATED && r->salvaged)
 		kp_error("'%s': truncated at offset %llu after %llu records, %llu of them recovered "
 			 "from the torn last chunk", path, (unsigned long long)r->err_off,
@@ -137,6 +138,18 @@ int kp_input_build(const struct kp_report_opts *o, struct kp_report *r)
 		kp_error("'%s' cannot give a wall-clock profile: it needs the off-CPU intervals and "
 			 "the CPU samples of a clock (cpu-clock or task-clock)", o->input);
 		kp_hint("record with: kprof record --off-cpu -F 999 -g -- COMMAND");
+		return 1;
+	}
+	if (rc == -KP_REPORT_ENOWAKERS) {
+		kp_error("'%s' cannot show who woke its threads: it needs the off-CPU intervals and "
+			 "the samples of sched:sched_waking", o->input);
+		kp_hint("record with: kprof record --off-cpu --wakers -g -- COMMAND (as root)");
+		return 1;
+	}
+	if (rc == -KP_REPORT_ENOLATENCY) {
+		kp_error("'%s' cannot give a latency profile: it needs the switch records that say "
+			 "how many threads of a process run at once", o->input);
+		kp_hint("record with: kprof record --latency -g -- COMMAND (or --off-cpu)");
 		return 1;
 	}
 	return 0;

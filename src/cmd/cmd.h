@@ -25,6 +25,7 @@ int cmd_view(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 

@@ -37,11 +37,14 @@ static const char latency_usage[] =
 	"  block:block_rq_issue/block:block_rq_complete         dev,sector (as biolatency)\n"
 	"  sched:sched_wakeup/sched:sched_switch                 pid/next_pid (as runqlat: also\n"
 	"      from sched_wakeup_new, and from a sched_switch that leaves its task runnable)\n"
+	"  lock:contention_begin/lock:contention_end             tid,lock_addr (a task's wait\n"
+	"      for a kernel lock, from its first begin, as perf lock contention)\n"
 	"  uprobe:PATH:FUNC/uretprobe:PATH:FUNC                  tid (as funclatency)\n"
 	"  syscalls:sys_enter_NAME/syscalls:sys_exit_NAME        tid\n"
-	"any other pair is keyed by the thread (tid) unless --key says otherwise.\n"
+	"any other pair is keyed by the thread (tid) unless --key says otherwise. Named pairs:\n"
+	"--pair lock, runqlat (sched_wakeup) and biolatency (block_rq_issue).\n"
 	"\n"
-	"      --pair START/END   the two events (tracepoints, probes)\n"
+	"      --pair START/END   the two events (tracepoints, probes), or a pair's name\n"
 	"      --key K[/K2]       the key fields, comma-separated: a tracepoint's fields, or the\n"
 	"                         sample's tid, pid or cpu; K2 for END when its names differ\n"
 	"      --by FIELD         a table of the durations by this START field, or by the\n"
@@ -65,11 +68,14 @@ static const char latency_usage[] =
  * its users know measures: more STARTs (@also, with what the header says of them, @said), and
  * a test on its ENDs. */
 struct known {
+	const char *name;		/* its name for --pair, or NULL */
 	const char *start, *end, *keys;
 	const struct kp_latency_part *also;
 	size_t nr_also;
 	struct kp_latency_test end_when;
 	const char *said;
+	bool first;			/* START keeps the first of a key (kp_latency_part.first) */
+	const char *note;		/* what the header says of the pairing, or NULL */
 };
 
 /* The idle task (pid 0) runs when nothing waits: it never waits on a run queue itself. */
@@ -92,13 +98,23 @@ static const struct kp_latency_part runq[] = {
 #define PAIR(s, e, k) .start = s, .end = e, .keys = k
 
 static const struct known known[] = {
-	{ PAIR("block:block_rq_issue", "block:block_rq_complete", "dev,sector") },
+	{ PAIR("block:block_rq_issue", "block:block_rq_complete", "dev,sector"),
+	  .name = "biolatency" },
 	{ PAIR("block:block_rq_insert", "block:block_rq_complete", "dev,sector") },
 	{ PAIR("block:block_rq_insert", "block:block_rq_issue", "dev,sector") },
-	{ PAIR("sched:sched_wakeup", "sched:sched_switch", "pid/next_pid"), RUNQ },
+	{ PAIR("sched:sched_wakeup", "sched:sched_switch", "pid/next_pid"), RUNQ,
+	  .name = "runqlat" },
 	{ PAIR("sched:sched_waking", "sched:sched_switch", "pid/next_pid"), RUNQ },
 	{ PAIR("sched:sched_wakeup_new", "sched:sched_switch", "pid/next_pid"),
 	  .end_when = NOT_IDLE("next_pid") },
+	/* a task waiting for a kernel lock (mutex, rwsem, spinlock, ...): the same task begins
+	 * and ends it, so by the thread and the lock; a mutex's contention begins again when the
+	 * task stops spinning on it to sleep, and the first begin counts, as perf lock contention
+	 * counts it */
+	{ PAIR("lock:contention_begin", "lock:contention_end", "tid,lock_addr"), .name = "lock",
+	  .first = true,
+	  .note = "a contention for a lock that begins again before it ends (a mutex's spinning "
+		  "given up for sleeping) counts from its first begin" },
 };
 
 struct latency {
@@ -189,14 +205,22 @@ static int split_pair(struct latency *l)
 					      "/kprobe:", "/usdt:" };
 	const char *cut = NULL;
 
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++) /* a known pair by its name */
+		if (known[i].name && !strcmp(l->pair, known[i].name)) {
+			l->start = kp_xstrdup(known[i].start);
+			l->end = kp_xstrdup(known[i].end);
+			goto parts;
+		}
 	for (size_t i = 0; i < ARRAY_SIZE(probes) && !cut; i++)
 		cut = strstr(l->pair, probes[i]);
 	if (!cut)
 		cut = strrchr(l->pair, '/');
 	if (!cut || cut == l->pair || !cut[1])
-		return kp_usage_error("latency", "--pair takes START/END, not '%s'", l->pair);
+		return kp_usage_error("latency", "--pair takes START/END or a pair's name (lock, "
+				      "runqlat, biolatency), not '%s'", l->pair);
 	l->start = strndup(l->pair, (size_t)(cut - l->pair));
 	l->end = kp_xstrdup(cut + 1);
+parts:
 	l->lo.parts[0] = (struct kp_latency_part){ .event = l->start };
 	l->lo.parts[1] = (struct kp_latency_part){ .event = l->end, .ends = true };
 	l->lo.nr_parts = 2;
@@ -243,6 +267,7 @@ static int pair_keys(struct latency *l, const char **said)
 		if (!strcmp(l->start, known[i].start) && !strcmp(l->end, known[i].end) &&
 		    (!l->key || !strcmp(l->key, known[i].keys))) {
 			l->known = &known[i];
+			l->lo.parts[0].first = known[i].first;
 			l->lo.parts[1].when[0] = known[i].end_when;
 			for (size_t j = 0; j < known[i].nr_also; j++)
 				l->lo.parts[l->lo.nr_parts++] = known[i].also[j];
@@ -366,6 +391,11 @@ static void groups(struct kp_latency *l)
 		if (!strcmp(l->o->by, "comm")) {
 			printf("  ");
 			kp_text_put(stdout, -20, kp_strtab_get(&l->s.strs, g->comm));
+		} else if (g->value > UINT32_MAX) { /* an address: lock_addr */
+			char hex[32];
+
+			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)g->value);
+			printf("  %-20s", hex);
 		} else {
 			printf("  %-20llu", (unsigned long long)g->value);
 		}
@@ -482,9 +512,12 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		       what == path ? "'" : "", what, what == path ? "'" : "",
 		       l.nr, lt->start, lt->end, keys_said,
 		       nest ? "an END closes its thread's latest START, as a return its call"
+		       : lt->lo.parts[0].first ? "the first START of a key counts until its END"
 			    : "a second START of a key replaces the first");
 		if (lt->known && lt->known->said)
 			printf("# and the STARTs of %s\n", lt->known->said);
+		if (lt->known && lt->known->note)
+			printf("# %s\n", lt->known->note);
 		for (size_t i = 2; i < lt->lo.nr_parts; i++)
 			if (l.ev[i] < 0)
 				printf("# not in the recording: %s, whose STARTs are left out\n",
@@ -492,7 +525,9 @@ static int show(struct latency *lt, const char *path, const char *keys_said)
 		printf("# unpaired: %llu ENDs without a START, %llu STARTs without an END%s",
 		       (unsigned long long)l.no_start, (unsigned long long)l.no_end,
 		       nest ? "" : ", ");
-		if (!nest)
+		if (!nest && lt->lo.parts[0].first)
+			printf("%llu STARTs of a key already open left out", (unsigned long long)l.kept);
+		else if (!nest)
 			printf("%llu STARTs replaced", (unsigned long long)l.replaced);
 		putchar('\n');
 		if (l.lost)

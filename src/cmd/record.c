@@ -62,6 +62,11 @@ static const char record_usage[] =
 	"      --off-cpu              also record where threads block and for how long: each\n"
 	"                             switch-out's stack (event offcpu), timed by the switch\n"
 	"                             records (kprof report --event offcpu, --wall)\n"
+	"      --latency              also the switch records, which say how many threads run\n"
+	"                             at once (kprof report --latency; --off-cpu has them)\n"
+	"      --wakers               with --off-cpu: also who woke each blocked thread, the\n"
+	"                             stack of each sched:sched_waking (root; kprof report\n"
+	"                             --wakers); -a records the wakers outside COMMAND\n"
 	"      --unwind-backlog MIB   with dwarf: samples waiting to be unwound beyond this\n"
 	"                             are stored with their stack copies (default 64)\n"
 	"      --sample FIELDS        sample fields, comma-separated, instead of the default\n"
@@ -241,7 +246,7 @@ static int parse_level(const char *s, int *level)
 
 enum {
 	OPT_CALL_GRAPH = 256, OPT_SAMPLE, OPT_ALL_KALLSYMS, OPT_FILTER,
-	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
+	OPT_KEEP_STACKS, OPT_UNWIND_BACKLOG, OPT_OFF_CPU, OPT_WAKERS, OPT_LATENCY, OPT_EMBED_SYMBOLS, OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES, OPT_SWITCH_OUTPUT_EXEC, OPT_SWITCH_OUTPUT_EVENT,
 };
 
@@ -261,6 +266,8 @@ static const struct option long_opts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
 	{ "unwind-backlog", required_argument, NULL, OPT_UNWIND_BACKLOG },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
@@ -308,6 +315,12 @@ static int parse_opt(int c, struct kp_record_opts *o)
 		return 0;
 	case OPT_OFF_CPU:
 		o->off_cpu = true;
+		return 0;
+	case OPT_WAKERS:
+		o->wakers = true;
+		return 0;
+	case OPT_LATENCY:
+		o->latency = true;
 		return 0;
 	case OPT_UNWIND_BACKLOG:
 		if (parse_num(optarg, "--unwind-backlog", 0, 1u << 20, &v))
@@ -382,6 +395,9 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 		return kp_usage_error("record", "--embed-symbols applies to one file: with "
 				      "--switch-output, use --switch-output-exec 'kprof archive -i "
 				      "\"$1\"'");
+	if (o->wakers && !o->off_cpu)
+		return kp_usage_error("record", "--wakers says who woke the off-CPU intervals: it "
+				      "applies to --off-cpu");
 	if (o->keep_stacks && !o->stack_user)
 		return kp_usage_error("record", "--keep-stacks applies to --call-graph dwarf");
 	if (!o->argv && !o->system_wide && !o->nr_pids && !o->nr_tids)
@@ -407,6 +423,10 @@ static int parse_options(int argc, char **argv, struct kp_record_opts *o)
 		free(e->spec);
 		e->spec = kp_xstrdup("offcpu");
 	}
+	/* who woke each: sched_waking fires in the waker's context, where sched_wakeup may fire
+	 * on the woken thread's idle CPU instead (report/profile/offcpu.h) */
+	if (o->wakers && kp_evspec_parse("sched:sched_waking", &o->evs, &o->nr_evs))
+		return 1;
 	return 0;
 }
 

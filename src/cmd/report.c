@@ -68,6 +68,11 @@ static const char report_usage[] =
 	"                         (offcpu: where a recording --off-cpu blocked, in ns)\n"
 	"      --wall             wall-clock time: CPU samples and off-CPU time in one\n"
 	"                         profile, preempted time under [runqueue] (record --off-cpu)\n"
+	"      --latency          each sample's period divided by the threads of its process\n"
+	"                         then running: what its wall-clock time went to, not its\n"
+	"                         CPU time (record --latency or --off-cpu)\n"
+	"      --wakers           each blocked stack with the stack that woke it above a \"--\"\n"
+	"                         frame, as offwaketime (record --off-cpu --wakers)\n"
 	"      --pid LIST, --tid LIST, --cpu LIST (e.g. 0-3,6), --comm LIST\n"
 	"                         only samples of these processes, threads, CPUs or commands\n"
 	"      --cgroup LIST      only samples of processes in these cgroups or below them\n"
@@ -171,7 +176,8 @@ static void progress(void *ctx, const struct kp_report *rep)
 /* kp_report_warnings()' sentences as '# ' lines of a text report */
 static void say_in(void *ctx, enum kp_report_say kind, const char *msg)
 {
-	fprintf(ctx, "# %s: ", kind == KP_SAY_HINT ? "hint" : "warning");
+	fprintf(ctx, "# %s: ", kind == KP_SAY_HINT ? "hint" : kind == KP_SAY_NOTICE ? "note"
+			       : kind == KP_SAY_ERROR ? "error" : "warning");
 	kp_text_put(ctx, 0, msg); /* it names binaries, as the recording does */
 	fputc('\n', ctx);
 }
@@ -182,6 +188,10 @@ static void say_aside(void *ctx, enum kp_report_say kind, const char *msg)
 	(void)ctx;
 	if (kind == KP_SAY_HINT)
 		kp_hint("%s", msg);
+	else if (kind == KP_SAY_NOTICE)
+		kp_notice("%s", msg);
+	else if (kind == KP_SAY_ERROR)
+		kp_error("%s", msg);
 	else
 		kp_warn("%s", msg);
 }
@@ -310,7 +320,7 @@ static int output(struct report *r, struct kp_report *rep)
 	rc = emit_views(r, rep, out); /* kp_input_build() refused a recording without events */
 	if (!rc && r->annotate_top)
 		annotated = emit_annotation(r, rep, out);
-	if (rc == -KP_ERROR_END) { /* the diff's base said why */
+	if (rc == -KP_ERROR_END || rc == -EFBIG) { /* the diff's base, or the view, said why */
 		kp_output_abort(&o);
 		return 1;
 	}
@@ -354,6 +364,7 @@ enum {
 	OPT_EVENT, OPT_PID, OPT_TID,
 	OPT_CPU, OPT_COMM, OPT_CGROUP, OPT_TIME, OPT_STATS, OPT_COLOR, OPT_SYMFS, OPT_NO_DEBUGINFOD, OPT_SVG,
 	OPT_DIFF, OPT_NO_IDLE, OPT_UNWINDER, OPT_WEIGHT, OPT_WALL, OPT_TIMELINE, OPT_TUI,
+	OPT_WAKERS, OPT_LATENCY,
 	OPT_VIEW_FIRST = 1024,	/* the views' own options, in kp_views[] order */
 };
 
@@ -393,6 +404,8 @@ static const struct option long_opts[] = {
 	{ "unwinder", required_argument, NULL, OPT_UNWINDER },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "latency", no_argument, NULL, OPT_LATENCY },
 	KP_SVG_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -467,6 +480,8 @@ static int parse_opt(struct report *r, int c)
 	case OPT_DIFF: r->diff_base = optarg; return 0;
 	case OPT_NO_IDLE: f->no_idle = true; return 0;
 	case OPT_WALL: r->ro.wall = true; return 0;
+	case OPT_WAKERS: r->ro.wakers = true; return 0;
+	case OPT_LATENCY: r->ro.latency = true; return 0;
 	case OPT_UNWINDER: return kp_parse_unwinder("report", optarg, &r->ro.unwinder);
 	case OPT_WEIGHT:
 		if (kp_cmd_weight("report", optarg, &r->vo.by_samples))
@@ -587,6 +602,7 @@ static int parse_options(struct report *r, int argc, char **argv)
 	r->color = "auto";
 	r->stderr_tty = -1;
 	kp_svg_opts_init(&r->vo.svg);
+	r->vo.say = say_aside;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:j:fh", all_opts(), NULL)) != -1) {
 		if (c == 'h')
@@ -613,6 +629,13 @@ static int parse_options(struct report *r, int argc, char **argv)
 	if (r->ro.wall && r->ro.event_name)
 		return kp_usage_error("report", "--wall is one profile of the clocks and offcpu: "
 				      "not with --event");
+	if (r->ro.wakers && r->ro.event_name && strcmp(r->ro.event_name, "offcpu"))
+		return kp_usage_error("report", "--wakers shows who woke the off-CPU intervals: "
+				      "with --event offcpu or --wall, not --event %s",
+				      r->ro.event_name);
+	if (r->ro.latency && (r->ro.wall || r->ro.by_samples))
+		return kp_usage_error("report", "--latency divides each sample's period: not with "
+				      "%s", r->ro.wall ? "--wall" : "--weight samples");
 	if (r->tui && (r->output || r->diff_base || r->annotate))
 		return kp_usage_error("report", "--tui browses on the terminal: not with -o, --diff "
 				      "or --annotate (its a key annotates)");

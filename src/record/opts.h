@@ -25,6 +25,10 @@ struct kp_record_opts {
 	uint64_t freq;		/* -F, default 4000 */
 	bool callchain;		/* -g */
 	bool off_cpu;		/* --off-cpu: the "offcpu" event (context-switches) is in evs */
+	bool wakers;		/* --wakers: and sched:sched_waking, who woke each thread */
+	bool latency;		/* --latency: the switch records (attr.context_switch on the
+				 * first event; --off-cpu's has them already), which say how
+				 * many threads of a process run at once (report --latency) */
 	uint32_t stack_user;	/* --call-graph dwarf[,SIZE]: bytes of user stack per sample */
 	bool keep_stacks;	/* --keep-stacks: store the copies, do not unwind while recording */
 	size_t unwind_backlog;	/* --unwind-backlog: bytes queued for unwinding before copies

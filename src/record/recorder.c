@@ -88,6 +88,8 @@ static void build_attr(const struct kp_recorder *rec, struct kp_evspec *e, bool 
 		a->freq = 0;
 		a->context_switch = 1;
 	}
+	if (first && o->latency && !o->off_cpu) /* who runs when, for report --latency */
+		a->context_switch = 1;
 	a->read_format = PERF_FORMAT_LOST;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;

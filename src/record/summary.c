@@ -30,8 +30,9 @@ static void warn_truncated(const struct kp_online *on, uint32_t copy)
 		kp_hint("%s", hint);
 }
 
-/* --off-cpu: the @switches recorded, and what recording them cost (this process's CPU). */
-static void off_cpu_summary(uint64_t switches)
+/* --off-cpu, --latency: the @switches recorded, and what recording them cost (this process's
+ * CPU). */
+static void off_cpu_summary(const char *what, uint64_t switches)
 {
 	struct rusage ru;
 	double cpu = 0;
@@ -39,7 +40,7 @@ static void off_cpu_summary(uint64_t switches)
 	if (!getrusage(RUSAGE_SELF, &ru))
 		cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
 		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	kp_notice("off-CPU: %llu switch records (in and out), the recorder's CPU %.3f s in all",
+	kp_notice("%s: %llu switch records (in and out), the recorder's CPU %.3f s in all", what,
 		  (unsigned long long)switches, cpu);
 }
 
@@ -76,6 +77,6 @@ void kp_record_summary(const struct kp_record_opts *o, const struct kp_online *o
 			  "tracepoint): %llu given back to their event, %llu left out",
 			  (unsigned long long)(wr->relabeled + wr->foreign),
 			  (unsigned long long)wr->relabeled, (unsigned long long)wr->foreign);
-	if (o->off_cpu)
-		off_cpu_summary(wr->switches);
+	if (o->off_cpu || o->latency)
+		off_cpu_summary(o->off_cpu ? "off-CPU" : "latency", wr->switches);
 }

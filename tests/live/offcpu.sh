@@ -6,6 +6,11 @@
 # the intervals' ns in the folded stacks and the Chrome trace's slices, --stats, an interval
 # still open when the recording ends (closed there, counted, not dropped), and --wall's
 # refusal without off-CPU data.
+# Waker stacks (record --off-cpu --wakers, root): the main thread's waits on the pipe joined,
+# below a "--" frame, with the stack of the helper's answer() that wrote it, in 95% of them or
+# more, in the folded, tree and SVG views; --stats counts the intervals without a recorded
+# waker (the naps, woken by a timer interrupt the recording of the command does not see); -a
+# records those too: nap woken by hrtimer_wakeup in 95% or more.
 # The exports of a system-wide recording with sched:sched_switch (root): the Chrome trace's
 # CPU tracks and the Firefox profile's CPU threads give the main thread its own clock's CPU
 # time (no more, and with the stretches around a switch the kernel did not record no less),
@@ -122,9 +127,53 @@ sys.exit(not (e and all(x["cat"] == "offcpu" and abs(x["args"]["wait_ns"] / 1000
 check "--stats counts the main thread's 20 blocked intervals or more, none lost" \
 	awk '/^# off-CPU intervals:/ { exit !($4 >= 20 && / without their stack 0,/) } END { if (!NR) exit 1 }' "$WORK/d.stats"
 
-"$KPROF" record --off-cpu -g -o "$WORK/g.kprof" -- "$WAITS" >"$WORK/g.out" 2>/dev/null
-check "record --off-cpu -g succeeds" [ $? -eq 0 ]
+wakers=; [ "$(id -u)" -eq 0 ] && wakers=--wakers # sched:sched_waking is a tracepoint: root's
+"$KPROF" record --off-cpu $wakers -g -o "$WORK/g.kprof" -- "$WAITS" >"$WORK/g.out" 2>/dev/null
+check "record --off-cpu $wakers -g succeeds" [ $? -eq 0 ]
 off_shares -g "$WORK/g.kprof" "$WORK/g.out"
+
+# woken FOLDED BLOCKED WAKER: "N M", the intervals (--weight samples) whose blocked stack, the
+# part before "--", names BLOCKED, and of those the ones whose waker's stack names WAKER
+woken() {
+	awk -v b="$2" -v w="$3" '{ c = $NF; sub(/ [0-9]+$/, ""); i = index($0, ";--;")
+		if (!i || index(substr($0, 1, i), ";" b ";") == 0) next
+		n += c; if (index(substr($0, i + 3) ";", ";" w ";")) m += c }
+		END { print n + 0, m + 0 }' "$1"
+}
+# most N M: M is 95% of N or more, and N at least the workload's 10 rounds
+most() { awk -v n="$1" -v m="$2" 'BEGIN { exit !(n >= 10 && m * 100 >= 95 * n) }'; }
+if [ -n "$wakers" ]; then
+	tid=$(tid_of "$WORK/g.out")
+	"$KPROF" report -i "$WORK/g.kprof" --event offcpu --wakers --folded --weight samples \
+		--tid "$tid" >"$WORK/g.wakers" 2>"$WORK/g.wakers.err"
+	nm=$(woken "$WORK/g.wakers" wait_pipe answer)
+	check "--wakers: ${nm#* } of the main thread's ${nm% *} waits on the pipe woken by the helper's answer() (95%)" \
+		most ${nm% *} ${nm#* }
+	check "... as offwaketime folds them: blocked stack from its root, --, the waker's from its leaf to its comm" \
+		grep -q '^waits;.*;main;wait_pipe;.*;schedule;--;try_to_wake_up;.*;answer;helper;start_thread;waits [0-9]*$' "$WORK/g.wakers"
+	check "... every blocked interval has one -- frame, and a waker or [waker not recorded] above it" \
+		awk '{ if (gsub(/;--;/, "&") != 1) exit 1 } END { exit !NR }' "$WORK/g.wakers"
+	"$KPROF" report -i "$WORK/g.kprof" --event offcpu --wakers --stats --flat --tid "$tid" >"$WORK/g.wstats" 2>&1
+	blocked=$(awk '/^# off-CPU intervals:/ { print $4 }' "$WORK/g.wstats")
+	ww=$(sed -n 's/^# wakers: \([0-9]*\) blocked intervals .*, \([0-9]*\) without a recorded waker .*/\1 \2/p' "$WORK/g.wstats")
+	w=${ww% *} nw=${ww#* }
+	check "--stats: ${w:-no} intervals with their waker, ${nw:-no} without (the naps' timer interrupts: 10 or more), of ${blocked:-no} blocked" \
+		sh -c "[ '${w:-0}' -ge 10 ] && [ '${nw:-0}' -ge 10 ] && [ \$(( ${w:-0} + ${nw:-0} )) -le '${blocked:-0}' ]"
+	"$KPROF" report -i "$WORK/g.kprof" --event offcpu --wakers --tid "$tid" --color never >"$WORK/g.wtree" 2>/dev/null
+	check "--wakers --tree: answer in the subtree of a -- frame in wait_pipe's" awk '
+		!match($0, /[|`]- /) { next } { d = RSTART; n = substr($0, RSTART + 3) }
+		at && d <= at { at = sep = 0 } n == "wait_pipe" { at = d; next }
+		at && n == "--" { sep = d } at && sep && d > sep && n == "answer" { ok = 1 }
+		END { exit !ok }' "$WORK/g.wtree"
+	"$KPROF" report -i "$WORK/g.kprof" --event offcpu --wakers --svg --tid "$tid" -o "$WORK/g.wakers.svg" 2>/dev/null
+	check "--wakers --svg: the -- frames and answer() in the flame graph" \
+		sh -c "grep -q '<title>-- (' '$WORK/g.wakers.svg' && grep -q '<title>answer (' '$WORK/g.wakers.svg'"
+	"$KPROF" report -i "$WORK/d.kprof" --event offcpu --wakers >"$WORK/nowakers" 2>"$WORK/nowakers.err"
+	check "--wakers of a recording without them fails (status $?), naming what it needs" \
+		sh -c "[ $? -eq 1 ] && [ ! -s '$WORK/nowakers' ] && grep -q 'sched:sched_waking' '$WORK/nowakers.err' && grep -q 'hint: record with: kprof record --off-cpu --wakers' '$WORK/nowakers.err'"
+else
+	skips 7 "--wakers needs root (sched:sched_waking)"
+fi
 
 # cpu_exports FILE OUT: the Chrome trace and the Firefox profile of FILE, a system-wide
 # recording with sched:sched_switch of the workload that wrote OUT, run as $ODD_COMM
@@ -170,9 +219,14 @@ cpu_exports() {
 has_name() { printf '|%s|' "$(val "$1" "task_names.$2")" | grep -qF "|$ODD_COMM|"; }
 
 if [ "$(id -u)" -eq 0 ]; then
-	"$KPROF" record -a --off-cpu -g -o "$WORK/a.kprof" -- "$WAITS" >"$WORK/a.out" 2>/dev/null
-	check "record -a --off-cpu -g succeeds (per-CPU switch records)" [ $? -eq 0 ]
+	"$KPROF" record -a --off-cpu --wakers -g -o "$WORK/a.kprof" -- "$WAITS" >"$WORK/a.out" 2>/dev/null
+	check "record -a --off-cpu --wakers -g succeeds (per-CPU switch records)" [ $? -eq 0 ]
 	off_shares -a "$WORK/a.kprof" "$WORK/a.out"
+	"$KPROF" report -i "$WORK/a.kprof" --event offcpu --wakers --folded --weight samples \
+		--tid "$(tid_of "$WORK/a.out")" >"$WORK/a.wakers" 2>/dev/null
+	nm=$(woken "$WORK/a.wakers" nap hrtimer_wakeup)
+	check "-a --wakers: ${nm#* } of the main thread's ${nm% *} naps woken by the timer's interrupt, hrtimer_wakeup (95%)" \
+		most ${nm% *} ${nm#* }
 	# the workload under a name with a quote and a backslash, which sched_switch's comm
 	# fields carry into the JSON files
 	ODD_COMM='wa"it\s'
@@ -187,7 +241,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		skips 9 "node is not installed (contrib/setup.sh --check installs nodejs)"
 	fi
 else
-	skips 13 "-a needs root"
+	skips 14 "-a needs root"
 fi
 
 # an interval open when the recording stops: closed at its end, counted. The shell attached to

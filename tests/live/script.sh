@@ -30,8 +30,9 @@ printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$WORK/bad.kprof" bs=1 seek=$mi
 check "the corrupted copy differs from the recording in one byte" \
 	sh -c "[ \$(cmp -l '$WORK/a.kprof' '$WORK/bad.kprof' | wc -l) -eq 1 ]"
 "$KPROF" script -i "$WORK/bad.kprof" --raw >"$WORK/bad.txt" 2>"$WORK/bad.err"
+# (in a chunk's payload a checksum error; in one of its headers a corrupt header, also read past)
 check "a corrupted byte is a checksum error with its offset, status 1 ($?)" \
-	grep -q "chunk checksum mismatch in the chunk at offset [0-9]*: skipped it, [0-9]* records" "$WORK/bad.err"
+	grep -Eq "(chunk checksum mismatch|corrupt chunk header) in the chunk at offset [0-9]*: skipped it, [0-9]* records" "$WORK/bad.err"
 bad=$(wc -l <"$WORK/bad.txt")
 check "...and the chunks after it are still printed ($bad of $full lines)" \
 	sh -c "[ $bad -lt $full ] && tail -1 '$WORK/bad.txt' | cmp -s - '$WORK/last.txt'"

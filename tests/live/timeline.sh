@@ -5,7 +5,12 @@
 # clocks, --time's cut, the CPU lanes from sched:sched_switch (-a, root) against the thread's
 # CPU time (the kernel drops a switch now and then: the time known to be the thread's is no
 # more, and with the stretches around a missing switch no less), and the JavaScript in headless Chromium: a search's blocked time, and a zoom by a
-# real drag whose boxes land where the file's times put them.
+# real drag whose boxes land where the file's times put them. The -a recording, after a few
+# short-lived processes, also holds the layout of a system-wide picture: the CPU lanes first,
+# the short-lived processes several to a row, the helper thread's last switch (tid -1 from the
+# kernel) named as sched_switch's prev_pid names it; and the bound (--timeline-max), lowered
+# below that picture's size: said, and kept by merging the boxes shorter than a pixel, or
+# refused.
 KPROF_PRIVATE_MOUNTS=1 # sched:sched_switch may mount tracefs: keep that mount inside this test
 . "$top_srcdir/tests/live/lib.sh"
 require_perf_events
@@ -34,6 +39,8 @@ cpus = [g for g in lanes if "cpu" in g.get("class").split()]
 print("lanes=%d" % len(lanes))
 print("threads=%s" % ",".join(sorted(threads)))
 print("cpus=%d" % len(cpus))
+# the lanes top to bottom, c for a CPU's and t for a thread's
+print("order=%s" % "".join("c" if g in cpus else "t" for g in lanes))
 for a in ("data-t0", "data-span", "data-x0", "data-pw"):
     print("%s=%s" % (a[5:], root.get(a)))
 sums = {}
@@ -92,10 +99,18 @@ check "--time $a,$b: the picture lies within the window ($(val "$WORK/cut.tab" t
 	awk -v t="$(val "$WORK/cut.tab" t0)" -v s="$(val "$WORK/cut.tab" span)" -v a="$a" -v b="$b" \
 	'BEGIN { exit !(t != "" && s > 0 && t >= a * 1e9 - 1000 && t + s <= b * 1e9 + 1000) }'
 
+# the bound (--timeline-max) far under the picture's size: nothing is written
+"$KPROF" report -i "$WORK/r.kprof" --timeline --timeline-max 0.001 -o "$WORK/c.svg" 2>"$WORK/c.err"
+rc=$?
+check "--timeline-max 0.001: not written, and the report asks for a cut (exit status $rc)" \
+	sh -c "[ $rc -eq 1 ] && [ ! -e '$WORK/c.svg' ] && grep -q '^hint: cut it with --time' '$WORK/c.err'"
+
 # --- CPU lanes: which task ran where, from sched:sched_switch ---------------------------------
 if [ "$(id -u)" -eq 0 ]; then
+	# six short-lived processes of one thread (/bin/true), one after the other, then the workload
 	"$KPROF" record -a --off-cpu -g -e cpu-clock -e sched:sched_switch -o "$WORK/a.kprof" \
-		-- "$WORK/$NAME" >"$WORK/a.out" 2>"$WORK/a.err"
+		-- sh -c 'for i in 1 2 3 4 5 6; do /bin/true; done; exec "$0"' "$WORK/$NAME" \
+		>"$WORK/a.out" 2>"$WORK/a.err"
 	check "record -a --off-cpu -g -e cpu-clock -e sched:sched_switch succeeds" [ $? -eq 0 ]
 	atid=$(val "$WORK/a.out" tid)
 	"$KPROF" report -i "$WORK/a.kprof" --timeline -o "$WORK/a.svg" 2>/dev/null
@@ -109,9 +124,50 @@ if [ "$(id -u)" -eq 0 ]; then
 	got=$(val "$WORK/a.tab" o:nap) want=$(val "$WORK/a.out" nap_ns) unsure=$(nostack "$WORK/a.tab")
 	check "-a: the blocked time drawn for nap is its clock's within 5% (${got:-none} ns, and ${unsure:-0} ns without a stack, $want ns)" \
 		covers 5 "${got:-0}" "${unsure:-0}" "$want"
+	order=$(val "$WORK/a.tab" order)
+	check "the CPU lanes come first, above every thread's ($order)" \
+		sh -c "echo '$order' | grep -qE '^c+t+\$'"
+	# the helper thread's last switch, after its exit: the kernel gives it pid and tid -1
+	"$KPROF" script -i "$WORK/a.kprof" -F tid,event,trace >"$WORK/a.script" 2>/dev/null
+	got=$(awk '$1 == -1 || $1 == 4294967295 { unnamed++ }
+		/sched_switch/ { for (i = 2; i <= NF; i++) if ($i ~ /^prev_pid=/) {
+			n++; other += (substr($i, 10) != $1); dead += / prev_state=X /; break } }
+		END { printf "%d %d %d %d", unnamed, n, other, dead }' "$WORK/a.script")
+	set -- $got
+	check "kprof script names every task: no tid -1, each sched_switch sample its prev_pid's ($2 samples, $3 others, $4 of exited threads, $1 unnamed)" \
+		sh -c "[ $1 -eq 0 ] && [ $2 -gt 0 ] && [ $3 -eq 0 ] && [ $4 -ge 1 ]"
+	# the lanes of /bin/true, how many of them packed; all the packed lanes, in how many rows
+	# (as many as overlap at once, at most: fewer than the lanes, as the trues follow each other)
+	rows=$(python3 -c '
+import sys, xml.etree.ElementTree as ET
+g = [g for g in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}g")
+     if "thread" in (g.get("class") or "").split()]
+t = [x for x in g if x.get("data-name") == "true"]
+p = [x for x in g if "packed" in x.get("class").split()]
+print(len(t), sum(x in p for x in t), len(p), len({x.get("data-row") for x in p}))
+' "$WORK/a.svg" 2>&1)
+	set -- $rows
+	check "the short-lived processes share rows: ${1:-no} lanes of /bin/true, ${2:-none} packed; ${3:-no} packed lanes in ${4:-no} rows" \
+		sh -c "[ '${1:-0}' -ge 2 ] && [ '${2:-0}' = '${1:-0}' ] && [ '${4:-0}' -lt '${3:-0}' ]"
+	# the bound, just under the picture's size: it merges
+	size=$(wc -c <"$WORK/a.svg")
+	max=$(awk -v s="$size" 'BEGIN { printf "%.3f", s * 0.99 / 1048576 }')
+	bytes=$(awk -v m="$max" 'BEGIN { printf "%d", m * 1048576 }')
+	"$KPROF" report -i "$WORK/a.kprof" --timeline --timeline-max "$max" -o "$WORK/b.svg" \
+		2>"$WORK/b.err"
+	rc=$? got=$(wc -c <"$WORK/b.svg" 2>/dev/null)
+	svgtab "$WORK/b.svg" "$atid" >"$WORK/b.tab" 2>&1
+	check "--timeline-max $max (MiB) under its $size bytes: said, and the picture kept under it by merging (exit status $rc, ${got:-no} bytes)" \
+		sh -c "[ $rc -eq 0 ] && [ '${got:-0}' -gt 0 ] && [ '${got:-0}' -le $bytes ] &&
+			grep -q 'would be over --timeline-max [0-9.]* MiB: .* merged' '$WORK/b.err' &&
+			grep -q '<rect class=\"x\"' '$WORK/b.svg'"
+	check "...with the same lanes, CPUs first ($(val "$WORK/b.tab" order))" \
+		sh -c "[ '$(val "$WORK/b.tab" order)' = '$order' ] &&
+			[ '$(val "$WORK/b.tab" threads)' = '$(val "$WORK/a.tab" threads)' ]"
 else
-	skips 4 "-a and sched:sched_switch need root"
+	skips 9 "-a and sched:sched_switch need root"
 fi
+
 
 # --- the JavaScript, in headless Chromium ----------------------------------------------------
 # chrome N FRAGMENT: load t.svg with the fragment; the DOM after the onload script ran goes to

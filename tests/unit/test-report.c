@@ -4,7 +4,9 @@
  * the binaries of tests/golden/root): its failures, its timeline against its own filters,
  * kp_profile_merge() of two profiles, locations with addresses against the ELF files, and
  * the Firefox export's streaming, by the allocator's own count of the bytes in use. And on a
- * synthetic recording: the JIT frames of a forked process named by its own perf map. A file
+ * synthetic recording: the JIT frames of a forked process named by its own perf map; a pid
+ * given twice, two processes in the timeline, and a sample of tid -1 named. Off-CPU intervals
+ * of an exited thread. A file
  * header alone, which describes no event, builds no profile; the escaping of names in text;
  * the rows of the latency histogram.
  */
@@ -552,6 +554,99 @@ static void test_forked_jit(void)
 	rmdir(dir);
 }
 
+/*
+ * A synthetic recording where the kernel gives a pid twice: process 5001 forked, sampled and
+ * exited, then a sample of pid and tid -1 on its CPU (its last switch, after its release),
+ * then another process 5001 forked. The timeline names the sample 5001's, and has two threads
+ * of tid 5001, one per process.
+ */
+static void test_reused_pid(void)
+{
+	char file[] = "/tmp/kprof-test-reused.XXXXXX";
+	struct kp_report_opts o;
+	struct kp_report r;
+	struct kp_view_opts vo = { .t_end = UINT64_MAX };
+	struct kp_view_thread *th;
+	uint32_t *order;
+	struct synth sy;
+	uint8_t buf[256];
+	const uint64_t t0 = 1000000000ull;
+	uint32_t fork[6] = { 5001, 5000, 5001, 5000, 0, 0 };
+	uint32_t exit_[6] = { 5001, 5000, 5001, 5000, 0, 0 };
+	int fd = mkstemp(file);
+	size_t n, left = 0;
+	uint64_t first = 0, second = 0;
+
+	synth_begin(&sy, fd, 1);
+	synth_side(&sy, PERF_RECORD_FORK, 0, fork, sizeof(fork), 5000, t0 + 10);
+	for (unsigned i = 0; i < 4; i++) {
+		synth_sample(buf, 5001, t0 + 100 + i, 0, 0x401000, 1);
+		synth_add(&sy, buf);
+	}
+	synth_side(&sy, PERF_RECORD_EXIT, 0, exit_, sizeof(exit_), 5001, t0 + 200);
+	synth_sample(buf, UINT32_MAX, t0 + 210, 0, 0x401000, 1);
+	synth_add(&sy, buf);
+	synth_side(&sy, PERF_RECORD_FORK, 0, fork, sizeof(fork), 5000, t0 + 300);
+	for (unsigned i = 0; i < 3; i++) {
+		synth_sample(buf, 5001, t0 + 400 + i, 0, 0x401000, 1);
+		synth_add(&sy, buf);
+	}
+	synth_end(&sy, fd);
+
+	opts_init(&o, file);
+	o.seq = true;
+	if (!ok(kp_report_build(&o, &r) == 0, "a synthetic recording of a pid given twice builds")) {
+		unlink(file);
+		return;
+	}
+	for (size_t i = 0; i < r.seq.nr; i++)
+		left += r.seq.ents[i].tid == UINT32_MAX;
+	vo.seq = &r.seq;
+	n = kp_view_threads(&vo, KP_THREADS_ALL, &th, &order);
+	for (size_t i = 0; n == 2 && i < th[0].nr + th[1].nr; i++)
+		*(i < th[0].nr ? &first : &second) += r.seq.ents[order[i]].count;
+	ok(!left && first == 5, "a sample of tid -1 after an exit is the exited thread's of its CPU "
+	   "(%zu left -1, %llu samples of the first 5001)", left, (unsigned long long)first);
+	ok(n == 2 && th[0].tid == 5001 && th[1].tid == 5001 && th[0].life != th[1].life &&
+	   second == 3, "a pid forked again is another process: %zu threads in the timeline", n);
+	free(th);
+	free(order);
+	kp_report_release(&r);
+	unlink(file);
+}
+
+static void no_close(void *ctx, const struct kp_offcpu_wait *w, uint64_t ns)
+{
+	(void)w;
+	(void)ns;
+	++*(unsigned *)ctx;
+}
+
+/* An exited thread preempted on its way out, switched in again, then out for the last time:
+ * none of its switch-outs opens an interval; a thread forked with its tid again does. */
+static void test_offcpu_exit(void)
+{
+	struct kp_offcpu off;
+	unsigned closed = 0;
+
+	kp_offcpu_init(&off, no_close, &closed);
+	kp_offcpu_switch(&off, 7, 100, true, false);
+	kp_offcpu_switch(&off, 7, 200, false, false);
+	kp_offcpu_exit(&off, 7, 300);
+	kp_offcpu_switch(&off, 7, 310, true, true);
+	kp_offcpu_switch(&off, 7, 320, false, false);
+	kp_offcpu_switch(&off, 7, 330, true, false);
+	kp_offcpu_end(&off, 1000);
+	ok(closed == 1 && !off.st.at_end,
+	   "an exited thread's switch-outs, before and after a switch-in, open nothing "
+	   "(%u closed, %llu at the end)", closed, (unsigned long long)off.st.at_end);
+	kp_offcpu_fork(&off, 7);
+	kp_offcpu_switch(&off, 7, 1100, true, false);
+	kp_offcpu_end(&off, 1200);
+	ok(closed == 2 && off.st.at_end == 1, "...and a thread forked with its tid again is timed");
+	kp_offcpu_release(&off);
+}
+
 static void collect_say(void *ctx, enum kp_report_say kind, const char *msg)
 {
 	char *said = ctx;
@@ -640,6 +735,8 @@ int main(void)
 	test_addresses();
 	test_firefox_streams();
 	test_forked_jit();
+	test_reused_pid();
+	test_offcpu_exit();
 	test_start_time();
 	return tap_done();
 }

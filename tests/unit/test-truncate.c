@@ -195,7 +195,6 @@ static void corrupt(struct synth *s, const struct image *img)
 	size_t nends = chunk_ends(img, ends, 256), first_end = ends[0], n, bad = 0;
 	int st;
 
-	(void)nends;
 	/* every byte of the second chunk, flipped: an error, the first chunk still reads, and a
 	 * flipped payload byte costs that chunk alone */
 	for (size_t off = first_end; off < ends[1]; off++) {
@@ -203,13 +202,12 @@ static void corrupt(struct synth *s, const struct image *img)
 		memcpy(copy, img->data, img->len);
 		copy[off] ^= 0x5a;
 		n = read_image(copy, img->len, &st);
-		if (n < s->chunk_end[0] || st >= 0 ||
-		    (off >= first_end + sizeof(struct kp_chunk_header) &&
-		     (n != want || st != -KP_ECHECKSUM)))
+		if (st >= 0 || n != want ||
+		    (off >= first_end + sizeof(struct kp_chunk_header) && st != -KP_ECHECKSUM))
 			bad++;
 	}
-	ok(bad == 0, "each corrupted byte of a chunk fails it, keeping the chunks before it and, "
-	   "past its header, after it");
+	ok(bad == 0, "each corrupted byte of a chunk, its header's too, fails that chunk alone: "
+	   "the chunks before it and after it read back");
 
 	memcpy(copy, img->data, img->len);
 	set_csize(copy + first_end, 1ull << 40);
@@ -217,8 +215,14 @@ static void corrupt(struct synth *s, const struct image *img)
 	ok(st == -KP_ECHUNK, "a chunk size of 1 TiB is refused before allocating");
 	memcpy(copy, img->data, img->len);
 	set_csize(copy + first_end, (ends[1] - first_end) + (1u << 20));
+	n = read_image(copy, img->len, &st);
+	ok(st == -KP_ECHUNK && n == s->nrec - (s->chunk_end[1] - s->chunk_end[0]),
+	   "a chunk size past the end of the file, with whole chunks after it, costs that chunk "
+	   "alone");
+	memcpy(copy, img->data, img->len);
+	set_csize(copy + ends[nends - 2], (ends[nends - 1] - ends[nends - 2]) + (1u << 20));
 	read_image(copy, img->len, &st);
-	ok(st == -KP_ETRUNCATED, "a chunk size past the end of the file is a truncation");
+	ok(st == -KP_ETRUNCATED, "the last chunk's size past the end of the file is a truncation");
 	memcpy(copy, img->data, img->len);
 	copy[ends[1] - 1] ^= 1;
 	{

@@ -2,7 +2,7 @@
 /*
  * waits.c - a thread whose wall time has a known split, for off-CPU and wall-clock profiles:
  * each round it spins in spin() for a known CPU time, sleeps in nap() (nanosleep), and blocks
- * in wait_pipe() on a pipe that a helper thread writes after its own sleep. Each function's
+ * in wait_pipe() on a pipe that a helper thread writes (in answer()) after its own sleep. Each function's
  * wall time is measured with CLOCK_MONOTONIC around its call; the program prints them, the
  * whole wall time of the rounds, the main thread's CPU time since it started
  * (CLOCK_THREAD_CPUTIME_ID) and its tid.
@@ -72,6 +72,12 @@ __attribute__((noinline)) static void wait_pipe(void)
 		exit(1);
 }
 
+/* The helper's answer, which wakes the main thread in wait_pipe(): the waker's stack. */
+__attribute__((noinline)) static long answer(char c)
+{
+	return sys3(SYS_write, ans[1], (long)&c, 1);
+}
+
 /* The helper: for each request, sleep pipe_ms, then answer. */
 static void *helper(void *arg)
 {
@@ -82,7 +88,7 @@ static void *helper(void *arg)
 		struct timespec ts = { pipe_ms / 1000, (pipe_ms % 1000) * 1000000 };
 
 		nanosleep(&ts, NULL);
-		if (write(ans[1], &c, 1) != 1)
+		if (answer(c) != 1)
 			break;
 	}
 	return NULL;
