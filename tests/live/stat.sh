@@ -182,8 +182,15 @@ kpid=$!
 attached $kpid # counting starts there, however long kprof took to start
 c0=$(cpu_ms $wpid)
 sleep 1
-c1=$(cpu_ms $wpid) # what the process surely ran while attached: under 1 s on a busy machine
-kill -KILL $wpid # ... and at most what it ran from before kprof started (SIGKILL ends it at once)
+# stopped, so that its CPU time is what it ran while surely attached (from c0: under 1 s on a
+# busy machine) and at most what it ran from before kprof started (from cb), then killed
+kill -STOP $wpid
+i=0
+while [ $i -lt 100 ] && [ "$(awk '{ print $3 }' "/proc/$wpid/stat")" != T ]; do
+	sleep 0.05; i=$((i + 1))
+done
+c1=$(cpu_ms $wpid)
+kill -KILL $wpid
 wait $wpid 2>/dev/null
 wait $kpid
 check "-p ends when the killed process ends, status 0 ($?)" [ $? -eq 0 ]
