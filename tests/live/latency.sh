@@ -7,7 +7,7 @@
 # keyed by pid/next_pid (-a) as runqlat measures it: from a wakeup or a preemption to the run,
 # by the task that waited (never the idle task, swapper); one event as START and END (the
 # time off the CPU); a kernel lock's contention (--pair lock: a thread waits 10 ms for a pipe's
-# mutex that another holds, 5 times): 5 waits as long as the waiter's clock says, within 5%,
+# mutex that another holds, 5 times): 5 waits, each inside the waiter's clock around it, the longest within 5%,
 # with their waiting stack; --linear, --by, -o/-i; a SIGKILL mid-run leaves nothing in
 # $TMPDIR; what a pair that never paired says (an event that never fired, the system call glibc makes
 # instead, -a for ENDs in interrupts, the key), status 1; and the errors of a bad key or --by
@@ -145,19 +145,28 @@ check "one event as START and END (sched_switch by prev_pid/next_pid, the time o
 # tests/workloads/contend: each round a thread holds a pipe's mutex for 10 ms (its copy faults
 # on a userfaultfd page the program supplies late) while wait_behind() writes to the pipe
 C="$top_builddir/tests/workloads/contend"
-"$KPROF" latency --pair lock --by flags --top 1 -- "$C" >"$WORK/lk.out" 2>"$WORK/lk.err"
+"$KPROF" latency --pair lock --by flags --top 5 -- "$C" >"$WORK/lk.out" 2>"$WORK/lk.err"
 if [ $? -eq 77 ]; then
 	skips 4 "userfaultfd is not permitted here: $(grep contend: "$WORK/lk.err")"
 else
 	n=$(pairs "$WORK/lk.out")
 	check "--pair lock: lock:contention_begin/end by tid,lock_addr, the first begin counting: ${n:-no} pairs, the workload's 5 waits at least" \
 		sh -c "grep -q 'pairs of lock:contention_begin and lock:contention_end, keyed by tid,lock_addr (the first START of a key counts' '$WORK/lk.out' && [ '${n:-0}' -ge 5 ]"
-	long=$(awk '/^ *\[[0-9]+, [0-9]+\) : / { lo = $1; gsub(/[[,]/, "", lo); if (lo >= 4096) s += $4 } END { print s + 0 }' "$WORK/lk.out")
-	check "... $long of them of 4 ms or more: the workload's 5 waits behind the held mutex" [ "$long" = 5 ]
-	got=$(reported "$WORK/lk.out" max) want=$(pct "$(val "$WORK/lk.out" waits_ns)" 100)
-	check "... the longest ${got:-none} ns, the workload's clock around its longest wait $want ns (5%)" \
-		within 5 "$got" "$want"
-	chain=$(awk '/^# the 1 slowest/ { s = 1; next } s && /^        / { print $1 }' "$WORK/lk.out" | paste -sd' ' -)
+	# the 5 longest pairs against the workload's 5 waits, longest first: each pair lies inside
+	# its write (5% or 50 us more), and holds at least half of it (the waiter may come late
+	# to a held mutex on a busy machine: the waits are its clock's, not the 10 ms held)
+	got=$(awk '/^  [0-9.]+ (ms|us) from / { print ($2 == "ms" ? $1 * 1e6 : $1 * 1e3) }' "$WORK/lk.out" | sort -rn | paste -sd' ' -)
+	want=$(val "$WORK/lk.out" waits_ns | tr , '\n' | sort -rn | paste -sd' ' -)
+	check "... the 5 longest (${got:-none} ns) each within the workload's clock around its wait, longest first ($want ns)" \
+		awk -v g="$got" -v w="$want" 'BEGIN { ng = split(g, a, " "); nw = split(w, b, " ")
+			if (ng != 5 || nw != 5) exit 1
+			for (i = 1; i <= 5; i++) { m = b[i] * 0.05; if (m < 50000) m = 50000
+				if (a[i] + 0 > b[i] + m || a[i] * 2 < b[i] + 0) exit 1 }
+			exit 0 }'
+	max=$(reported "$WORK/lk.out" max)
+	check "... the longest ${max:-none} ns, the workload's clock around its longest wait ${want%% *} ns (5%)" \
+		within 5 "$max" "${want%% *}"
+	chain=$(awk '/^# the 5 slowest/ { s = 1; next } s && /^  [0-9]/ { n++ } s && n == 1 && /^        / { print $1 }' "$WORK/lk.out" | paste -sd' ' -)
 	check "... the slowest's waiting stack: the mutex, the pipe's write, wait_behind (${chain:-none})" \
 		sh -c "echo '$chain' | grep -q 'mutex_lock.* anon_pipe_write .*wait_behind main'"
 fi
