@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 static int fds[2], uffd;
 static long rounds = 5, hold_ms = 10, page;
 static char *region;
@@ -38,27 +40,6 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static long faulted;		/* faults the handler has taken */
 static long waited;		/* rounds the waiter has written */
-
-static uint64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long sys3(long nr, long a, long b, long c)
-{
-#if defined(__x86_64__)
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-#else
-	return syscall(nr, a, b, c);
-#endif
-}
 
 /* The holder: a page into the pipe from the region, whose fault the handler delays. */
 __attribute__((noinline)) static long hold_pipe(long r)

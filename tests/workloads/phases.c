@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clocks.h"
+
 #define MAX_THREADS 16
 
 struct stretch {
@@ -36,14 +38,6 @@ struct worker {
 	size_t nr, cap;
 	uint64_t cpu;			/* what it spun, by its clock */
 };
-
-static uint64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Spin @w->cpu_ns of CPU, keeping the stretches that ran whole: in the function that calls it,
  * so that the samples fall in one() and four() themselves. */

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 static long rounds = 15, sleep_ms = 4, spin_ms = 4;
 static atomic_int done;
 
@@ -31,14 +33,6 @@ struct self {
 	long tid;
 	uint64_t cpu, wall, slept;
 };
-
-static uint64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void end_of(struct self *s)
 {

@@ -17,34 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clocks.h"
+
 static int req[2], ans[2];
 static long pipe_ms;
-
-static uint64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * The waits' system calls are made from the functions themselves, so that a frame-pointer
- * call chain taken in the kernel names them (a libc wrapper without a frame would hide its
- * caller).
- */
-static long sys3(long nr, long a, long b, long c)
-{
-#if defined(__x86_64__)
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-#else
-	return syscall(nr, a, b, c);
-#endif
-}
 
 __attribute__((noinline)) static void spin(long ms)
 {
