@@ -102,20 +102,11 @@ static bool stale(long pid)
  */
 static void remove_stale(void)
 {
-	char *text = NULL, *line, *save = NULL, removed[512] = "";
-	size_t len, said = 0, nr = 0;
-	int fd = open(uprobe_events, O_RDONLY | O_CLOEXEC);
+	char *text, *line, *save = NULL, removed[512] = "";
+	size_t said = 0, nr = 0;
 
-	if (fd < 0)
+	if (kp_tracefs_read_text(uprobe_events, &text))
 		return;
-	if (kp_read_max(fd, 1 << 20, &text, &len) || !text) {
-		close(fd);
-		free(text);
-		return;
-	}
-	close(fd);
-	text = kp_xrealloc(text, len + 1);
-	text[len] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char group[64], event[64], cmd[160];
 		long pid;
@@ -227,21 +218,11 @@ static void event_name(const char *name, char *out)
  */
 static void kernel_reason(const char *cmd, char *why, size_t len)
 {
-	char *text = NULL, *reason = NULL, *p;
-	size_t n;
-	int fd = open(error_log, O_RDONLY | O_CLOEXEC);
+	char *text, *reason = NULL, *p;
 
 	why[0] = '\0';
-	if (fd < 0)
+	if (kp_tracefs_read_text(error_log, &text))
 		return;
-	if (kp_read_max(fd, 1 << 20, &text, &n) || !text) {
-		close(fd);
-		free(text);
-		return;
-	}
-	close(fd);
-	text = kp_xrealloc(text, n + 1);
-	text[n] = '\0';
 	for (p = text; (p = strstr(p, "error: ")); p++)
 		reason = p;
 	if (reason) {

@@ -250,7 +250,7 @@ static bool plain_name(const char *s)
 }
 
 /* The text of the file @path (NUL-terminated, the caller's), or -errno. */
-static int read_text(const char *path, char **text)
+int kp_tracefs_read_text(const char *path, char **text)
 {
 	size_t len;
 	int fd, err;
@@ -259,7 +259,7 @@ static int read_text(const char *path, char **text)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = kp_read_fd(fd, text, &len);
+	err = kp_read_max(fd, 1 << 20, text, &len);
 	close(fd);
 	if (err) {
 		free(*text);
@@ -282,7 +282,7 @@ int kp_tracefs_format(const struct kp_tracefs *t, const char *system, const char
 	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/format", t->dir, system,
 			     name) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return read_text(path, text);
+	return kp_tracefs_read_text(path, text);
 }
 
 int kp_tracefs_header(const struct kp_tracefs *t, const char *name, char **text)
@@ -294,7 +294,7 @@ int kp_tracefs_header(const struct kp_tracefs *t, const char *name, char **text)
 		return -EINVAL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s", t->dir, name) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return read_text(path, text);
+	return kp_tracefs_read_text(path, text);
 }
 
 /*

@@ -95,6 +95,12 @@ int kp_tracefs_format(const struct kp_tracefs *t, const char *system, const char
 int kp_tracefs_header(const struct kp_tracefs *t, const char *name, char **text);
 
 /*
+ * kp_tracefs_read_text - a tracefs file at @path (at most its first MiB) into *@text,
+ * NUL-terminated (owned by the caller: free(); NULL on error). Returns 0 or -errno.
+ */
+int kp_tracefs_read_text(const char *path, char **text);
+
+/*
  * kp_tracefs_fields - the field names of a `format` text, e.g. "common_type, common_pid,
  * prev_comm" (owned by the caller: free()); "" when it has none.
  */
