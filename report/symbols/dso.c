@@ -336,10 +336,15 @@ static bool build_id_matches(struct kp_dso *d, Elf *elf)
 
 size_t kp_dso_build_id(struct kp_dso *d, const uint8_t **bits)
 {
-	size_t len = d->build_id_len;
+	size_t len = d->build_id_len, zeroes = 0;
 
-	while (len && !d->build_id[len - 1]) /* perf-style padding */
-		len--;
+	/* perf's build_id_event pads a shorter build-id (MD5 or UUID: 16 bytes) to 20 with
+	 * zeroes: 4 or more of them at the end are padding, where a SHA-1 may end in a zero byte
+	 * or two of its own (1 in 256 does) */
+	while (zeroes < len && !d->build_id[len - 1 - zeroes])
+		zeroes++;
+	if (zeroes >= 4 || zeroes == len)
+		len -= zeroes;
 	if (len) {
 		*bits = d->build_id;
 		return len;

@@ -424,6 +424,22 @@ static void test_status(struct fixture *fx)
 	d = kp_dsos_find(t, fx->path, id, len);
 	is_u64(kp_dso_status(d), KP_DSO_OK, "the right build-id loads");
 	ok(kp_dso_symbolize(d, sym_off(fx, "fx_leaf", 0), f, MAXF) == 1, "... and symbolizes");
+	{
+		/* a SHA-1 ending in a zero byte is 20 bytes, not 19; a 16-byte one padded to 20 with
+		 * zeroes (perf's build_id_event) is 16; all zeroes is none */
+		uint8_t sha[20] = { 0x98, 0xaa, 0xbf }, md5[20] = { 7, 6, 5 }, none[20] = { 0 };
+		const uint8_t *bits;
+
+		md5[15] = 1;
+		for (int i = 0; i < 19; i++)
+			sha[i] = (uint8_t)(0x11 * (i + 1));
+		is_u64(kp_dso_build_id(kp_dsos_find(t, "/nonexistent/a", sha, 20), &bits), 20,
+		       "a build-id ending in a zero byte keeps its 20 bytes");
+		is_u64(kp_dso_build_id(kp_dsos_find(t, "/nonexistent/b", md5, 20), &bits), 16,
+		       "a 16-byte build-id padded to 20 is 16 bytes");
+		is_u64(kp_dso_build_id(kp_dsos_find(t, "/nonexistent/c", none, 20), &bits), 0,
+		       "a build-id of zeroes is none");
+	}
 	d = kp_dsos_find(t, fx->path, bad, sizeof(bad));
 	ok(d != kp_dsos_find(t, fx->path, id, len), "another build-id is another DSO");
 	is_u64(kp_dso_symbolize(d, sym_off(fx, "fx_leaf", 0), f, MAXF), 0,
